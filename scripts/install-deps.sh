@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs everything sandshim needs to build and test, from Debian's packages only.
+# Idempotent: a second run installs nothing and exits quickly.
+set -euo pipefail
+
+BUILD_PKGS=(build-essential cmake pkg-config
+  libboost1.81-dev libboost-json1.81-dev libboost-filesystem1.81-dev
+  libspdlog-dev libfmt-dev doctest-dev libseccomp-dev libcli11-dev
+  libarchive-dev libssl-dev libcap-dev)
+# Real parts the integration tests and the main job drive.
+RUNTIME_PKGS=(runsc runc crun docker.io containerd podman skopeo busybox-static
+  iproute2 iptables procps psmisc jq util-linux)
+
+missing=()
+for p in "${BUILD_PKGS[@]}" "${RUNTIME_PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "install-deps: everything already installed"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# Debian's docker.io/containerd/podman units must not start daemons on the host: tests run
+# private instances. policy-rc.d makes invoke-rc.d skip service starts during install.
+policy=/usr/sbin/policy-rc.d
+created_policy=0
+if [ ! -e "$policy" ]; then printf '#!/bin/sh\nexit 101\n' >"$policy"; chmod +x "$policy"; created_policy=1; fi
+trap '[ "$created_policy" = 1 ] && rm -f "$policy"' EXIT
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"

@@ -1,0 +1,55 @@
+#include <iostream>
+
+#include "shim/cli/verbs.h"
+#include "shim/core/log.h"
+
+namespace sandshim::cli {
+
+CLI::App* Verbs::Add(const std::string& name, const std::string& help, VerbFn fn, CLI::App* parent) {
+  CLI::App* sub = (parent ? parent : &app)->add_subcommand(name, help);
+  fns[sub] = std::move(fn);
+  return sub;
+}
+
+Result<runtime::Containers> OpenContainers(const GlobalOpts& g) {
+  runtime::Options o;
+  o.root = g.root;
+  o.config = TRY(runtime::LoadConfig(runtime::DefaultConfigPath()));
+  o.backend_flag = g.backend;
+  o.runsc_flags = g.runsc_flags;
+  o.debug = g.debug;
+  return runtime::Containers(std::move(o));
+}
+
+int ExitWith(const Status& s) {
+  if (s) return 0;
+  log::Error(s.error().msg);
+  return 1;
+}
+
+void PrintJson(const boost::json::value& v, bool pretty) {
+  if (!pretty) {
+    std::cout << boost::json::serialize(v) << "\n";
+    return;
+  }
+  // Two-space indentation, as runc prints state.
+  std::function<void(const boost::json::value&, int)> emit = [&](const boost::json::value& x, int depth) {
+    std::string pad(static_cast<size_t>(depth) * 2, ' ');
+    if (x.is_object() && !x.get_object().empty()) {
+      std::cout << "{\n";
+      bool first = true;
+      for (const auto& kv : x.get_object()) {
+        std::cout << (first ? "" : ",\n") << pad << "  " << boost::json::serialize(boost::json::string(kv.key())) << ": ";
+        emit(kv.value(), depth + 1);
+        first = false;
+      }
+      std::cout << "\n" << pad << "}";
+    } else {
+      std::cout << boost::json::serialize(x);
+    }
+  };
+  emit(v, 0);
+  std::cout << "\n";
+}
+
+}  // namespace sandshim::cli

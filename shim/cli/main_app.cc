@@ -1,0 +1,77 @@
+#include <iostream>
+
+#include "shim/cli/verbs.h"
+#include "shim/core/log.h"
+#include "shim/core/proc.h"
+
+namespace sandshim::cli {
+namespace {
+
+void AddGlobalOptions(CLI::App& app, GlobalOpts& g) {
+  app.add_option("--root", g.root, "root directory for container state")->capture_default_str();
+  app.add_option("--log", g.log_file, "append logs to this file (runc-compatible)");
+  app.add_option("--log-format", g.log_format, "log format: text or json")->check(CLI::IsMember({"text", "json"}));
+  app.add_flag("--debug", g.debug, "debug logging (also runsc's, under the container's state dir)");
+  app.add_flag("--systemd-cgroup", g.systemd_cgroup, "accepted for runc compatibility");
+  app.add_option("--backend", g.backend, "auto, gvisor or native (default: config file, else auto)")
+      ->check(CLI::IsMember({"auto", "gvisor", "native"}));
+  app.add_option("--runsc-flag", g.runsc_flags, "extra global runsc flag, e.g. --runsc-flag=--network=none (repeatable)")
+      ->allow_extra_args(false);
+}
+
+void PrintVersion() {
+  std::cout << "sandshim version " << SANDSHIM_VERSION << "\n"
+            << "commit: " << SANDSHIM_COMMIT << "\n"
+            << "spec: 1.0.2\n";
+}
+
+const CLI::App* Chosen(const CLI::App& app, const Verbs& verbs) {
+  for (const CLI::App* sub : app.get_subcommands()) {
+    if (const CLI::App* deeper = Chosen(*sub, verbs)) return deeper;
+    if (verbs.fns.contains(sub)) return sub;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+int Main(int argc, char** argv) {
+  CLI::App app{"sandshim: a runc-compatible OCI runtime that runs containers in gVisor", "sandshim"};
+  GlobalOpts g;
+  AddGlobalOptions(app, g);
+  bool version = false;
+  app.add_flag("-v,--version", version, "print the version");
+  app.require_subcommand(0, 1);
+  Verbs verbs{app, g, {}};
+  for (auto reg : {RegisterCreate, RegisterStart, RegisterRun, RegisterState, RegisterKill, RegisterDelete,
+                   RegisterExec, RegisterPs, RegisterList, RegisterFeatures, RegisterSpec, RegisterPauseResume,
+                   RegisterUpdate, RegisterEvents, RegisterGc})
+    reg(verbs);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "sandshim: " << e.what() << " (see sandshim --help)\n";
+    return 2;
+  }
+  if (version) {
+    PrintVersion();
+    return 0;
+  }
+  log::Format fmt = log::Format::kText;
+  log::ParseFormat(g.log_format, &fmt);
+  log::Init({g.log_file, fmt, g.debug, false});
+  const CLI::App* chosen = Chosen(app, verbs);
+  if (!chosen) {
+    std::cerr << app.help();
+    return 2;
+  }
+  // runsc's sandbox and gofer outlive the runsc that starts them; as subreaper we collect
+  // them (and hand them to our own subreaper, e.g. containerd's shim, when we exit) instead
+  // of PID 1, which on this host reaps slowly.
+  proc::BecomeSubreaper();
+  return verbs.fns.at(chosen)();
+}
+
+}  // namespace sandshim::cli

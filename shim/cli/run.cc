@@ -1,0 +1,20 @@
+// `run`: create and start; in the foreground, wait and exit with the container's status.
+#include "shim/cli/create_options.h"
+
+namespace sandshim::cli {
+
+void RegisterRun(Verbs& v) {
+  auto o = std::make_shared<CreateOptions>();
+  auto* sub = v.Add("run", "create and run a container", [&v, o] {
+    auto req = BuildCreateRequest(*o);
+    if (!req) return ExitWith(Status(req.error().Wrap("run " + o->id)));
+    auto c = OpenContainers(v.global);
+    if (!c) return ExitWith(Status(c.error()));
+    auto status = c->Run(std::move(*req), o->detach);
+    if (!status) return ExitWith(Status(status.error().Wrap("run " + o->id)));
+    return *status;
+  });
+  AddCreateOptions(sub, *o);
+}
+
+}  // namespace sandshim::cli

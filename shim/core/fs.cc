@@ -1,0 +1,90 @@
+#include "shim/core/fs.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <system_error>
+
+#include "shim/core/unique_fd.h"
+
+namespace sandshim::fs {
+
+Result<std::string> ReadFile(const std::filesystem::path& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return ErrnoError("open " + path.string());
+  std::string out;
+  char buf[8192];
+  for (;;) {
+    ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return ErrnoError("read " + path.string());
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  return out;
+}
+
+static Status WriteAll(int fd, std::string_view data, const std::string& what) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return ErrnoError("write " + what);
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return Ok();
+}
+
+Status WriteFileAtomic(const std::filesystem::path& path, std::string_view data, mode_t mode) {
+  std::filesystem::path tmp = path;
+  tmp += ".tmp." + std::to_string(::getpid());
+  {
+    UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode));
+    if (!fd.valid()) return ErrnoError("create " + tmp.string());
+    if (auto s = WriteAll(fd.get(), data, tmp.string()); !s) {
+      ::unlink(tmp.c_str());
+      return s;
+    }
+    if (::fchmod(fd.get(), mode) != 0 || ::fsync(fd.get()) != 0) {
+      int err = errno;
+      ::unlink(tmp.c_str());
+      return ErrnoError("sync " + tmp.string(), err);
+    }
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    return ErrnoError("rename " + tmp.string(), err);
+  }
+  UniqueFd dir(::open(path.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir.valid()) ::fsync(dir.get());
+  return Ok();
+}
+
+Status MkdirAll(const std::filesystem::path& path, mode_t mode) {
+  std::filesystem::path cur;
+  for (const auto& part : path) {
+    cur /= part;
+    if (::mkdir(cur.c_str(), mode) == 0) {
+      ::chmod(cur.c_str(), mode);  // mkdir honours the umask; we want the exact mode
+      continue;
+    }
+    if (errno != EEXIST) return ErrnoError("mkdir " + cur.string());
+  }
+  return Ok();
+}
+
+Status RemoveAll(const std::filesystem::path& path) {
+  std::error_code ec;
+  std::filesystem::remove_all(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory)
+    return MakeError("remove " + path.string() + ": " + ec.message(), ec.value());
+  return Ok();
+}
+
+bool Exists(const std::filesystem::path& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+}  // namespace sandshim::fs

@@ -1,0 +1,41 @@
+// Running helper programs (runsc, probes) through Boost.Process. Output that sandshim needs is
+// captured into memory files rather than pipes: runsc's sandbox and gofer inherit the stdio of
+// the runsc that started them and would hold a pipe open for the container's whole life.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "shim/core/result.h"
+
+namespace sandshim::spawn {
+
+struct Command {
+  std::vector<std::string> argv;
+  bool capture = true;           // false: the child inherits our stdin/stdout/stderr
+  bool forward_signals = false;  // relay SIGINT/TERM/HUP/QUIT/USR1/USR2/WINCH to the child
+  std::optional<std::chrono::milliseconds> timeout;  // then SIGKILL, timed_out = true
+};
+
+struct Outcome {
+  int exit_code = 0;    // valid when term_signal == 0
+  int term_signal = 0;  // the signal that ended the child, if any
+  bool timed_out = false;
+  std::string out, err;
+  // Shell convention: exit code, or 128 + signal.
+  int Status() const { return term_signal ? 128 + term_signal : exit_code; }
+  bool Success() const { return !timed_out && term_signal == 0 && exit_code == 0; }
+  // "exit status 1: <last line of stderr>" — the text an Error carries.
+  std::string Describe() const;
+};
+
+Result<Outcome> Run(const Command& cmd);
+// Starts argv in the background and does not wait for it; the caller (or the subreaper above
+// us) reaps it. Inherits our stdio.
+Result<pid_t> Start(const std::vector<std::string>& argv);
+
+}  // namespace sandshim::spawn

@@ -1,0 +1,180 @@
+#include "shim/runsc/client.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <boost/json.hpp>
+#include <chrono>
+#include <thread>
+
+#include "shim/core/fs.h"
+#include "shim/core/log.h"
+#include "shim/core/proc.h"
+#include "shim/core/spawn.h"
+
+namespace sandshim::runsc {
+namespace {
+
+// Inserts --log/--log-format right after the binary so runsc writes its errors there.
+std::vector<std::string> WithErrorLog(std::vector<std::string> argv, const std::filesystem::path& log) {
+  argv.insert(argv.begin() + 1, {"--log=" + log.string(), "--log-format=json"});
+  return argv;
+}
+
+// runsc truncates and chowns regular files it is handed as stdout/stderr, destroying what the
+// caller had written before. In append mode it leaves them alone.
+void ProtectStdio() {
+  for (int fd : {1, 2}) {
+    struct stat st;
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    int fl = ::fcntl(fd, F_GETFL);
+    if (fl >= 0 && !(fl & O_APPEND)) ::fcntl(fd, F_SETFL, fl | O_APPEND);
+  }
+}
+
+void LogArgv(const std::vector<std::string>& argv) {
+  std::string line = "exec:";
+  for (const auto& a : argv) line += " " + a;
+  log::Debug(line);
+}
+
+}  // namespace
+
+std::string Client::LastLoggedError() {
+  auto text = fs::ReadFile(error_log_);
+  if (!text) return "";
+  std::string last;
+  // runsc writes one JSON object per error, not always newline-terminated.
+  boost::json::stream_parser p;
+  std::string_view rest = *text;
+  while (!rest.empty()) {
+    boost::system::error_code ec;
+    size_t n = p.write_some(rest.data(), rest.size(), ec);
+    if (ec) break;
+    rest.remove_prefix(n);
+    if (!p.done()) break;
+    auto v = p.release();
+    if (v.is_object()) {
+      auto& o = v.get_object();
+      if (auto it = o.find("level"); it != o.end() && it->value() == "error")
+        if (auto m = o.find("msg"); m != o.end() && m->value().is_string()) last = m->value().get_string();
+    }
+    p.reset();
+    while (!rest.empty() && (rest.front() == '\n' || rest.front() == ' ')) rest.remove_prefix(1);
+  }
+  return last;
+}
+
+Error Client::Failed(std::string_view what, const std::string& describe) {
+  return MakeError("runsc " + std::string(what) + ": " + describe, EIO);
+}
+
+Result<std::string> Client::Captured(std::vector<std::string> argv, std::string_view what) {
+  LogArgv(argv);
+  auto o = TRY(spawn::Run({.argv = std::move(argv), .timeout = std::chrono::seconds(60)}));
+  if (!o.Success()) return Failed(what, o.Describe());
+  return o.out;
+}
+
+Status Client::Create(std::string_view id, const CreateOpts& opts) {
+  ProtectStdio();
+  ::unlink(error_log_.c_str());
+  auto argv = WithErrorLog(CreateArgv(g_, opts, id), error_log_);
+  LogArgv(argv);
+  auto o = TRY(spawn::Run({.argv = std::move(argv), .capture = false}));
+  if (!o.Success()) {
+    std::string msg = LastLoggedError();
+    return Failed("create", msg.empty() ? o.Describe() : msg);
+  }
+  return Ok();
+}
+
+Result<int> Client::Run(std::string_view id, const CreateOpts& opts) {
+  ProtectStdio();
+  ::unlink(error_log_.c_str());
+  auto argv = WithErrorLog(RunArgv(g_, opts, id, false), error_log_);
+  LogArgv(argv);
+  auto o = TRY(spawn::Run({.argv = std::move(argv), .capture = false, .forward_signals = true}));
+  // runsc exits 128 with a logged error when it could not run the container at all.
+  std::string msg = LastLoggedError();
+  if (!msg.empty() && o.exit_code == 128) return Failed("run", msg);
+  return o.Status();
+}
+
+Status Client::Start(std::string_view id) {
+  TRY(Captured(StartArgv(g_, id), "start"));
+  return Ok();
+}
+
+Status Client::Kill(std::string_view id, int signal, bool all) {
+  TRY(Captured(KillArgv(g_, id, signal, all), "kill"));
+  return Ok();
+}
+
+Status Client::Pause(std::string_view id) {
+  TRY(Captured(PauseArgv(g_, id), "pause"));
+  return Ok();
+}
+
+Status Client::Resume(std::string_view id) {
+  TRY(Captured(ResumeArgv(g_, id), "resume"));
+  return Ok();
+}
+
+Result<int> Client::Exec(std::string_view id, const ExecOpts& opts) {
+  ProtectStdio();
+  ::unlink(error_log_.c_str());
+  auto argv = WithErrorLog(ExecArgv(g_, opts, id), error_log_);
+  LogArgv(argv);
+  auto o = TRY(spawn::Run({.argv = std::move(argv), .capture = false, .forward_signals = true}));
+  std::string msg = LastLoggedError();
+  if (!msg.empty() && o.exit_code == 128) return Failed("exec", msg);
+  return o.Status();
+}
+
+Result<pid_t> Client::ExecDetached(std::string_view id, const ExecOpts& opts,
+                                   const std::filesystem::path& internal_pid_file) {
+  ExecOpts fg = opts;
+  fg.detach = false;
+  fg.pid_file.reset();
+  fg.internal_pid_file = internal_pid_file;
+  ::unlink(internal_pid_file.c_str());
+  ::unlink(error_log_.c_str());
+  auto argv = WithErrorLog(ExecArgv(g_, fg, id), error_log_);
+  LogArgv(argv);
+  pid_t pid = TRY(spawn::Start(argv));
+  // runsc writes the internal pid once the process runs in the sandbox; if the runsc exec
+  // exits first, the exec failed (or the process was very short-lived and already done).
+  for (int i = 0; i < 3000; ++i) {
+    if (fs::Exists(internal_pid_file)) return pid;
+    if (!proc::IsAlive({pid, 0})) {
+      std::string msg = LastLoggedError();
+      if (!msg.empty()) return Failed("exec", msg);
+      return pid;  // finished before we looked; the caller reaps its status
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(i < 100 ? 1 : 10));
+  }
+  return Failed("exec", "process did not start within 30s");
+}
+
+Result<std::string> Client::Ps(std::string_view id, bool json) { return Captured(PsArgv(g_, id, json), "ps"); }
+
+Result<std::string> Client::Stats(std::string_view id) { return Captured(EventsStatsArgv(g_, id), "events"); }
+
+Status Client::Destroy(const Owner& owner, const std::string& cgroups_path) {
+  std::string errors;
+  auto note = [&](const Status& s) {
+    if (!s) errors += (errors.empty() ? "" : "; ") + s.error().msg;
+  };
+  // runsc delete fails for containers it never finished creating; the sweeps below cover them.
+  auto del = spawn::Run({.argv = DeleteArgv(g_, owner.id, true), .timeout = std::chrono::seconds(30)});
+  if (del && !del->Success()) log::Debug("runsc delete " + owner.id + ": " + del->Describe());
+  note(KillProcesses(owner));
+  note(RemoveStateFiles(owner));
+  note(RemoveCgroups(cgroups_path));
+  if (!errors.empty()) return MakeError("destroy " + owner.id + ": " + errors, EBUSY);
+  return Ok();
+}
+
+}  // namespace sandshim::runsc

@@ -1,0 +1,51 @@
+// Client runs runsc verbs for one runsc root with one set of global flags. Verbs that must
+// hand the container our stdio (create, run, exec) inherit it, and runsc's own error text is
+// read back from a JSON log it writes (--log); the rest capture stdout and stderr. Every
+// failure becomes an Error carrying runsc's message.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+#include "shim/core/result.h"
+#include "shim/runsc/leftovers.h"
+#include "shim/runsc/runsc_cli.h"
+
+namespace sandshim::runsc {
+
+class Client {
+ public:
+  // error_log: where runsc writes its JSON error lines for inherited-stdio verbs.
+  Client(Global g, std::filesystem::path error_log) : g_(std::move(g)), error_log_(std::move(error_log)) {}
+  const Global& global() const { return g_; }
+
+  Status Create(std::string_view id, const CreateOpts& o);
+  // Foreground run: create, start, wait, delete. Returns the container's exit status.
+  Result<int> Run(std::string_view id, const CreateOpts& o);
+  Status Start(std::string_view id);
+  Status Kill(std::string_view id, int signal, bool all);
+  Status Pause(std::string_view id);
+  Status Resume(std::string_view id);
+  // Foreground exec of the process in o.process_file; returns its exit status.
+  Result<int> Exec(std::string_view id, const ExecOpts& o);
+  // Detached exec done by sandshim itself (this runsc's --detach drops every argument that
+  // contains "detach", container ids included): a background `runsc exec` whose pid is the
+  // exec'd process as the caller sees it. Returns once the process runs inside the sandbox.
+  Result<pid_t> ExecDetached(std::string_view id, const ExecOpts& o, const std::filesystem::path& internal_pid_file);
+  Result<std::string> Ps(std::string_view id, bool json);
+  Result<std::string> Stats(std::string_view id);
+  // Removes everything of this container: runsc delete --force, then the processes, state
+  // files and cgroups that it leaves behind. Idempotent; joins the errors of failed steps.
+  Status Destroy(const Owner& owner, const std::string& cgroups_path);
+
+ private:
+  Result<std::string> Captured(std::vector<std::string> argv, std::string_view what);
+  Error Failed(std::string_view what, const std::string& describe);
+  std::string LastLoggedError();
+
+  Global g_;
+  std::filesystem::path error_log_;
+};
+
+}  // namespace sandshim::runsc

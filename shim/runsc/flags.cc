@@ -1,0 +1,42 @@
+#include "shim/runsc/flags.h"
+
+#include <algorithm>
+
+namespace sandshim::runsc {
+
+std::string NetworkMode(const bundle::Spec& spec) {
+  const auto* ns = bundle::FindNamespace(spec, "network");
+  if (ns && ns->path.empty()) return "none";
+  return "host";
+}
+
+std::string FlagName(std::string_view flag) {
+  while (!flag.empty() && flag.front() == '-') flag.remove_prefix(1);
+  return std::string(flag.substr(0, flag.find('=')));
+}
+
+static bool WantsNetRaw(const bundle::Spec& spec) {
+  // runsc drops CAP_NET_RAW unless told otherwise; runc keeps what the spec grants (docker's
+  // default set includes it, so `ping` works under runc). Grant it only when the spec does.
+  return std::find(spec.bounding_caps.begin(), spec.bounding_caps.end(), "CAP_NET_RAW") != spec.bounding_caps.end();
+}
+
+std::vector<std::string> PolicyFlags(const bundle::Spec& spec, const PolicyInput& in) {
+  std::vector<std::string> policy{"--network=" + NetworkMode(spec)};
+  if (!in.platform.empty()) policy.push_back("--platform=" + in.platform);
+  if (WantsNetRaw(spec)) policy.emplace_back("--net-raw");
+  if (!in.debug_log.empty()) {
+    policy.emplace_back("--debug");
+    policy.push_back("--debug-log=" + in.debug_log);
+  }
+  std::vector<std::string> out;
+  for (const auto& f : policy) {
+    bool overridden = std::any_of(in.user_flags.begin(), in.user_flags.end(),
+                                  [&](const std::string& u) { return FlagName(u) == FlagName(f); });
+    if (!overridden) out.push_back(f);
+  }
+  out.insert(out.end(), in.user_flags.begin(), in.user_flags.end());
+  return out;
+}
+
+}  // namespace sandshim::runsc

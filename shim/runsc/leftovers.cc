@@ -1,0 +1,104 @@
+#include "shim/runsc/leftovers.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <sstream>
+
+#include "shim/core/fs.h"
+#include "shim/core/proc.h"
+
+namespace sandshim::runsc {
+namespace {
+
+bool IsRunsc(const std::vector<std::string>& argv) {
+  if (argv.empty()) return false;
+  std::string base = std::filesystem::path(argv[0]).filename().string();
+  return base.rfind("runsc", 0) == 0;
+}
+
+// Value of --flag=v or --flag v (runsc accepts single and double dashes).
+bool HasFlagValue(const std::vector<std::string>& argv, std::string_view flag, std::string_view value) {
+  for (size_t i = 1; i < argv.size(); ++i) {
+    std::string_view a = argv[i];
+    while (!a.empty() && a.front() == '-') a.remove_prefix(1);
+    if (a.substr(0, flag.size()) != flag) continue;
+    a.remove_prefix(flag.size());
+    if (a.empty() && i + 1 < argv.size() && argv[i + 1] == value) return true;
+    if (!a.empty() && a.front() == '=' && a.substr(1) == value) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool BelongsTo(const std::vector<std::string>& argv, const Owner& o) {
+  if (!IsRunsc(argv) || !HasFlagValue(argv, "root", o.runsc_root.string())) return false;
+  if (!o.bundle.empty() && HasFlagValue(argv, "bundle", o.bundle.string())) return true;
+  for (size_t i = 1; i < argv.size(); ++i)
+    if (argv[i] == o.id) return true;
+  return false;
+}
+
+Status KillProcesses(const Owner& o) {
+  std::vector<pid_t> victims;
+  for (pid_t pid : proc::AllPids())
+    if (pid != ::getpid() && BelongsTo(proc::Cmdline(pid), o)) victims.push_back(pid);
+  for (pid_t pid : victims) ::kill(pid, SIGKILL);
+  // Give them a moment to die; reap those that were reparented to us.
+  for (int i = 0; i < 100 && !victims.empty(); ++i) {
+    proc::ReapZombies();
+    std::erase_if(victims, [](pid_t p) { return !proc::IsAlive({p, 0}); });
+    if (!victims.empty()) ::usleep(10000);
+  }
+  if (!victims.empty()) return MakeError("runsc process " + std::to_string(victims.front()) + " survived SIGKILL", EBUSY);
+  return Ok();
+}
+
+Status RemoveStateFiles(const Owner& o) {
+  std::error_code ec;
+  std::string mine = o.id + "_sandbox:";
+  std::string as_sandbox = "_sandbox:" + o.id + ".";
+  for (const auto& e : std::filesystem::directory_iterator(o.runsc_root, ec)) {
+    std::string name = e.path().filename().string();
+    if (name.rfind(mine, 0) == 0 || name.find(as_sandbox) != std::string::npos) TRY(fs::RemoveAll(e.path()));
+  }
+  return Ok();
+}
+
+std::vector<std::filesystem::path> CgroupMounts(const std::string& mountinfo) {
+  std::vector<std::filesystem::path> out;
+  std::istringstream in(mountinfo);
+  std::string line;
+  while (std::getline(in, line)) {
+    // "<id> <parent> <maj:min> <root> <mountpoint> <opts> <optional...> - <fstype> <source> <superopts>"
+    std::istringstream f(line);
+    std::string id, parent, dev, root, mnt, tok;
+    f >> id >> parent >> dev >> root >> mnt;
+    while (f >> tok && tok != "-") {
+    }
+    std::string fstype;
+    f >> fstype;
+    if (fstype == "cgroup" || fstype == "cgroup2") out.emplace_back(mnt);
+  }
+  return out;
+}
+
+Status RemoveCgroups(const std::string& cgroups_path) {
+  if (cgroups_path.empty() || cgroups_path.find(':') != std::string::npos) return Ok();
+  if (cgroups_path.find("..") != std::string::npos) return MakeError("refusing cgroupsPath with ..", EINVAL);
+  auto mountinfo = fs::ReadFile("/proc/self/mountinfo");
+  if (!mountinfo) return Ok();
+  std::string err;
+  for (const auto& m : CgroupMounts(*mountinfo)) {
+    auto dir = m / std::filesystem::path(cgroups_path).relative_path();
+    if (dir == m) continue;
+    // rmdir removes a cgroup only when it has no processes or children: exactly the safety
+    // we want. A busy cgroup is reported; a missing one is already done.
+    if (::rmdir(dir.c_str()) != 0 && errno != ENOENT) err += (err.empty() ? "" : "; ") + ErrnoError("rmdir " + dir.string()).msg;
+  }
+  if (!err.empty()) return MakeError(err, EBUSY);
+  return Ok();
+}
+
+}  // namespace sandshim::runsc

@@ -1,0 +1,42 @@
+// Typed argv for every runsc verb sandshim uses, built by pure code (as gVisor's own
+// containerd shim does in runsccmd) so the exact command lines are unit-tested. Global flags
+// come first, then the verb, its options, and the id last.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sandshim::runsc {
+
+struct Global {
+  std::string binary = "runsc";
+  std::filesystem::path root;      // runsc's own state, under sandshim's root
+  std::vector<std::string> flags;  // policy flags: --network=…, --platform=…, --net-raw, …
+};
+
+struct CreateOpts {
+  std::filesystem::path bundle;
+  std::optional<std::filesystem::path> pid_file, console_socket, user_log;
+};
+
+struct ExecOpts {
+  std::filesystem::path process_file;  // always --process: argv never passes through runsc's parser
+  bool detach = false;
+  std::optional<std::filesystem::path> pid_file, internal_pid_file, console_socket;
+};
+
+std::vector<std::string> CreateArgv(const Global& g, const CreateOpts& o, std::string_view id);
+std::vector<std::string> RunArgv(const Global& g, const CreateOpts& o, std::string_view id, bool detach);
+std::vector<std::string> StartArgv(const Global& g, std::string_view id);
+std::vector<std::string> StateArgv(const Global& g, std::string_view id);
+std::vector<std::string> KillArgv(const Global& g, std::string_view id, int signal, bool all);
+std::vector<std::string> DeleteArgv(const Global& g, std::string_view id, bool force);
+std::vector<std::string> ExecArgv(const Global& g, const ExecOpts& o, std::string_view id);
+std::vector<std::string> PsArgv(const Global& g, std::string_view id, bool json);
+std::vector<std::string> EventsStatsArgv(const Global& g, std::string_view id);
+std::vector<std::string> PauseArgv(const Global& g, std::string_view id);
+std::vector<std::string> ResumeArgv(const Global& g, std::string_view id);
+
+}  // namespace sandshim::runsc

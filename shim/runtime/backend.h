@@ -1,0 +1,66 @@
+// The Backend interface: what a sandbox technology must do for the runtime. runtime::Runtime
+// owns ids, locks, status checks, records and rollback; a backend only makes and drives the
+// sandbox, journaling each resource it is about to create.
+#pragma once
+
+#include <sys/types.h>
+
+#include <boost/json.hpp>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bundle/spec.h"
+#include "shim/runtime/journal.h"
+#include "shim/runtime/record.h"
+
+namespace sandshim::runtime {
+
+struct CreateRequest {
+  std::string id;
+  std::filesystem::path bundle;
+  bundle::Spec spec;
+  std::optional<std::filesystem::path> pid_file, console_socket;
+  int preserve_fds = 0;
+  bool no_pivot = false;
+  bool no_new_keyring = false;
+  std::filesystem::path state_dir;  // <root>/<id>, filled in by the runtime
+};
+
+struct Created {
+  proc::ProcessId init;
+  boost::json::object data;  // saved as the record's backend_data
+};
+
+struct ExecRequest {
+  boost::json::object process;  // OCI process
+  bool detach = false;
+  std::optional<std::filesystem::path> pid_file, console_socket;
+  int preserve_fds = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string_view Name() const = 0;
+  virtual Result<Created> Create(const CreateRequest& r, Journal& j) = 0;
+  // Foreground create + start + wait; returns the container's exit status. The runtime
+  // replays the journal afterwards.
+  virtual Result<int> Run(const CreateRequest& r, Journal& j) = 0;
+  virtual Status Start(const ContainerRecord& c) = 0;
+  // Exit status, or with detach the pid the caller should wait on.
+  virtual Result<int> Exec(const ContainerRecord& c, const ExecRequest& r) = 0;
+  virtual Status Kill(const ContainerRecord& c, int signal, bool all) = 0;
+  virtual Status Pause(const ContainerRecord& c) = 0;
+  virtual Status Resume(const ContainerRecord& c) = 0;
+  // Host pids that make up the container (what `ps --format json` prints).
+  virtual Result<std::vector<pid_t>> Pids(const ContainerRecord& c) = 0;
+  virtual Result<std::string> PsTable(const ContainerRecord& c) = 0;
+  virtual Result<boost::json::value> Stats(const ContainerRecord& c) = 0;
+  virtual Status Update(const ContainerRecord& c, const boost::json::object& resources) = 0;
+  // Undoes one journal entry of a kind this backend writes. Idempotent.
+  virtual Status Undo(const JournalEntry& e) = 0;
+};
+
+}  // namespace sandshim::runtime

@@ -1,0 +1,38 @@
+#include "shim/runtime/backend_select.h"
+
+namespace sandshim::runtime {
+namespace {
+
+bool Valid(const std::string& b) { return b == "auto" || b == "gvisor" || b == "native"; }
+
+Result<BackendChoice> Demand(const std::string& b, const std::string& who, const SelectInput& in) {
+  if (b == "gvisor") {
+    if (!in.gvisor_usable)
+      return MakeError("backend gvisor requested by " + who + " but gVisor cannot run here: " + in.gvisor_problem +
+                           " (refusing to fall back)",
+                       ENOTSUP);
+    return BackendChoice{"gvisor", "requested by " + who, false};
+  }
+  if (!in.native_available) return MakeError("backend native requested by " + who + " is not available in this build", ENOTSUP);
+  return BackendChoice{"native", "requested by " + who, false};
+}
+
+}  // namespace
+
+Result<BackendChoice> SelectBackend(const SelectInput& in) {
+  for (const auto& [value, who] : {std::pair{in.flag, std::string("--backend")},
+                                   std::pair{in.config, std::string("the config file")},
+                                   std::pair{in.annotation, std::string("annotation ") + kBackendAnnotation}}) {
+    if (value.empty()) continue;
+    if (!Valid(value)) return MakeError("invalid backend \"" + value + "\" from " + who + ": want auto, gvisor or native", EINVAL);
+    if (value != "auto") return Demand(value, who, in);
+  }
+  if (in.gvisor_usable) return BackendChoice{"gvisor", "auto: gVisor works here", false};
+  if (in.native_available)
+    return BackendChoice{"native", "auto: gVisor cannot run here (" + in.gvisor_problem + "); using the native namespace runtime", true};
+  return MakeError("no usable backend: gVisor cannot run here (" + in.gvisor_problem +
+                       ") and the native runtime is not available in this build",
+                   ENOTSUP);
+}
+
+}  // namespace sandshim::runtime

@@ -1,0 +1,38 @@
+#include "shim/runtime/config.h"
+
+#include <cstdlib>
+
+#include "bundle/spec.h"
+#include "shim/core/fs.h"
+
+namespace sandshim::runtime {
+
+std::filesystem::path DefaultConfigPath() {
+  const char* env = std::getenv("SANDSHIM_CONFIG");
+  return env && *env ? env : "/etc/sandshim/config.json";
+}
+
+Result<Config> ParseConfig(std::string_view text) {
+  auto v = TRY(bundle::ParseJson(text, "sandshim config"));
+  if (!v.is_object()) return MakeError("sandshim config: must be a JSON object", EINVAL);
+  const auto& o = v.get_object();
+  Config c;
+  c.backend = bundle::GetString(o, "backend", c.backend);
+  c.runsc = bundle::GetString(o, "runsc", c.runsc);
+  c.runsc_flags = bundle::GetStrings(o, "runsc_flags");
+  c.platform = bundle::GetString(o, "platform");
+  c.cache_dir = bundle::GetString(o, "cache_dir", c.cache_dir.string());
+  if (c.backend != "auto" && c.backend != "gvisor" && c.backend != "native")
+    return MakeError("sandshim config: backend must be auto, gvisor or native, not \"" + c.backend + "\"", EINVAL);
+  return c;
+}
+
+Result<Config> LoadConfig(const std::filesystem::path& file) {
+  auto text = fs::ReadFile(file);
+  if (!text) return Config{};
+  auto c = ParseConfig(*text);
+  if (!c) return c.error().Wrap(file.string());
+  return c;
+}
+
+}  // namespace sandshim::runtime

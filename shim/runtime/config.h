@@ -1,0 +1,26 @@
+// Host-wide defaults from /etc/sandshim/config.json (or $SANDSHIM_CONFIG), overridden per call
+// by global flags. A missing file means built-in defaults; a malformed one is an error, never
+// silently ignored: it may be what asks for fail-closed gVisor.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "shim/core/result.h"
+
+namespace sandshim::runtime {
+
+struct Config {
+  std::string backend = "auto";           // auto | gvisor | native
+  std::string runsc = "runsc";            // binary name or path
+  std::vector<std::string> runsc_flags;   // extra global runsc flags; win over sandshim's policy
+  std::string platform;                   // empty: probe
+  std::filesystem::path cache_dir = "/run/sandshim/cache";
+};
+
+std::filesystem::path DefaultConfigPath();
+Result<Config> LoadConfig(const std::filesystem::path& file);
+Result<Config> ParseConfig(std::string_view text);
+
+}  // namespace sandshim::runtime

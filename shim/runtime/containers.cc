@@ -1,0 +1,253 @@
+#include "shim/runtime/containers.h"
+
+#include <signal.h>
+
+#include "bundle/validate.h"
+#include "shim/core/fs.h"
+#include "shim/core/ids.h"
+#include "shim/core/log.h"
+#include "shim/core/scope_exit.h"
+#include "shim/runsc/probe.h"
+#include "shim/runtime/gvisor_backend.h"
+
+namespace sandshim::runtime {
+namespace json = boost::json;
+using S = ContainerStatus;
+
+Containers::Containers(Options o) : opts_(std::move(o)), store_(opts_.root) {
+  opts_.config.runsc_flags.insert(opts_.config.runsc_flags.end(), opts_.runsc_flags.begin(), opts_.runsc_flags.end());
+}
+Containers::~Containers() = default;
+
+Backend& Containers::BackendNamed(std::string_view, const std::string& platform) {
+  // Only gVisor exists so far; the native runtime plugs in here.
+  if (!gvisor_) gvisor_ = std::make_unique<GvisorBackend>(opts_.root, opts_.config, platform, opts_.debug);
+  return *gvisor_;
+}
+
+Result<BackendChoice> Containers::Choose(const bundle::Spec& spec, std::string* platform) {
+  SelectInput in;
+  in.flag = opts_.backend_flag;
+  in.config = opts_.config.backend;
+  if (auto it = spec.annotations.find(kBackendAnnotation); it != spec.annotations.end()) in.annotation = it->second;
+  auto probe = runsc::Probe(opts_.config.runsc, opts_.config.cache_dir, opts_.config.platform);
+  in.gvisor_usable = probe.usable;
+  in.gvisor_problem = probe.error;
+  in.native_available = false;
+  auto choice = TRY(SelectBackend(in));
+  if (choice.fallback) log::Warn("falling back to the native runtime: " + choice.reason);
+  *platform = probe.platform;
+  return choice;
+}
+
+Status Containers::Undo(const JournalEntry& e) {
+  if (e.kind == kRunscJournalKind) return BackendNamed("gvisor").Undo(e);
+  if (e.kind == "file") {
+    std::string path = bundle::GetString(e.data, "path");
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) return ErrnoError("unlink " + path);
+    return Ok();
+  }
+  if (e.kind == "dir") return fs::RemoveAll(bundle::GetString(e.data, "path"));
+  return MakeError("unknown journal entry kind \"" + e.kind + "\"", EINVAL);
+}
+
+Status Containers::ReplayAndErase(const RecordLock& lock) {
+  auto journal = TRY(Journal::Load(store_.Dir(lock.id()) / "journal.json"));
+  TRY(Replay(journal.entries(), [this](const JournalEntry& e) { return Undo(e); }));
+  return store_.Erase(lock);
+}
+
+Result<ContainerRecord> Containers::BeginCreate(CreateRequest& r, const RecordLock& lock) {
+  ContainerRecord rec;
+  rec.id = r.id;
+  rec.bundle = r.bundle;
+  rec.rootfs = bundle::RootfsPath(r.spec, r.bundle);
+  rec.status = S::kCreating;
+  rec.owner = proc::Self();
+  rec.created = log::NowRfc3339();
+  rec.annotations = r.spec.annotations;
+  r.state_dir = store_.Dir(r.id);
+  // A directory without a record is what a create that died leaves: undo its journal first,
+  // or its entries would be lost when ours is written.
+  auto stale = TRY(Journal::Load(r.state_dir / "journal.json"));
+  TRY(Replay(stale.entries(), [this](const JournalEntry& e) { return Undo(e); }));
+  (void)fs::RemoveAll(stale.file());
+  TRY(store_.Save(lock, rec));
+  return rec;
+}
+
+static Status CheckRequest(const CreateRequest& r) {
+  TRY(ValidateId(r.id));
+  if (!r.bundle.is_absolute()) return MakeError("bundle path must be absolute", EINVAL);
+  return bundle::ValidateSpec(r.spec, r.bundle);
+}
+
+Status Containers::Create(CreateRequest r) {
+  TRY(CheckRequest(r));
+  std::string platform;
+  auto choice = TRY(Choose(r.spec, &platform));
+  auto lock = TRY(store_.Lock(r.id, LockMode::kCreate));
+  if (store_.HasRecord(r.id)) return MakeError("container " + r.id + " already exists", EEXIST);
+  ScopeExit rollback([&] {
+    if (auto s = ReplayAndErase(lock); !s) log::Error("rollback of " + r.id + ": " + s.error().msg);
+  });
+  auto rec = TRY(BeginCreate(r, lock));
+  rec.backend = choice.backend;
+  rec.annotations["dev.sandshim.backend"] = choice.backend;
+  rec.annotations["dev.sandshim.backend.reason"] = choice.reason;
+  Journal journal(r.state_dir / "journal.json");
+  auto created = TRY(BackendNamed(choice.backend, platform).Create(r, journal));
+  rec.init = created.init;
+  rec.backend_data = std::move(created.data);
+  rec.status = S::kCreated;
+  TRY(store_.Save(lock, rec));
+  rollback.Dismiss();
+  return Ok();
+}
+
+Result<int> Containers::Run(CreateRequest r, bool detach) {
+  if (detach) {
+    std::string id = r.id;
+    TRY(Create(std::move(r)));
+    if (auto s = Start(id); !s) {
+      (void)Delete(id, true);
+      return s.error();
+    }
+    return 0;
+  }
+  TRY(CheckRequest(r));
+  std::string platform;
+  auto choice = TRY(Choose(r.spec, &platform));
+  std::string id = r.id;
+  int status = 0;
+  {
+    auto lock = TRY(store_.Lock(r.id, LockMode::kCreate));
+    if (store_.HasRecord(r.id)) return MakeError("container " + r.id + " already exists", EEXIST);
+    auto rec = BeginCreate(r, lock);
+    if (!rec) {
+      (void)store_.Erase(lock);
+      return rec.error();
+    }
+    rec->backend = choice.backend;
+    rec->status = S::kRunning;  // lives as long as this process (the owner) does
+    rec->annotations["dev.sandshim.backend"] = choice.backend;
+    (void)store_.Save(lock, *rec);
+  }
+  // Without the lock while the workload runs: kill and delete --force must get through.
+  Journal journal(r.state_dir / "journal.json");
+  auto result = BackendNamed(choice.backend, platform).Run(r, journal);
+  if (result) status = *result;
+  if (auto lock = store_.Lock(id); lock) {
+    if (auto s = ReplayAndErase(*lock); !s) log::Error("cleanup of " + id + ": " + s.error().msg);
+  }
+  if (!result) return result.error();
+  return status;
+}
+
+Result<std::pair<RecordLock, ContainerRecord>> Containers::LockLoaded(std::string_view id) {
+  auto lock = TRY(store_.Lock(id));
+  auto rec = TRY(store_.Load(id));
+  return std::pair{std::move(lock), std::move(rec)};
+}
+
+Status Containers::Start(std::string_view id) {
+  auto [lock, rec] = TRY(LockLoaded(id));
+  TRY(Require(id, LiveStatus(rec), "start", {S::kCreated}));
+  auto s = BackendNamed(rec.backend).Start(rec);
+  rec.status = s ? S::kRunning : S::kStopped;
+  TRY(store_.Save(lock, rec));
+  return s;
+}
+
+Result<ContainerRecord> Containers::State(std::string_view id) {
+  auto rec = TRY(store_.Load(id));
+  rec.status = LiveStatus(rec);
+  return rec;
+}
+
+Status Containers::Kill(std::string_view id, int signal, bool all) {
+  auto rec = TRY(store_.Load(id));
+  TRY(Require(id, LiveStatus(rec), "kill", {S::kCreated, S::kRunning, S::kPaused}));
+  return BackendNamed(rec.backend).Kill(rec, signal, all);
+}
+
+Status Containers::Delete(std::string_view id, bool force) {
+  auto lock = TRY(store_.Lock(id));
+  auto rec = store_.Load(id);
+  if (!rec) return ReplayAndErase(lock);  // a directory without a record: a create that died
+  S st = LiveStatus(*rec);
+  if (st == S::kRunning || st == S::kPaused || st == S::kCreating) {
+    if (!force)
+      return MakeError("cannot delete container " + std::string(id) + " that is not stopped: " +
+                           std::string(StatusName(st)),
+                       EBUSY);
+    if (st != S::kCreating) (void)BackendNamed(rec->backend).Kill(*rec, SIGKILL, true);
+  }
+  auto s = ReplayAndErase(lock);
+  if (!s) return s.error().Wrap("delete " + std::string(id));
+  return Ok();
+}
+
+Result<int> Containers::Exec(std::string_view id, ExecRequest r) {
+  auto rec = TRY(store_.Load(id));
+  TRY(Require(id, LiveStatus(rec), "exec into", {S::kRunning}));
+  return BackendNamed(rec.backend).Exec(rec, r);
+}
+
+Status Containers::Pause(std::string_view id) {
+  auto [lock, rec] = TRY(LockLoaded(id));
+  TRY(Require(id, LiveStatus(rec), "pause", {S::kRunning}));
+  TRY(BackendNamed(rec.backend).Pause(rec));
+  rec.status = S::kPaused;
+  return store_.Save(lock, rec);
+}
+
+Status Containers::Resume(std::string_view id) {
+  auto [lock, rec] = TRY(LockLoaded(id));
+  TRY(Require(id, LiveStatus(rec), "resume", {S::kPaused}));
+  TRY(BackendNamed(rec.backend).Resume(rec));
+  rec.status = S::kRunning;
+  return store_.Save(lock, rec);
+}
+
+Result<std::vector<pid_t>> Containers::Pids(std::string_view id) {
+  auto rec = TRY(store_.Load(id));
+  if (LiveStatus(rec) == S::kStopped) return std::vector<pid_t>{};
+  return BackendNamed(rec.backend).Pids(rec);
+}
+
+Result<std::string> Containers::PsTable(std::string_view id) {
+  auto rec = TRY(store_.Load(id));
+  TRY(Require(id, LiveStatus(rec), "ps", {S::kCreated, S::kRunning, S::kPaused}));
+  return BackendNamed(rec.backend).PsTable(rec);
+}
+
+Result<json::value> Containers::Stats(std::string_view id) {
+  auto rec = TRY(store_.Load(id));
+  TRY(Require(id, LiveStatus(rec), "get stats of", {S::kCreated, S::kRunning, S::kPaused}));
+  return BackendNamed(rec.backend).Stats(rec);
+}
+
+Status Containers::Update(std::string_view id, const json::object& resources) {
+  auto rec = TRY(store_.Load(id));
+  TRY(Require(id, LiveStatus(rec), "update", {S::kCreated, S::kRunning, S::kPaused}));
+  return BackendNamed(rec.backend).Update(rec, resources);
+}
+
+Result<bundle::Spec> Containers::SpecOf(std::string_view id) {
+  auto rec = TRY(store_.Load(id));
+  return bundle::LoadSpec(rec.bundle);
+}
+
+std::vector<ContainerRecord> Containers::List() {
+  std::vector<ContainerRecord> out;
+  for (const auto& id : store_.List()) {
+    auto rec = store_.Load(id);
+    if (!rec) continue;  // a create in progress or one that died before its first save
+    rec->status = LiveStatus(*rec);
+    out.push_back(std::move(*rec));
+  }
+  return out;
+}
+
+}  // namespace sandshim::runtime

@@ -1,0 +1,56 @@
+// Containers::Gc: removes what nobody will ever delete — containers whose creator died
+// mid-create, foreground runs whose sandshim was killed, directories with no record, and runsc
+// sandboxes under our runsc root that no record owns. Busy containers (locked by a verb in
+// progress) are skipped, so gc is safe to run from cron while other verbs run, and a second
+// run in a row finds nothing.
+#include <filesystem>
+#include <set>
+
+#include "shim/core/fs.h"
+#include "shim/runtime/containers.h"
+#include "shim/runtime/gvisor_backend.h"
+
+namespace sandshim::runtime {
+
+bool Containers::Orphaned(const ContainerRecord& rec, std::string* why) const {
+  if (rec.status == ContainerStatus::kCreating && !proc::IsAlive(rec.owner)) {
+    *why = "its creator died mid-create";
+    return true;
+  }
+  if (rec.init.pid == 0 && rec.status != ContainerStatus::kStopped && !proc::IsAlive(rec.owner)) {
+    *why = "the sandshim running it in the foreground died";
+    return true;
+  }
+  return false;
+}
+
+GcReport Containers::Gc() {
+  GcReport report;
+  std::set<std::string> known;
+  for (const auto& id : store_.List()) {
+    known.insert(id);
+    auto lock = store_.TryLock(id);
+    if (!lock) continue;  // busy: a verb is working on it right now
+    auto rec = store_.Load(id);
+    std::string why = "it has no record (a create died before its first save)";
+    if (rec && !Orphaned(*rec, &why)) continue;
+    if (auto s = ReplayAndErase(*lock); !s) report.errors.push_back("container " + id + ": " + s.error().msg);
+    else report.removed.push_back("container " + id + " (" + why + ")");
+  }
+  // runsc keeps <id>_sandbox:<id>.state per container; one without our record is a leak.
+  std::error_code ec;
+  auto runsc_root = GvisorBackend::RunscRoot(opts_.root);
+  for (const auto& e : std::filesystem::directory_iterator(runsc_root, ec)) {
+    std::string name = e.path().filename().string();
+    auto cut = name.find("_sandbox:");
+    if (cut == std::string::npos || !name.ends_with(".state")) continue;
+    std::string id = name.substr(0, cut);
+    if (known.contains(id)) continue;
+    JournalEntry entry{kRunscJournalKind, {{"runsc_root", runsc_root.string()}, {"id", id}}};
+    if (auto s = BackendNamed("gvisor").Undo(entry); !s) report.errors.push_back("runsc sandbox " + id + ": " + s.error().msg);
+    else report.removed.push_back("runsc sandbox " + id + " (no sandshim record)");
+  }
+  return report;
+}
+
+}  // namespace sandshim::runtime

@@ -1,0 +1,165 @@
+#include "shim/runtime/gvisor_backend.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <random>
+
+#include "shim/core/fs.h"
+#include "shim/core/log.h"
+#include "shim/runsc/flags.h"
+
+namespace sandshim::runtime {
+namespace json = boost::json;
+namespace {
+
+std::vector<std::string> FlagsOf(const ContainerRecord& c) { return bundle::GetStrings(c.backend_data, "flags"); }
+
+json::array ToArray(const std::vector<std::string>& v) {
+  json::array a;
+  for (const auto& s : v) a.emplace_back(s);
+  return a;
+}
+
+Result<pid_t> ReadPidFile(const std::filesystem::path& file) {
+  auto text = TRY_CTX(fs::ReadFile(file), "read pid file");
+  pid_t pid = 0;
+  auto b = text.data();
+  while (b < text.data() + text.size() && (*b == ' ' || *b == '\n')) ++b;
+  auto [p, ec] = std::from_chars(b, text.data() + text.size(), pid);
+  if (ec != std::errc() || pid <= 0) return MakeError("pid file " + file.string() + ": no pid in it", EINVAL);
+  return pid;
+}
+
+std::string RandomSuffix() {
+  static std::mt19937_64 rng{std::random_device{}()};
+  return std::to_string(rng() % 1000000000);
+}
+
+}  // namespace
+
+GvisorBackend::GvisorBackend(std::filesystem::path root, Config config, std::string platform, bool debug)
+    : root_(std::move(root)), config_(std::move(config)), platform_(std::move(platform)), debug_(debug) {}
+
+runsc::Client GvisorBackend::ClientFor(const std::vector<std::string>& flags, const std::filesystem::path& state_dir) const {
+  return runsc::Client(runsc::Global{config_.runsc, RunscRoot(root_), flags}, state_dir / "runsc-error.json");
+}
+
+runsc::Client GvisorBackend::ClientFor(const ContainerRecord& c) const {
+  return ClientFor(FlagsOf(c), root_ / c.id);
+}
+
+Result<std::vector<std::string>> GvisorBackend::PrepareCreate(const CreateRequest& r, Journal& j) {
+  if (r.preserve_fds > 0)
+    return MakeError("--preserve-fds is not supported by the gvisor backend: runsc cannot pass extra fds into a sandbox",
+                     ENOTSUP);
+  if (r.no_pivot) log::Debug("--no-pivot ignored: gVisor sets up its own root");
+  runsc::PolicyInput in{platform_, config_.runsc_flags, debug_ ? (r.state_dir / "runsc-debug/").string() : ""};
+  auto flags = runsc::PolicyFlags(r.spec, in);
+  TRY(fs::MkdirAll(RunscRoot(root_), 0711));
+  // Journal first: a crash between here and a finished create leaves a record gc can undo.
+  TRY(j.Append({kRunscJournalKind,
+                {{"runsc_root", RunscRoot(root_).string()},
+                 {"id", r.id},
+                 {"bundle", r.bundle.string()},
+                 {"cgroups_path", r.spec.cgroups_path},
+                 {"flags", ToArray(flags)}}}));
+  return flags;
+}
+
+Result<Created> GvisorBackend::Create(const CreateRequest& r, Journal& j) {
+  auto flags = TRY(PrepareCreate(r, j));
+  auto pid_file = r.pid_file.value_or(r.state_dir / "init.pid");
+  TRY(ClientFor(flags, r.state_dir).Create(r.id, {.bundle = r.bundle, .pid_file = pid_file, .console_socket = r.console_socket}));
+  pid_t pid = TRY(ReadPidFile(pid_file));
+  auto start = proc::StartTime(pid);
+  Created c;
+  c.init = {pid, start ? *start : 0};
+  c.data = {{"flags", ToArray(flags)}, {"platform", platform_}, {"network", runsc::NetworkMode(r.spec)},
+            {"cgroups_path", r.spec.cgroups_path}};
+  return c;
+}
+
+Result<int> GvisorBackend::Run(const CreateRequest& r, Journal& j) {
+  auto flags = TRY(PrepareCreate(r, j));
+  return ClientFor(flags, r.state_dir).Run(r.id, {.bundle = r.bundle, .pid_file = r.pid_file, .console_socket = r.console_socket});
+}
+
+Status GvisorBackend::Start(const ContainerRecord& c) {
+  auto s = ClientFor(c).Start(c.id);
+  if (!s) {
+    // The sandbox stays up after a failed start and the caller would wait on it forever
+    // (docker leaks a task and a shim this way): end it, so the container reads as stopped.
+    if (proc::IsAlive(c.init)) ::kill(c.init.pid, SIGKILL);
+  }
+  return s;
+}
+
+Result<int> GvisorBackend::Exec(const ContainerRecord& c, const ExecRequest& r) {
+  if (r.preserve_fds > 0) return MakeError("--preserve-fds is not supported by the gvisor backend", ENOTSUP);
+  auto dir = root_ / c.id;
+  auto process_file = dir / ("exec-" + std::to_string(::getpid()) + "-" + RandomSuffix() + ".json");
+  TRY(fs::WriteFileAtomic(process_file, json::serialize(r.process), 0600));
+  runsc::ExecOpts o{.process_file = process_file, .console_socket = r.console_socket};
+  auto client = ClientFor(c);
+  if (!r.detach) {
+    auto status = client.Exec(c.id, o);
+    ::unlink(process_file.c_str());
+    return status;
+  }
+  auto internal = dir / ("exec-" + std::to_string(::getpid()) + "-" + RandomSuffix() + ".pid");
+  auto pid = client.ExecDetached(c.id, o, internal);
+  ::unlink(process_file.c_str());
+  ::unlink(internal.c_str());
+  if (!pid) return pid.error();
+  if (r.pid_file) TRY(fs::WriteFileAtomic(*r.pid_file, std::to_string(*pid), 0644));
+  return static_cast<int>(*pid);
+}
+
+Status GvisorBackend::Kill(const ContainerRecord& c, int signal, bool all) {
+  auto s = ClientFor(c).Kill(c.id, signal, all);
+  if (signal == SIGKILL && proc::IsAlive(c.init)) {
+    // runsc reports a SIGKILLed init as 143 to whoever waits on the sandbox; runc callers
+    // expect 137. Killing the sandbox process itself ends the container with the right
+    // status, and nothing inside it can outlive its sandbox.
+    ::kill(c.init.pid, SIGKILL);
+    return Ok();
+  }
+  return s;
+}
+
+Status GvisorBackend::Pause(const ContainerRecord& c) { return ClientFor(c).Pause(c.id); }
+Status GvisorBackend::Resume(const ContainerRecord& c) { return ClientFor(c).Resume(c.id); }
+
+Result<std::vector<pid_t>> GvisorBackend::Pids(const ContainerRecord& c) {
+  // Processes inside gVisor are not host processes; the sandbox process stands for them all.
+  // (Reporting sandbox-internal pids would make `docker top` look them up on the host.)
+  std::vector<pid_t> pids;
+  if (proc::IsAlive(c.init)) pids.push_back(c.init.pid);
+  return pids;
+}
+
+Result<std::string> GvisorBackend::PsTable(const ContainerRecord& c) { return ClientFor(c).Ps(c.id, false); }
+
+Result<json::value> GvisorBackend::Stats(const ContainerRecord& c) {
+  auto out = TRY(ClientFor(c).Stats(c.id));
+  return bundle::ParseJson(out, "runsc events --stats");
+}
+
+Status GvisorBackend::Update(const ContainerRecord&, const json::object&) {
+  return MakeError("update is not supported by the gvisor backend: runsc cannot change a running sandbox's limits",
+                   ENOTSUP);
+}
+
+Status GvisorBackend::Undo(const JournalEntry& e) {
+  if (e.kind != kRunscJournalKind) return MakeError("gvisor backend cannot undo \"" + e.kind + "\"", EINVAL);
+  std::filesystem::path runsc_root = bundle::GetString(e.data, "runsc_root");
+  std::string id = bundle::GetString(e.data, "id");
+  runsc::Client client(runsc::Global{config_.runsc, runsc_root, bundle::GetStrings(e.data, "flags")},
+                       root_ / id / "runsc-error.json");
+  return client.Destroy({runsc_root, id, bundle::GetString(e.data, "bundle")},
+                        bundle::GetString(e.data, "cgroups_path"));
+}
+
+}  // namespace sandshim::runtime

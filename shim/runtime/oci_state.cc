@@ -1,0 +1,27 @@
+#include "shim/runtime/oci_state.h"
+
+#include "bundle/spec.h"
+
+namespace sandshim::runtime {
+
+boost::json::object OciState(const ContainerRecord& r) {
+  boost::json::object ann;
+  for (const auto& [k, v] : r.annotations) ann[k] = v;
+  // Which isolation the container really got is part of its state, not a log detail.
+  for (const char* key : {"platform", "network"}) {
+    std::string v = bundle::GetString(r.backend_data, key);
+    if (!v.empty()) ann[std::string("dev.sandshim.runsc.") + key] = v;
+  }
+  bool stopped = r.status == ContainerStatus::kStopped;
+  return {{"ociVersion", kOciVersion},
+          {"id", r.id},
+          {"pid", stopped ? 0 : r.init.pid},
+          {"status", StatusName(r.status)},
+          {"bundle", r.bundle.string()},
+          {"rootfs", r.rootfs.string()},
+          {"created", r.created},
+          {"owner", ""},
+          {"annotations", std::move(ann)}};
+}
+
+}  // namespace sandshim::runtime

@@ -1,0 +1,416 @@
+#!/usr/bin/env bash
+# Real-client checks: a private dockerd (on a private containerd) runs containers with
+# `--runtime=RUNTIME_NAME`, and every check asserts on what the docker CLI reports.
+#
+#   tests/integration/docker_test.sh RUNTIME_NAME
+#
+# Runtimes registered in the private daemon.json (pick one as RUNTIME_NAME):
+#   sandshim    $SANDSHIM_BIN (default <repo>/build/sandshim) + $SANDSHIM_ARGS
+#   runc        /usr/sbin/runc  (registered as "runc-bin": dockerd reserves "runc")
+#   crun        /usr/bin/crun
+#   runsc       /usr/bin/runsc
+#   runsc-host  /usr/bin/runsc --network=host
+#   any NAME    with RUNTIME_PATH=/abs/binary [RUNTIME_ARGS="--flag ..."]
+# Env: CHECK_FILTER=ERE runs only matching checks; KEEP_WORK=1 keeps the work dir.
+# Exit: 0 all passed, 1 something failed, 77 skipped (not root / dockerd cannot start).
+set -u
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib/daemons.sh
+. "$HERE/lib/daemons.sh"
+# shellcheck source=lib/image.sh
+. "$HERE/lib/image.sh"
+
+[ $# -eq 1 ] || { echo "usage: $0 RUNTIME_NAME" >&2; exit 2; }
+RT=$1
+[ "$RT" = runc ] && RT=runc-bin
+IMG=$TEST_IMAGE
+
+# --------------------------------------------------------------------------- setup
+
+register_runtimes() {
+  # shellcheck disable=SC2086 # the *_ARGS variables are deliberately word-split
+  add_docker_runtime sandshim "$SANDSHIM_BIN" $SANDSHIM_ARGS
+  add_docker_runtime runc-bin /usr/sbin/runc
+  add_docker_runtime crun /usr/bin/crun
+  add_docker_runtime runsc /usr/bin/runsc
+  add_docker_runtime runsc-host /usr/bin/runsc --network=host
+  if [ -n "${RUNTIME_PATH:-}" ]; then
+    # shellcheck disable=SC2086
+    add_docker_runtime "$RT" "$RUNTIME_PATH" ${RUNTIME_ARGS:-}
+  fi
+}
+
+runtime_binary() { jq -r --arg n "$RT" '.[$n].path // empty' <<<"$DAEMON_RUNTIMES_JSON"; }
+
+setup() {
+  require_root
+  require_cmds jq ip timeout "$DOCKERD_BIN" "$CONTAINERD_BIN" "$DOCKER_CLI"
+  register_runtimes
+  local bin
+  bin=$(runtime_binary)
+  [ -n "$bin" ] || { echo "unknown runtime '$1'; set RUNTIME_PATH to register it" >&2; exit 2; }
+  [ -x "$bin" ] || skip_all "runtime binary for '$RT' not found: $bin"
+
+  WORK=$(mktemp -d /tmp/sandshim-it.XXXXXX)
+  install_traps
+  on_exit '[ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$WORK"'
+  "$CHECK_LEAKS" --match "$WORK" --snapshot "$WORK.pre"
+  on_exit 'rm -f "$WORK.pre"'
+  on_exit 'stop_daemons "$WORK/d"'
+  start_daemons "$WORK/d" || skip_all "private dockerd/containerd cannot start (see above)"
+  log "runtime $RT -> $bin; daemons in $WORK/d; bridge $BRIDGE_NAME $BRIDGE_IP"
+
+  build_rootfs "$WORK/rootfs" && import_docker_image "$WORK/rootfs" ||
+    die "cannot build/import the test image"
+  RT_ROOT=$WORK/d/exec/runtime-$RT
+  # dockerd creates its cgroup parent on the first container start; let a throwaway
+  # container (docker's built-in runc) do that before the baseline is recorded.
+  dk run --rm "$IMG" true >/dev/null 2>&1 || log "warm-up container failed"
+  "$CHECK_LEAKS" --match "$WORK" --snapshot "$WORK/base.snap"
+  AFTER_CHECK_HOOK=after_check
+}
+
+# --------------------------------------------------------------------------- helpers
+
+# Docker CLI with a hard timeout; T overrides the default per call.
+dk() { timeout "${T:-60}" "${DOCKER_CMD[@]}" "$@"; }
+
+# capture CMD...: runs CMD, leaving stdout in OUT, stderr in ERR and the status in RC.
+capture() {
+  local ef
+  ef=$(mktemp)
+  OUT=$("$@" 2>"$ef")
+  RC=$?
+  ERR=$(grep -v 'IPv4 forwarding is disabled' "$ef")
+  rm -f "$ef"
+}
+
+drun() { capture dk run --rm --runtime "$RT" "$@"; }
+
+# Starts a detached container; its name is left in CN.
+dstart() {
+  CN=$(uniq_name it)
+  capture dk run -d --name "$CN" --runtime "$RT" "$@"
+  [ "$RC" -eq 0 ] || fail "docker run -d failed ($RC): $ERR"
+}
+
+drm() { dk rm -f "$@" >/dev/null 2>&1; true; }
+
+inspect() { dk inspect -f "$2" "$1" 2>/dev/null; }
+
+# wait_log NAME TEXT [SECS]: until the container's output contains TEXT.
+wait_log() {
+  wait_until "${3:-20}" sh -c '"$@" 2>&1 | grep -q -- "$0"' "$2" timeout 10 "${DOCKER_CMD[@]}" logs "$1"
+}
+
+# Runs after every check: containers must be gone (the checks remove their own) and
+# nothing they started may outlive them.
+after_check() {
+  local left
+  left=$(dk ps -aq 2>/dev/null)
+  if [ -n "$left" ]; then
+    # shellcheck disable=SC2086
+    drm $left
+    fail "containers left behind: $(echo $left)"
+    return 1
+  fi
+  local leaks
+  leaks=$("$CHECK_LEAKS" --match "$WORK" --root "$RT_ROOT" --since-snapshot "$WORK/base.snap" --wait 15) ||
+    { fail "leak: $(echo "$leaks" | tail -n +2 | tr -s ' ' | head -c 600)"; return 1; }
+}
+
+# --------------------------------------------------------------------------- checks
+
+check_echo() {
+  drun "$IMG" echo hello-sandshim
+  assert_eq 0 "$RC" "exit status ($ERR)" && assert_eq hello-sandshim "$OUT" "stdout"
+}
+
+check_exit_code() {
+  drun "$IMG" sh -c 'echo before-exit; exit 3'
+  assert_eq 3 "$RC" "exit status ($ERR)" && assert_eq before-exit "$OUT" "stdout"
+}
+
+check_kill_137() {
+  dstart "$IMG" sleep 300 || return 1
+  local rc=0
+  dk kill "$CN" >/dev/null || rc=1
+  local code
+  code=$(dk wait "$CN")
+  drm "$CN"
+  assert_eq 0 "$rc" "docker kill status" && assert_eq 137 "$code" "docker wait exit code"
+}
+
+check_missing_command() {
+  drun "$IMG" /no/such/binary
+  assert_eq 127 "$RC" "absolute path: exit status ($ERR)" || return 1
+  drun "$IMG" no-such-command-xyz
+  assert_eq 127 "$RC" "PATH lookup: exit status ($ERR)"
+}
+
+check_env() {
+  drun -e SANDSHIM_FOO='bar baz' "$IMG" sh -c 'echo "$SANDSHIM_FOO"'
+  assert_eq 0 "$RC" "exit status ($ERR)" && assert_eq 'bar baz' "$OUT" "env value"
+}
+
+check_workdir() {
+  drun -w /tmp "$IMG" pwd
+  assert_eq /tmp "$OUT" "existing workdir ($ERR)" || return 1
+  # A workdir missing from the image must be created.
+  drun -w /srv/new/dir "$IMG" pwd
+  assert_eq /srv/new/dir "$OUT" "created workdir ($ERR)"
+}
+
+check_user() {
+  drun --user 1000 "$IMG" sh -c 'echo $(id -u):$(id -g):$(id -un)'
+  assert_eq 1000:1000:user "$OUT" "uid:gid:name for --user 1000 ($ERR)" || return 1
+  drun --user nobody "$IMG" id -u
+  assert_eq 65534 "$OUT" "uid for --user nobody ($ERR)" || return 1
+  # The user must really lack root powers: root-owned 0700 dir is not readable.
+  drun --user 1000 "$IMG" ls /root
+  assert_ne 0 "$RC" "uid 1000 could list /root"
+}
+
+check_volume_rw() {
+  local h=$WORK/vol-rw
+  mkdir -p "$h" && echo from-host >"$h/in"
+  drun -v "$h:/data" "$IMG" sh -c 'cat /data/in && echo from-container >/data/out'
+  assert_eq 0 "$RC" "exit status ($ERR)" || return 1
+  assert_eq from-host "$OUT" "host file read in container" || return 1
+  assert_eq from-container "$(cat "$h/out" 2>/dev/null)" "container file seen on host"
+}
+
+check_volume_ro() {
+  local h=$WORK/vol-ro
+  mkdir -p "$h" && echo from-host >"$h/in"
+  drun -v "$h:/data:ro" "$IMG" sh -c 'cat /data/in; echo x >/data/out'
+  assert_ne 0 "$RC" "write to :ro volume succeeded" || return 1
+  assert_eq from-host "$OUT" "ro volume readable" || return 1
+  [ ! -e "$h/out" ] || fail "file appeared on host through a :ro volume"
+}
+
+check_read_only_rootfs() {
+  drun --read-only "$IMG" sh -c 'cat /etc/hostname >/dev/null && echo readable; touch /newfile'
+  assert_ne 0 "$RC" "touch on --read-only rootfs succeeded" || return 1
+  assert_eq readable "$OUT" "rootfs still readable"
+}
+
+check_tmpfs() {
+  drun --read-only --tmpfs /x "$IMG" sh -c 'echo in-tmpfs >/x/f && cat /x/f && grep " /x " /proc/mounts'
+  assert_eq 0 "$RC" "exit status ($ERR)" || return 1
+  assert_contains "$OUT" in-tmpfs "file written to tmpfs" || return 1
+  assert_contains "$OUT" " /x tmpfs " "/proc/mounts entry"
+}
+
+check_detached_exec_stop_rm() {
+  dstart "$IMG" sleep 300 || return 1
+  capture dk exec "$CN" sh -c 'echo in-exec; exit 5'
+  local ex_out=$OUT ex_rc=$RC ex_err=$ERR
+  capture dk exec -e X=1 -w /tmp -u 1000 "$CN" sh -c 'echo $X:$(pwd):$(id -u)'
+  local ex2=$OUT
+  local running
+  running=$(inspect "$CN" '{{.State.Running}}')
+  T=30 dk stop -t 2 "$CN" >/dev/null
+  local after_stop
+  after_stop=$(inspect "$CN" '{{.State.Running}}')
+  capture dk rm "$CN"
+  local rm_rc=$RC
+  drm "$CN"
+  assert_eq true "$running" "running after docker run -d" || return 1
+  assert_eq in-exec "$ex_out" "exec stdout ($ex_err)" || return 1
+  assert_eq 5 "$ex_rc" "exec exit status" || return 1
+  assert_eq 1:/tmp:1000 "$ex2" "exec -e/-w/-u" || return 1
+  assert_eq false "$after_stop" "running after docker stop" || return 1
+  assert_eq 0 "$rm_rc" "docker rm status ($ERR)" || return 1
+  [ -z "$(dk ps -aq --filter "name=^/$CN\$")" ] || fail "container still listed after rm"
+}
+
+check_stop_trapped_term() {
+  dstart "$IMG" sh -c 'trap "echo got-term; exit 0" TERM; echo ready; sleep 300 & wait' || return 1
+  wait_log "$CN" ready || { drm "$CN"; fail "container never printed ready"; return 1; }
+  local t0 t1 code logs
+  t0=$(now_ms)
+  T=30 dk stop -t 20 "$CN" >/dev/null
+  t1=$(now_ms)
+  code=$(inspect "$CN" '{{.State.ExitCode}}')
+  logs=$(dk logs "$CN" 2>&1)
+  drm "$CN"
+  [ $((t1 - t0)) -lt 5000 ] || { fail "docker stop took $((t1 - t0)) ms"; return 1; }
+  assert_eq 0 "$code" "exit code after SIGTERM handler" && assert_contains "$logs" got-term "trap output"
+}
+
+check_tty() {
+  drun -t "$IMG" sh -c 'tty; test -t 0 && test -t 1 && echo both-tty'
+  OUT=$(printf '%s' "$OUT" | tr -d '\r')
+  assert_eq 0 "$RC" "exit status ($ERR)" || return 1
+  assert_contains "$OUT" /dev/pts/ "tty name" && assert_contains "$OUT" both-tty "test -t"
+}
+
+check_stdin() {
+  capture sh -c 'printf "hi-stdin\nline2\n" | "$@"' sh timeout 60 "${DOCKER_CMD[@]}" \
+    run --rm -i --runtime "$RT" "$IMG" cat
+  assert_eq 0 "$RC" "exit status ($ERR)" && assert_eq "hi-stdin
+line2" "$OUT" "echoed stdin"
+}
+
+check_signal_usr1() {
+  dstart "$IMG" sh -c 'trap "echo got-usr1; exit 7" USR1; echo ready; sleep 300 & wait' || return 1
+  wait_log "$CN" ready || { drm "$CN"; fail "container never printed ready"; return 1; }
+  dk kill -s USR1 "$CN" >/dev/null
+  local code logs
+  code=$(T=20 dk wait "$CN")
+  logs=$(dk logs "$CN" 2>&1)
+  drm "$CN"
+  assert_contains "$logs" got-usr1 "USR1 trap output" && assert_eq 7 "$code" "exit code from USR1 handler"
+}
+
+# Path of a container's cgroup file in the v1 hierarchy, if the runtime created one.
+host_cgroup_file() { # ID CONTROLLER FILE
+  find "/sys/fs/cgroup/$2" -maxdepth 6 -type d -name "$1*" 2>/dev/null | head -n1 | sed "s|\$|/$3|"
+}
+
+check_memory_limit() {
+  # ~200 MB in a shell variable: fine unconstrained, must die under 64m (no swap).
+  local hog='x=$(head -c 200000000 /dev/zero | tr "\0" a); echo survived ${#x}'
+  drun "$IMG" sh -c "$hog"
+  assert_contains "$OUT" "survived 200000000" "control run without limit ($RC, $ERR)" || return 1
+  dstart --memory 64m --memory-swap 64m "$IMG" sh -c "sleep 1; $hog" || return 1
+  local id cg limit code oom logs
+  id=$(inspect "$CN" '{{.Id}}')
+  cg=$(host_cgroup_file "$id" memory memory.limit_in_bytes)
+  limit=$(cat "$cg" 2>/dev/null || echo none)
+  code=$(T=60 dk wait "$CN")
+  oom=$(inspect "$CN" '{{.State.OOMKilled}}')
+  logs=$(dk logs "$CN" 2>&1)
+  drm "$CN"
+  assert_not_contains "$logs" survived "hog survived 64m (exit $code, host cgroup limit $limit)" || return 1
+  assert_ne 0 "$code" "exit code of killed hog" || return 1
+  log "memory: exit=$code OOMKilled=$oom host memory.limit_in_bytes=$limit"
+}
+
+check_pids_limit() {
+  # Each background sleep is a process; 40 of them cannot fit under 20.
+  local forks='for i in $(seq 40); do sleep 5 & done; wait; echo forked-all'
+  drun "$IMG" sh -c "$forks"
+  assert_contains "$OUT" forked-all "control run without limit ($ERR)" || return 1
+  assert_not_contains "$ERR" fork "control run without limit" || return 1
+  drun --pids-limit 20 "$IMG" sh -c "$forks 2>&1"
+  assert_contains "$OUT$ERR" "fork" "no fork failure under --pids-limit 20 (exit $RC)"
+}
+
+# Interface names from /proc/net/dev (works without sysfs or iproute2).
+IFACES_CMD='tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " " | sort | tr "\n" " "'
+
+check_network_none() {
+  drun --network none "$IMG" sh -c "$IFACES_CMD"
+  assert_eq 0 "$RC" "exit status ($ERR)" && assert_eq "lo " "$OUT" "interfaces"
+}
+
+check_network_bridge() {
+  local www=$WORK/www port=18080 pid
+  mkdir -p "$www" && echo served-by-host >"$www/index.html"
+  # Bound to the bridge address only, so nothing outside can reach it.
+  "$BUSYBOX" httpd -f -p "$BRIDGE_IP:$port" -h "$www" &
+  pid=$!
+  wait_until 5 sh -c "$BUSYBOX nc -z $BRIDGE_IP $port || $BUSYBOX wget -q -O /dev/null http://$BRIDGE_IP:$port/" ||
+    log "httpd readiness probe failed; trying anyway"
+  drun "$IMG" sh -c "$IFACES_CMD; echo; wget -q -T 10 -O - http://$BRIDGE_IP:$port/index.html"
+  kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+  assert_eq 0 "$RC" "exit status ($ERR)" || return 1
+  assert_contains "$OUT" eth0 "interfaces" || return 1
+  assert_contains "$OUT" served-by-host "HTTP body from the host"
+}
+
+check_restart() {
+  dstart "$IMG" sh -c 'echo start >>/starts; echo "starts=$(wc -l </starts)"; trap "exit 0" TERM; sleep 300 & wait' || return 1
+  wait_log "$CN" starts=1 || { drm "$CN"; fail "first start not logged"; return 1; }
+  T=60 capture dk restart -t 5 "$CN"
+  local rrc=$RC rerr=$ERR
+  wait_log "$CN" starts=2
+  local logs running
+  logs=$(dk logs "$CN" 2>&1)
+  running=$(inspect "$CN" '{{.State.Running}}')
+  drm "$CN"
+  assert_eq 0 "$rrc" "docker restart status ($rerr)" || return 1
+  assert_contains "$logs" starts=2 "second start (same rootfs) logged" || return 1
+  assert_eq true "$running" "running after restart"
+}
+
+check_pause_unpause() {
+  dstart "$IMG" sh -c 'i=0; while :; do i=$((i+1)); echo $i >/count; sleep 0.1; done' || return 1
+  capture dk pause "$CN"
+  if [ "$RC" -ne 0 ]; then
+    # Allowed: a runtime without pause support, as long as it says so and the
+    # container is unharmed.
+    local perr=$ERR running
+    running=$(inspect "$CN" '{{.State.Running}}:{{.State.Paused}}')
+    drm "$CN"
+    [ -n "$perr" ] || { fail "pause failed without an error message"; return 1; }
+    assert_eq true:false "$running" "state after failed pause" || return 1
+    log "pause unsupported: $perr"
+    return 0
+  fi
+  local paused a b
+  paused=$(inspect "$CN" '{{.State.Paused}}')
+  a=$(dk exec "$CN" cat /count 2>/dev/null || echo exec-failed-while-paused)
+  sleep 1
+  capture dk unpause "$CN"
+  local urc=$RC uerr=$ERR
+  sleep 0.5
+  b=$(dk exec "$CN" cat /count 2>&1)
+  local c
+  sleep 0.5
+  c=$(dk exec "$CN" cat /count 2>&1)
+  drm "$CN"
+  assert_eq true "$paused" "Paused after pause" || return 1
+  assert_eq 0 "$urc" "unpause status ($uerr)" || return 1
+  [ "$b" != "$c" ] || { fail "counter not advancing after unpause ($b -> $c)"; return 1; }
+  log "pause: exec while paused -> '$a'"
+}
+
+check_top() {
+  dstart "$IMG" sh -c 'sleep 301 & sleep 302' || return 1
+  sleep 1
+  capture dk top "$CN"
+  drm "$CN"
+  assert_eq 0 "$RC" "docker top status ($ERR)" || return 1
+  assert_contains "$OUT" "sleep 301" "first process" && assert_contains "$OUT" "sleep 302" "second process"
+}
+
+check_no_leaks_after_shutdown() {
+  AFTER_CHECK_HOOK=""
+  stop_daemons "$WORK/d"
+  local leaks
+  leaks=$("$CHECK_LEAKS" --match "$WORK" --since-snapshot "$WORK.pre" --wait 10) ||
+    fail "leak: $(echo "$leaks" | tail -n +2 | tr -s ' ' | head -c 600)"
+}
+
+# --------------------------------------------------------------------------- main
+
+setup "$@"
+run_check "run echo: stdout and exit 0" check_echo
+run_check "exit 3 propagates" check_exit_code
+run_check "docker kill gives 137" check_kill_137
+run_check "missing command gives 127" check_missing_command
+run_check "-e sets env" check_env
+run_check "-w sets and creates workdir" check_workdir
+run_check "--user 1000 / nobody" check_user
+run_check "-v rw volume" check_volume_rw
+run_check "-v :ro volume" check_volume_ro
+run_check "--read-only rootfs" check_read_only_rootfs
+run_check "--tmpfs /x" check_tmpfs
+run_check "-d, exec, stop, rm" check_detached_exec_stop_rm
+run_check "stop of SIGTERM-trapping process < 5s" check_stop_trapped_term
+run_check "-t allocates a pty" check_tty
+run_check "-i passes stdin" check_stdin
+run_check "kill -s USR1 reaches trap" check_signal_usr1
+run_check "--memory 64m enforced" check_memory_limit
+run_check "--pids-limit 20 enforced" check_pids_limit
+run_check "--network none: only lo" check_network_none
+run_check "default bridge reaches host" check_network_bridge
+run_check "docker restart" check_restart
+run_check "pause/unpause" check_pause_unpause
+run_check "docker top" check_top
+run_check "no leaks after daemon shutdown" check_no_leaks_after_shutdown
+finish_checks
