@@ -1,0 +1,136 @@
+// Containers driven end to end against the fake runsc: the lifecycle, the status guards, and
+// the rollback that a failing create must run.
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bundle/default_spec.h"
+#include "shim/core/fs.h"
+#include "shim/runtime/containers.h"
+#include "test_helpers.h"
+
+using namespace sandshim;
+using namespace sandshim::runtime;
+
+namespace {
+
+struct Fixture {
+  testing::TempDir dir;
+  pid_t init = 0;
+  std::filesystem::path calls = dir.path() / "calls.log";
+
+  Fixture() {
+    init = ::fork();
+    if (init == 0) {
+      ::execl("/bin/sleep", "sleep", "60", nullptr);
+      ::_exit(127);
+    }
+    ::setenv("FAKE_RUNSC_PID", std::to_string(init).c_str(), 1);
+    ::setenv("FAKE_RUNSC_LOG", calls.c_str(), 1);
+    (void)fs::MkdirAll(dir.path() / "bundle" / "rootfs");
+    (void)fs::WriteFileAtomic(dir.path() / "bundle" / "config.json",
+                              boost::json::serialize(bundle::DefaultSpec({"true"}, false)));
+  }
+  ~Fixture() {
+    ::kill(init, SIGKILL);
+    ::waitpid(init, nullptr, 0);
+    for (const char* v : {"FAKE_RUNSC_PID", "FAKE_RUNSC_LOG", "FAKE_RUNSC_FAIL", "FAKE_RUNSC_ERR"}) ::unsetenv(v);
+  }
+  Containers Make() {
+    Options o;
+    o.root = dir.path() / "root";
+    o.config.runsc = testing::FakeRunsc();
+    o.config.cache_dir = dir.path() / "cache";
+    return Containers(o);
+  }
+  CreateRequest Request(const std::string& id) {
+    CreateRequest r;
+    r.id = id;
+    r.bundle = dir.path() / "bundle";
+    r.spec = *bundle::LoadSpec(r.bundle);
+    return r;
+  }
+  std::string Calls() { return fs::ReadFile(calls).value(); }
+};
+
+}  // namespace
+
+TEST_CASE("containers: create, start, exec guard, kill, delete") {
+  Fixture f;
+  auto c = f.Make();
+  REQUIRE(c.Create(f.Request("c1")).ok());
+  auto st = c.State("c1");
+  REQUIRE(st.ok());
+  CHECK(st->status == ContainerStatus::kCreated);
+  CHECK(st->init.pid == f.init);
+  CHECK(st->backend == "gvisor");
+  CHECK(c.Create(f.Request("c1")).error().msg == "container c1 already exists");
+  CHECK(c.Exec("c1", {}).error().msg.find("in state created") != std::string::npos);
+  REQUIRE(c.Start("c1").ok());
+  CHECK(c.State("c1")->status == ContainerStatus::kRunning);
+  CHECK(c.Start("c1").error().msg == "cannot start container c1 in state running");
+  REQUIRE(c.Kill("c1", SIGTERM, false).ok());
+  CHECK(c.Delete("c1", false).error().msg.find("not stopped") != std::string::npos);
+  REQUIRE(c.Delete("c1", true).ok());
+  CHECK_FALSE(c.State("c1").ok());
+  CHECK(c.List().empty());
+  std::string calls = f.Calls();
+  CHECK(calls.find("create --bundle=") != std::string::npos);
+  CHECK(calls.find("--network=none") != std::string::npos);  // the default spec has an empty netns
+  CHECK(calls.find("start c1") != std::string::npos);
+  CHECK(calls.find("kill c1 15") != std::string::npos);
+  CHECK(calls.find("delete --force c1") != std::string::npos);
+  CHECK(c.Delete("c1", false).error().msg == "container c1 does not exist");
+}
+
+TEST_CASE("containers: a failed create rolls back and leaves no state") {
+  Fixture f;
+  auto c = f.Make();
+  ::setenv("FAKE_RUNSC_FAIL", "create", 1);
+  ::setenv("FAKE_RUNSC_ERR", "boom from runsc", 1);
+  auto s = c.Create(f.Request("c2"));
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().msg == "runsc create: boom from runsc");
+  CHECK_FALSE(fs::Exists(f.dir.path() / "root" / "c2"));
+  CHECK(f.Calls().find("delete --force c2") != std::string::npos);  // the rollback ran the journal
+}
+
+TEST_CASE("containers: a dead init reads as stopped; delete needs no force then") {
+  Fixture f;
+  auto c = f.Make();
+  REQUIRE(c.Create(f.Request("c3")).ok());
+  REQUIRE(c.Start("c3").ok());
+  ::kill(f.init, SIGKILL);
+  ::waitpid(f.init, nullptr, 0);
+  CHECK(c.State("c3")->status == ContainerStatus::kStopped);
+  CHECK(c.Kill("c3", SIGTERM, false).error().msg.find("container not running") != std::string::npos);
+  CHECK(c.Delete("c3", false).ok());
+}
+
+TEST_CASE("containers: gc removes a create whose creator died, and nothing the second time") {
+  Fixture f;
+  auto c = f.Make();
+  // A record as a creator killed mid-create leaves it: status creating, owner gone.
+  StateStore store(f.dir.path() / "root");
+  {
+    auto lock = store.Lock("dead", LockMode::kCreate);
+    REQUIRE(lock.ok());
+    ContainerRecord r;
+    r.id = "dead";
+    r.status = ContainerStatus::kCreating;
+    r.owner = {999999, 1};
+    REQUIRE(store.Save(*lock, r).ok());
+    Journal j(store.Dir("dead") / "journal.json");
+    REQUIRE(j.Append({"runsc-container", {{"runsc_root", (f.dir.path() / "root" / "@runsc").string()}, {"id", "dead"}}}).ok());
+  }
+  REQUIRE(c.Create(f.Request("alive")).ok());
+  auto first = c.Gc();
+  REQUIRE(first.removed.size() == 1);
+  CHECK(first.removed[0].find("container dead") == 0);
+  CHECK(first.errors.empty());
+  CHECK(f.Calls().find("delete --force dead") != std::string::npos);
+  CHECK(c.Gc().removed.empty());
+  CHECK(c.State("alive").ok());
+  REQUIRE(c.Delete("alive", true).ok());
+}

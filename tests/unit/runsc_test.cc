@@ -1,0 +1,117 @@
+#include <doctest/doctest.h>
+
+#include "bundle/spec.h"
+#include "shim/core/fs.h"
+#include "shim/runsc/client.h"
+#include "shim/runsc/flags.h"
+#include "shim/runsc/leftovers.h"
+#include "shim/runsc/probe.h"
+#include "shim/runsc/runsc_cli.h"
+#include "test_helpers.h"
+
+using namespace sandshim;
+using namespace sandshim::runsc;
+using V = std::vector<std::string>;
+
+static bundle::Spec SpecWith(const std::string& namespaces, const std::string& caps = "") {
+  return *bundle::ParseSpec(R"({"ociVersion":"1.0.2","root":{"path":"r"},"process":{"args":["a"],"cwd":"/",
+    "capabilities":{"bounding":[)" + caps + R"(]}},"linux":{"namespaces":[)" + namespaces + "]}}");
+}
+
+TEST_CASE("argv: global flags first, id last, paths as --flag=value") {
+  Global g{"runsc", "/run/x/@runsc", {"--network=host", "--platform=ptrace"}};
+  CHECK(CreateArgv(g, {.bundle = "/b", .pid_file = "/p", .console_socket = "/s"}, "c1") ==
+        V{"runsc", "--root=/run/x/@runsc", "--network=host", "--platform=ptrace", "create", "--bundle=/b",
+          "--pid-file=/p", "--console-socket=/s", "c1"});
+  CHECK(RunArgv(g, {.bundle = "/b"}, "c1", true).back() == "c1");
+  CHECK(KillArgv(g, "c1", 9, true) == V{"runsc", "--root=/run/x/@runsc", "--network=host", "--platform=ptrace", "kill",
+                                        "--all", "c1", "9"});
+  CHECK(DeleteArgv(g, "c1", true) ==
+        V{"runsc", "--root=/run/x/@runsc", "--network=host", "--platform=ptrace", "delete", "--force", "c1"});
+  auto ex = ExecArgv(g, {.process_file = "/p.json", .internal_pid_file = "/i"}, "x-detach-y");
+  CHECK(ex == V{"runsc", "--root=/run/x/@runsc", "--network=host", "--platform=ptrace", "exec", "--process=/p.json",
+                "--internal-pid-file=/i", "x-detach-y"});
+  CHECK(PsArgv(g, "c1", true)[5] == "--format=json");
+  CHECK(EventsStatsArgv(g, "c1")[5] == "--stats");
+}
+
+TEST_CASE("flags: network mode follows the spec's network namespace") {
+  CHECK(NetworkMode(SpecWith(R"({"type":"network","path":"/var/run/netns/x"})")) == "host");
+  CHECK(NetworkMode(SpecWith(R"({"type":"network"})")) == "none");
+  CHECK(NetworkMode(SpecWith(R"({"type":"pid"})")) == "host");
+}
+
+TEST_CASE("flags: platform, NET_RAW only when granted, user flags win") {
+  auto spec = SpecWith(R"({"type":"network"})", R"("CAP_NET_RAW")");
+  CHECK(PolicyFlags(spec, {.platform = "ptrace"}) == V{"--network=none", "--platform=ptrace", "--net-raw"});
+  CHECK(PolicyFlags(SpecWith(R"({"type":"network"})"), {}) == V{"--network=none"});
+  auto over = PolicyFlags(spec, {.platform = "ptrace", .user_flags = {"--network=host", "--overlay"}});
+  CHECK(over == V{"--platform=ptrace", "--net-raw", "--network=host", "--overlay"});
+  CHECK(FlagName("--debug-log=/x") == "debug-log");
+  CHECK(FlagName("-net-raw") == "net-raw");
+}
+
+TEST_CASE("leftovers: runsc processes recognised by root and id or bundle") {
+  Owner o{"/r/@runsc", "c1", "/bundles/c1"};
+  CHECK(BelongsTo({"runsc-sandbox", "--root=/r/@runsc", "--network=none", "boot", "--bundle=/bundles/c1", "c1"}, o));
+  CHECK(BelongsTo({"runsc-gofer", "--root=/r/@runsc", "gofer", "--bundle", "/bundles/c1", "--spec-fd=3"}, o));
+  CHECK(BelongsTo({"runsc-exec", "--root", "/r/@runsc", "exec", "c1", "sleep"}, o));
+  CHECK_FALSE(BelongsTo({"runsc-sandbox", "--root=/other", "boot", "c1"}, o));
+  CHECK_FALSE(BelongsTo({"runsc-sandbox", "--root=/r/@runsc", "boot", "--bundle=/bundles/c2", "c2"}, o));
+  CHECK_FALSE(BelongsTo({"sleep", "--root=/r/@runsc", "c1"}, o));
+  CHECK_FALSE(BelongsTo({}, o));
+}
+
+TEST_CASE("leftovers: cgroup hierarchies from mountinfo") {
+  std::string mi =
+      "30 25 0:26 / /sys/fs/cgroup/memory rw,relatime shared:9 - cgroup cgroup rw,memory\n"
+      "31 25 0:27 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n"
+      "32 1 0:28 / /proc rw - proc proc rw\n";
+  CHECK(CgroupMounts(mi) == std::vector<std::filesystem::path>{"/sys/fs/cgroup/memory", "/sys/fs/cgroup/unified"});
+  CHECK(RemoveCgroups("a:b:c").ok());  // systemd paths are not ours to remove
+  CHECK_FALSE(RemoveCgroups("/../../etc").ok());
+}
+
+TEST_CASE("probe: candidate order, kvm only with /dev/kvm") {
+  CHECK(PlatformCandidates("kvm\nptrace\nsystrap\n", true) == V{"systrap", "kvm", "ptrace"});
+  CHECK(PlatformCandidates("kvm\nptrace\n", false) == V{"ptrace"});
+  CHECK(PlatformCandidates("", false) == V{"ptrace"});
+  CHECK(FindExecutable("sh") != "");
+  CHECK(FindExecutable("definitely-not-a-binary-xyz") == "");
+  CHECK(BinaryIdentity("/nonexistent") == "");
+}
+
+TEST_CASE("probe: verdict cached per binary identity; a missing runsc is a clear reason") {
+  testing::TempDir d;
+  auto missing = Probe("no-such-runsc-binary", d.path());
+  CHECK_FALSE(missing.usable);
+  CHECK(missing.error.find("not installed") != std::string::npos);
+  auto log = d.path() / "calls.log";
+  ::setenv("FAKE_RUNSC_LOG", log.c_str(), 1);
+  auto first = Probe(testing::FakeRunsc(), d.path());
+  CHECK(first.usable);
+  CHECK(first.platform == "ptrace");
+  auto calls = *fs::ReadFile(log);
+  auto second = Probe(testing::FakeRunsc(), d.path());
+  CHECK(second.usable);
+  CHECK(*fs::ReadFile(log) == calls);  // no runsc call the second time
+  ::unsetenv("FAKE_RUNSC_LOG");
+}
+
+TEST_CASE("client: runsc's logged error becomes the error text") {
+  testing::TempDir d;
+  Client c(Global{testing::FakeRunsc(), d.path() / "root", {}}, d.path() / "err.json");
+  ::setenv("FAKE_RUNSC_FAIL", "create", 1);
+  ::setenv("FAKE_RUNSC_ERR", "cannot read client sync file", 1);
+  auto s = c.Create("c1", {.bundle = d.path()});
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().msg == "runsc create: cannot read client sync file");
+  ::setenv("FAKE_RUNSC_FAIL", "kill", 1);
+  auto k = c.Kill("c1", 15, false);
+  REQUIRE_FALSE(k.ok());
+  CHECK(k.error().msg == "runsc kill: exit status 128: cannot read client sync file");
+  ::unsetenv("FAKE_RUNSC_FAIL");
+  ::unsetenv("FAKE_RUNSC_ERR");
+  CHECK(c.Kill("c1", 15, false).ok());
+  CHECK(*c.Ps("c1", true) == "[1]\n");
+}

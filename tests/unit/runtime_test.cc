@@ -1,0 +1,158 @@
+#include <doctest/doctest.h>
+
+#include "shim/core/fs.h"
+#include "shim/runtime/backend_select.h"
+#include "shim/runtime/config.h"
+#include "shim/runtime/journal.h"
+#include "shim/runtime/oci_state.h"
+#include "shim/runtime/state_store.h"
+#include "shim/runtime/status.h"
+#include "test_helpers.h"
+
+using namespace sandshim;
+using namespace sandshim::runtime;
+using S = ContainerStatus;
+
+TEST_CASE("status: transition table") {
+  CHECK(CanTransition(S::kCreating, S::kCreated));
+  CHECK(CanTransition(S::kCreated, S::kRunning));
+  CHECK(CanTransition(S::kRunning, S::kPaused));
+  CHECK(CanTransition(S::kPaused, S::kRunning));
+  for (auto s : {S::kCreating, S::kCreated, S::kRunning, S::kPaused, S::kStopped}) CHECK(CanTransition(s, S::kStopped));
+  CHECK_FALSE(CanTransition(S::kStopped, S::kRunning));
+  CHECK_FALSE(CanTransition(S::kCreated, S::kPaused));
+  CHECK_FALSE(CanTransition(S::kRunning, S::kCreated));
+  for (auto s : {S::kCreating, S::kCreated, S::kRunning, S::kPaused, S::kStopped})
+    CHECK(ParseStatus(StatusName(s)) == s);
+}
+
+TEST_CASE("status: Require names the action, id and state") {
+  CHECK(Require("c1", S::kCreated, "start", {S::kCreated}).ok());
+  auto e = Require("c1", S::kRunning, "start", {S::kCreated});
+  REQUIRE_FALSE(e.ok());
+  CHECK(e.error().msg == "cannot start container c1 in state running");
+  auto stopped = Require("c1", S::kStopped, "kill", {S::kRunning});
+  CHECK(stopped.error().msg.find("container not running") != std::string::npos);
+}
+
+TEST_CASE("state store: lock, save, load, list, erase") {
+  testing::TempDir d;
+  StateStore store(d.path() / "root");
+  CHECK(store.Lock("nope").error().msg == "container nope does not exist");
+  CHECK_FALSE(store.Lock("../x", LockMode::kCreate).ok());
+  auto lock = store.Lock("c1", LockMode::kCreate);
+  REQUIRE(lock.ok());
+  ContainerRecord r;
+  r.id = "c1";
+  r.backend = "gvisor";
+  r.status = S::kCreated;
+  r.init = proc::Self();
+  r.annotations["a"] = "b";
+  r.backend_data["flags"] = boost::json::array{"--network=none"};
+  REQUIRE(store.Save(*lock, r).ok());
+  auto back = store.Load("c1");
+  REQUIRE(back.ok());
+  CHECK(back->backend == "gvisor");
+  CHECK(back->init.pid == r.init.pid);
+  CHECK(back->init.start == r.init.start);
+  CHECK(back->annotations.at("a") == "b");
+  CHECK(LiveStatus(*back) == S::kCreated);
+  CHECK(store.List() == std::vector<std::string>{"c1"});
+  // Another locker must not get in while we hold it.
+  CHECK_FALSE(store.TryLock("c1").ok());
+  REQUIRE(store.Erase(*lock).ok());
+  CHECK(store.List().empty());
+  CHECK_FALSE(store.Load("c1").ok());
+}
+
+TEST_CASE("state store: a recycled pid reads as stopped; a dead creator too") {
+  ContainerRecord r;
+  r.status = S::kRunning;
+  r.init = proc::Self();
+  CHECK(LiveStatus(r) == S::kRunning);
+  r.init.start += 1;
+  CHECK(LiveStatus(r) == S::kStopped);
+  r.status = S::kCreating;
+  r.owner = {999999999, 1};
+  CHECK(LiveStatus(r) == S::kStopped);
+  r.owner = proc::Self();
+  CHECK(LiveStatus(r) == S::kCreating);
+}
+
+TEST_CASE("journal: durable appends, backwards replay, every step runs, errors joined") {
+  testing::TempDir d;
+  Journal j(d.path() / "journal.json");
+  REQUIRE(j.Append({"dir", {{"path", "/a"}}}).ok());
+  REQUIRE(j.Append({"runsc-container", {{"id", "x"}}}).ok());
+  REQUIRE(j.Append({"file", {{"path", "/b"}}}).ok());
+  auto back = Journal::Load(d.path() / "journal.json");
+  REQUIRE(back.ok());
+  REQUIRE(back->entries().size() == 3);
+  std::vector<std::string> order;
+  auto s = Replay(back->entries(), [&](const JournalEntry& e) -> Status {
+    order.push_back(e.kind);
+    if (e.kind == "runsc-container") return MakeError("boom", EIO);
+    return Ok();
+  });
+  CHECK(order == std::vector<std::string>{"file", "runsc-container", "dir"});
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().msg == "undo runsc-container: boom");
+  auto empty = Journal::Load(d.path() / "none.json");
+  REQUIRE(empty.ok());
+  CHECK(empty->entries().empty());
+}
+
+TEST_CASE("backend selection: precedence and fail-closed") {
+  SelectInput in;
+  in.config = "auto";
+  in.gvisor_usable = true;
+  CHECK(SelectBackend(in)->backend == "gvisor");
+  in.gvisor_usable = false;
+  in.gvisor_problem = "runsc not installed";
+  auto none = SelectBackend(in);
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.error().msg.find("runsc not installed") != std::string::npos);
+  in.native_available = true;
+  auto fb = SelectBackend(in);
+  CHECK(fb->backend == "native");
+  CHECK(fb->fallback);
+  in.flag = "gvisor";
+  auto refuse = SelectBackend(in);
+  REQUIRE_FALSE(refuse.ok());
+  CHECK(refuse.error().msg.find("refusing to fall back") != std::string::npos);
+  // An annotation cannot weaken an operator's explicit choice.
+  in = SelectInput{.flag = "", .config = "gvisor", .annotation = "native", .gvisor_usable = true, .native_available = true};
+  CHECK(SelectBackend(in)->backend == "gvisor");
+  in.config = "auto";
+  CHECK(SelectBackend(in)->backend == "native");
+  in.annotation = "bogus";
+  CHECK_FALSE(SelectBackend(in).ok());
+}
+
+TEST_CASE("config: defaults, overrides, bad backend refused") {
+  auto c = ParseConfig(R"({"backend":"gvisor","runsc_flags":["--network=none"],"cache_dir":"/tmp/c"})");
+  REQUIRE(c.ok());
+  CHECK(c->backend == "gvisor");
+  CHECK(c->runsc_flags.size() == 1);
+  CHECK(c->cache_dir == "/tmp/c");
+  CHECK_FALSE(ParseConfig(R"({"backend":"vm"})").ok());
+  CHECK_FALSE(ParseConfig("nope").ok());
+  auto missing = LoadConfig("/nonexistent/config.json");
+  REQUIRE(missing.ok());
+  CHECK(missing->backend == "auto");
+}
+
+TEST_CASE("oci state: runc's fields; stopped reports pid 0; isolation in annotations") {
+  ContainerRecord r;
+  r.id = "c";
+  r.status = S::kStopped;
+  r.init = {1234, 1};
+  r.bundle = "/b";
+  r.backend_data["platform"] = "ptrace";
+  auto o = OciState(r);
+  CHECK(o["pid"].as_int64() == 0);
+  CHECK(o["status"].as_string() == "stopped");
+  CHECK(o["annotations"].as_object()["dev.sandshim.runsc.platform"].as_string() == "ptrace");
+  r.status = S::kRunning;
+  CHECK(OciState(r)["pid"].as_int64() == 1234);
+}
