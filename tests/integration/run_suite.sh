@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Entry point ctest uses for the integration suites: run_suite.sh SUITE SANDSHIM_BINARY.
+# Each suite needs root and real tools and exits 77 (skip) without them.
+set -u
+suite=$1
+export SANDSHIM_BIN=$2
+here=$(cd "$(dirname "$0")" && pwd)
+case $suite in
+  runsc_lifecycle) exec bash "$here/runsc_lifecycle_test.sh" ;;
+  docker) exec bash "$here/docker_test.sh" sandshim ;;
+  ctr) exec bash "$here/ctr_test.sh" "$SANDSHIM_BIN" ;;
+  podman) exec bash "$here/podman_test.sh" "$SANDSHIM_BIN" ;;
+  *) echo "run_suite: unknown suite $suite" >&2; exit 2 ;;
+esac

@@ -1,0 +1,273 @@
+#!/usr/bin/env bash
+# sandshim driven directly, as containerd's shim and people do: the runc command line over
+# real runsc, on a busybox bundle. Every check ends with no container, no runsc process of
+# ours and no state file left (the after-check hook asserts it).
+set -u
+. "$(dirname "$0")/lib/image.sh"
+
+require_root
+require_cmds runsc jq python3 ip
+[ -x "$SANDSHIM_BIN" ] || skip_all "sandshim binary not built: $SANDSHIM_BIN"
+
+WORK=$(mktemp -d /tmp/sandshim-it.XXXXXX)
+chmod 755 "$WORK"  # runsc's sandbox helpers run unprivileged and must read the bundle
+ROOT=$WORK/root
+LOG=$WORK/log.json
+install_traps
+on_exit 'rm -rf "$WORK"'
+on_exit '"$SANDSHIM_BIN" --root "$ROOT" list -q 2>/dev/null | xargs -r -n1 "$SANDSHIM_BIN" --root "$ROOT" delete --force >/dev/null 2>&1'
+
+ss() { "$SANDSHIM_BIN" --root "$ROOT" --log "$LOG" --log-format json "$@"; }
+B=$WORK/bundle
+make_bundle "$B" sh -c 'echo hi' || die "cannot build the test bundle"
+
+# bundle_with NAME JQ-FILTER: a copy of the bundle's config with changes, same rootfs.
+bundle_with() {
+  local d=$WORK/$1
+  mkdir -p "$d"
+  ln -sfn "$B/rootfs" "$d/rootfs"
+  jq "$2" "$B/config.json" >"$d/config.json"
+  echo "$d"
+}
+
+# Leaks are judged against what the machine had before we started (other suites may run).
+"$CHECK_LEAKS" --snapshot "$WORK/leaks.before" >/dev/null 2>&1
+no_leaks() {
+  local ids
+  ids=$(ss list -q 2>/dev/null)
+  [ -z "$ids" ] || { echo "$ids" | xargs -r -n1 "$SANDSHIM_BIN" --root "$ROOT" delete --force >/dev/null 2>&1; fail "containers left: $ids"; return 1; }
+  local leaks=("$CHECK_LEAKS" --since-snapshot "$WORK/leaks.before" --root "$ROOT")
+  "${leaks[@]}" --wait 5 --quiet >/dev/null || fail "leaks: $("${leaks[@]}" | tr '\n' ' ')"
+}
+AFTER_CHECK_HOOK=no_leaks
+
+check_version() {
+  local v
+  v=$("$SANDSHIM_BIN" --version)
+  assert_eq 3 "$(echo "$v" | wc -l)" "version lines" || return
+  assert_contains "$v" "sandshim version" "version" || return
+  assert_contains "$v" "spec: 1.0" "spec line"
+}
+
+check_run_in_gvisor() {
+  local b out rc=0
+  b=$(bundle_with run '.process.args = ["sh","-c","uname -r; dmesg | head -1; exit 3"]')
+  out=$(ss run --bundle "$b" "$(uniq_name run)" 2>&1) || rc=$?
+  assert_eq 3 "$rc" "exit code" || return
+  assert_contains "$out" "4.4.0" "gVisor's kernel version" || return
+  assert_contains "$out" "gVisor" "gVisor boot banner in dmesg"
+}
+
+check_lifecycle() {
+  local id b pid st
+  id=$(uniq_name life)
+  b=$(bundle_with life '.process.args = ["sleep","1000"]')
+  ss create --bundle "$b" --pid-file "$WORK/$id.pid" "$id" || return $(fail "create failed")
+  pid=$(cat "$WORK/$id.pid")
+  [ -d "/proc/$pid" ] || return $(fail "pid $pid from pid-file not alive")
+  st=$(ss state "$id")
+  assert_eq created "$(jq -r .status <<<"$st")" "status after create" || return
+  assert_eq "$pid" "$(jq -r .pid <<<"$st")" "state pid" || return
+  assert_eq gvisor "$(jq -r '.annotations["dev.sandshim.backend"]' <<<"$st")" "backend annotation" || return
+  ss start "$id" || return $(fail "start failed")
+  assert_eq running "$(ss state "$id" | jq -r .status)" "status after start" || return
+  assert_eq "[$pid]" "$(ss ps --format json "$id")" "ps json" || return
+  assert_contains "$(ss list --format json)" "\"$id\"" "list json" || return
+  ss kill "$id" SIGKILL || return $(fail "kill failed")
+  wait_until 10 sh -c "[ \"\$($SANDSHIM_BIN --root $ROOT state $id | jq -r .status)\" = stopped ]" ||
+    return $(fail "not stopped after kill")
+  assert_eq 0 "$(ss state "$id" | jq -r .pid)" "stopped pid" || return
+  ss delete "$id" || return $(fail "delete failed")
+  ss state "$id" 2>/dev/null && return $(fail "state after delete succeeded")
+  return 0
+}
+
+check_exec() {
+  local id b out rc=0 epid
+  id=$(uniq_name exec)
+  b=$(bundle_with exec '.process.args = ["sleep","1000"] | .process.env += ["SECRET_FROM_SPEC=1"]')
+  ss run -d --bundle "$b" "$id" || return $(fail "run -d failed")
+  out=$(ss exec --env FOO=bar --cwd /tmp --user 1000:1000 "$id" sh -c 'echo $FOO $(pwd) $(id -u):$(id -g) $SECRET_FROM_SPEC; exit 7') || rc=$?
+  assert_eq 7 "$rc" "exec exit code" || return
+  assert_eq "bar /tmp 1000:1000 1" "$out" "exec env, cwd, user" || return
+  # An id-like argument with "detach" in it must survive (this runsc drops such args).
+  out=$(ss exec "$id" echo x-detach-y) || return $(fail "exec with detach word failed")
+  assert_eq "x-detach-y" "$out" "argument containing detach" || return
+  ss exec -d --pid-file "$WORK/e.pid" "$id" sleep 30 || return $(fail "exec -d failed")
+  epid=$(cat "$WORK/e.pid")
+  [ -d "/proc/$epid" ] || return $(fail "detached exec pid not alive")
+  assert_contains "$(ss ps "$id")" "sleep" "ps table shows the exec'd sleep" || return
+  printf '{"args":["sh","-c","exit 4"],"cwd":"/","env":["PATH=/bin"],"user":{"uid":0,"gid":0}}' >"$WORK/p.json"
+  rc=0; ss exec --process "$WORK/p.json" "$id" || rc=$?
+  assert_eq 4 "$rc" "exec --process exit code" || return
+  ss delete --force "$id" || return $(fail "delete --force failed")
+  kill -9 "$epid" 2>/dev/null; wait "$epid" 2>/dev/null
+  return 0
+}
+
+check_kill_signals() {
+  local id b
+  id=$(uniq_name sig)
+  b=$(bundle_with sig '.process.args = ["sh","-c","trap \"echo got-usr1 > /tmp/usr1\" USR1; while true; do sleep 0.1; done"]')
+  ss run -d --bundle "$b" "$id" || return $(fail "run -d failed")
+  sleep 0.5
+  ss kill "$id" USR1 || return $(fail "kill USR1 failed")
+  wait_until 5 "$SANDSHIM_BIN" --root "$ROOT" exec "$id" test -f /tmp/usr1 || return $(fail "USR1 not delivered")
+  ss kill --all "$id" 9 || return $(fail "kill --all 9 failed")
+  wait_until 10 sh -c "[ \"\$($SANDSHIM_BIN --root $ROOT state $id | jq -r .status)\" = stopped ]" || return $(fail "not stopped")
+  ss kill "$id" TERM 2>"$WORK/err" && return $(fail "kill of a stopped container succeeded")
+  assert_contains "$(cat "$WORK/err")" "not running" "kill of stopped container" || return
+  ss kill "$id" NOSUCHSIG 2>/dev/null && return $(fail "bad signal accepted")
+  ss delete "$id"
+}
+
+check_pause_resume() {
+  local id b
+  id=$(uniq_name pause)
+  b=$(bundle_with pause '.process.args = ["sleep","1000"]')
+  ss run -d --bundle "$b" "$id" || return $(fail "run -d failed")
+  ss pause "$id" || return $(fail "pause failed")
+  assert_eq paused "$(ss state "$id" | jq -r .status)" "status after pause" || return
+  ss resume "$id" || return $(fail "resume failed")
+  assert_eq running "$(ss state "$id" | jq -r .status)" "status after resume" || return
+  ss delete --force "$id"
+}
+
+check_delete_running_needs_force() {
+  local id b
+  id=$(uniq_name del)
+  b=$(bundle_with del '.process.args = ["sleep","1000"]')
+  ss run -d --bundle "$b" "$id" || return $(fail "run -d failed")
+  ss delete "$id" 2>"$WORK/err" && return $(fail "delete of running container succeeded")
+  assert_contains "$(cat "$WORK/err")" "not stopped" "error text" || return
+  ss delete --force "$id" || return $(fail "delete --force failed")
+  ss delete "$id" 2>"$WORK/err" && return $(fail "second delete succeeded")
+  assert_contains "$(cat "$WORK/err")" "does not exist" "containerd's not-found phrase"
+}
+
+# Bad input: one clear line on stderr, an error line in the JSON log, exit non-zero, and
+# nothing left behind (the hook checks the state dir and processes).
+bad_input() { # WHAT EXPECTED-TEXT ARGS...
+  local what=$1 want=$2 rc=0; shift 2
+  : >"$LOG"
+  ss "$@" 2>"$WORK/err" >/dev/null || rc=$?
+  [ "$rc" -ne 0 ] || { fail "$what: exit 0"; return 1; }
+  assert_eq 1 "$(wc -l <"$WORK/err")" "$what: stderr lines" || return
+  assert_contains "$(cat "$WORK/err")" "$want" "$what: stderr" || return
+  assert_eq error "$(tail -n1 "$LOG" | jq -r .level)" "$what: log level" || return
+  assert_contains "$(tail -n1 "$LOG" | jq -r .msg)" "$want" "$what: log msg"
+}
+
+check_bad_input() {
+  local b
+  bad_input "bad id" "invalid container id" create --bundle "$B" "../escape" || return
+  bad_input "missing bundle" "No such file" create --bundle "$WORK/nope" "$(uniq_name bad)" || return
+  mkdir -p "$WORK/broken" && echo '{"ociVersion": ' >"$WORK/broken/config.json"
+  bad_input "broken json" "invalid JSON" create --bundle "$WORK/broken" "$(uniq_name bad)" || return
+  b=$(bundle_with norootfs '.root.path = "/nonexistent-rootfs"')
+  bad_input "missing rootfs" "root.path" create --bundle "$b" "$(uniq_name bad)" || return
+  b=$(bundle_with noargs '.process.args = []')
+  bad_input "no args" "process.args" run --bundle "$b" "$(uniq_name bad)" || return
+  bad_input "unknown container" "does not exist" start "$(uniq_name ghost)" || return
+  [ -z "$(ls -A "$ROOT" 2>/dev/null | grep -v '^@runsc$')" ] || fail "state left: $(ls -A "$ROOT")"
+}
+
+check_missing_command() {
+  local id b rc=0
+  id=$(uniq_name nocmd)
+  b=$(bundle_with nocmd '.process.args = ["/no/such/command"]')
+  ss create --bundle "$b" "$id" || return $(fail "create failed")
+  ss start "$id" 2>"$WORK/err" && return $(fail "start of a missing command succeeded")
+  # docker maps exactly these phrases to exit code 127.
+  grep -q -e 'executable file not found' -e 'no such file or directory' "$WORK/err" ||
+    return $(fail "error lacks docker's not-found phrase: $(cat "$WORK/err")")
+  wait_until 10 sh -c "[ \"\$($SANDSHIM_BIN --root $ROOT state $id | jq -r .status)\" = stopped ]" ||
+    return $(fail "sandbox still up after failed start")
+  ss delete "$id" || rc=$?
+  assert_eq 0 "$rc" "delete after failed start"
+}
+
+check_network_modes() {
+  local out b ns=sandshim-it-$$
+  # A new, empty network namespace: loopback only.
+  b=$(bundle_with netnone '.process.args = ["sh","-c","ip -o link | cut -d: -f2"]')
+  out=$(ss run --bundle "$b" "$(uniq_name net)") || return $(fail "run (new netns) failed")
+  assert_eq "lo" "$(echo $out)" "interfaces in a new netns" || return
+  # A network namespace path (what docker and CNI give): its interfaces are the container's.
+  ip netns add "$ns" || return $(fail "ip netns add")
+  ip link add "sshim$$a" type veth peer name sshimtest0 netns "$ns" &&
+    ip -n "$ns" addr add 10.231.0.2/24 dev sshimtest0 && ip -n "$ns" link set sshimtest0 up &&
+    ip -n "$ns" link set lo up || { ip netns del "$ns"; return $(fail "veth setup"); }
+  b=$(bundle_with netpath '.process.args = ["sh","-c","ip -o addr"] | (.linux.namespaces[] | select(.type=="network")) += {"path":"/var/run/netns/'"$ns"'"}')
+  out=$(ss run --bundle "$b" "$(uniq_name net)" 2>&1); local rc=$?
+  ip netns del "$ns"
+  assert_eq 0 "$rc" "run in a netns path: $out" || return
+  assert_contains "$out" "10.231.0.2" "the netns's address inside the container"
+}
+
+check_console_socket() {
+  local id b sock=$WORK/console.sock out
+  id=$(uniq_name tty)
+  b=$(bundle_with tty '.process.terminal = true | .process.args = ["sh","-c","test -t 0 && test -t 1 && echo IS-A-TTY; echo TTY-OK"]')
+  python3 "$REPO_ROOT/tests/helpers/recvtty.py" "$sock" >"$WORK/tty.out" &
+  local recv=$!
+  wait_until 5 test -S "$sock" || return $(fail "recvtty did not listen")
+  ss create --bundle "$b" --console-socket "$sock" "$id" || { kill $recv; return $(fail "create with console socket failed"); }
+  ss start "$id" || return $(fail "start failed")
+  wait_until 10 grep -q TTY-OK "$WORK/tty.out"; kill $recv 2>/dev/null; wait $recv 2>/dev/null
+  out=$(cat "$WORK/tty.out")
+  ss delete --force "$id"
+  assert_contains "$out" "IS-A-TTY" "stdin and stdout are a terminal inside" || return
+  assert_contains "$out" "TTY-OK" "output over the pty"
+}
+
+check_stdout_file_not_truncated() {
+  local b
+  b=$(bundle_with trunc '.process.args = ["echo","from-container"]')
+  echo "before" >"$WORK/out.txt"
+  ss run --bundle "$b" "$(uniq_name trunc)" 1>>"$WORK/out.txt" || return $(fail "run failed")
+  # With a plain > redirection (not append) runsc would truncate; we open in append mode.
+  exec 3>"$WORK/out2.txt"; echo "before" >&3
+  ss run --bundle "$b" "$(uniq_name trunc)" 1>&3 || return $(fail "run failed")
+  exec 3>&-
+  assert_eq "before from-container" "$(echo $(cat "$WORK/out.txt"))" "appended output" || return
+  assert_eq "before from-container" "$(echo $(cat "$WORK/out2.txt"))" "output file kept what was there"
+}
+
+check_gc_after_killed_run() {
+  local id b pid
+  id=$(uniq_name gc)
+  b=$(bundle_with gc '.process.args = ["sleep","1000"]')
+  "$SANDSHIM_BIN" --root "$ROOT" run --bundle "$b" "$id" &
+  pid=$!
+  wait_until 10 sh -c "pgrep -f 'runsc-sandbox.*$id' >/dev/null" || return $(fail "sandbox never started")
+  kill -9 "$pid"; wait "$pid" 2>/dev/null
+  local report
+  report=$(ss gc --json) || return $(fail "gc failed: $report")
+  assert_contains "$report" "container $id" "gc report" || return
+  assert_eq '{"removed":[],"errors":[]}' "$(ss gc --json)" "second gc removes nothing"
+}
+
+check_features_and_spec() {
+  ss features | jq -e '.linux.namespaces | index("network")' >/dev/null || return $(fail "features JSON")
+  mkdir -p "$WORK/spec" && ss spec --bundle "$WORK/spec" || return $(fail "spec failed")
+  assert_eq "rootfs" "$(jq -r .root.path "$WORK/spec/config.json")" "spec root" || return
+  ss spec --bundle "$WORK/spec" 2>/dev/null && return $(fail "spec overwrote config.json")
+  return 0
+}
+
+run_check "version has three lines" check_version
+run_check "run prints gVisor's kernel and keeps the exit code" check_run_in_gvisor
+run_check "create/start/state/ps/kill/delete" check_lifecycle
+run_check "exec: args, env/cwd/user, detach, --process" check_exec
+run_check "kill: names, numbers, --all, stopped" check_kill_signals
+run_check "pause and resume" check_pause_resume
+run_check "delete of a running container needs --force" check_delete_running_needs_force
+run_check "bad input: one line, JSON log, nothing left" check_bad_input
+run_check "missing command: docker's 127 phrase, no leak" check_missing_command
+run_check "network: new netns is loopback only, netns path joined" check_network_modes
+run_check "console socket gives a pty" check_console_socket
+run_check "stdout files are not truncated" check_stdout_file_not_truncated
+run_check "gc cleans a killed foreground run; twice is a no-op" check_gc_after_killed_run
+run_check "features and spec" check_features_and_spec
+finish_checks
