@@ -8,6 +8,9 @@ namespace sandshim::cli {
 namespace {
 
 void AddGlobalOptions(CLI::App& app, GlobalOpts& g) {
+  // Callers stack flags (docker's runtimeArgs, then the shim's own): the last one wins, as
+  // with runc, instead of failing on a repeat.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--root", g.root, "root directory for container state")->capture_default_str();
   app.add_option("--log", g.log_file, "append logs to this file (runc-compatible)");
   app.add_option("--log-format", g.log_format, "log format: text or json")->check(CLI::IsMember({"text", "json"}));
@@ -17,6 +20,22 @@ void AddGlobalOptions(CLI::App& app, GlobalOpts& g) {
       ->check(CLI::IsMember({"auto", "gvisor", "native"}));
   app.add_option("--runsc-flag", g.runsc_flags, "extra global runsc flag, e.g. --runsc-flag=--network=none (repeatable)")
       ->allow_extra_args(false);
+}
+
+// A command line we cannot parse still owes containerd its JSON error line in --log, found
+// here by hand since the parser gave up.
+void LogParseError(int argc, char** argv, const std::string& msg) {
+  log::Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    std::string next = i + 1 < argc ? argv[i + 1] : "";
+    if (a == "--log") o.file = next;
+    else if (a.rfind("--log=", 0) == 0) o.file = a.substr(6);
+    else if (a == "--log-format") log::ParseFormat(next, &o.format);
+    else if (a.rfind("--log-format=", 0) == 0) log::ParseFormat(a.substr(13), &o.format);
+  }
+  log::Init(o);
+  log::Error(msg + " (see sandshim --help)");
 }
 
 void PrintVersion() {
@@ -52,7 +71,7 @@ int Main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "sandshim: " << e.what() << " (see sandshim --help)\n";
+    LogParseError(argc, argv, e.what());
     return 2;
   }
   if (version) {

@@ -103,8 +103,11 @@ std::string FormatLine(Format f, std::string_view level, std::string_view msg, s
 void Init(const Options& o) {
   std::vector<spdlog::sink_ptr> sinks;
   if (!o.quiet_stderr) {
+    // Under containerd our stderr during create is the container's own stderr: with a
+    // --log file, only errors go to stderr; everything else goes to the file.
     auto err = std::make_shared<StderrSink>();
-    err->set_level(o.debug ? spdlog::level::debug : spdlog::level::warn);
+    if (!o.file.empty()) err->set_level(spdlog::level::err);
+    else err->set_level(o.debug ? spdlog::level::debug : spdlog::level::warn);
     sinks.push_back(err);
   }
   if (!o.file.empty()) {

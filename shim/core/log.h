@@ -1,7 +1,8 @@
 // Logging in runc's contract. With --log FILE, every message goes to FILE as runc writes it:
 // --log-format json gives {"level","msg","time"} lines (containerd reads the last "error" one
 // and shows its msg to the docker user), text gives logrus-style key=value lines. Warnings and
-// errors also go to stderr as one plain line. spdlog does the plumbing.
+// errors also go to stderr as one plain line (only errors when a --log file is given, since
+// stderr may be the container's). spdlog does the plumbing.
 #pragma once
 
 #include <string>

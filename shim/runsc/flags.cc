@@ -4,10 +4,19 @@
 
 namespace sandshim::runsc {
 
+static bool HasHook(const bundle::Spec& spec, std::string_view kind) {
+  const auto* hooks = bundle::GetObject(spec.doc, "hooks");
+  const auto* list = hooks ? bundle::GetArray(*hooks, kind) : nullptr;
+  return list && !list->empty();
+}
+
 std::string NetworkMode(const bundle::Spec& spec) {
   const auto* ns = bundle::FindNamespace(spec, "network");
-  if (ns && ns->path.empty()) return "none";
-  return "host";
+  if (!ns || !ns->path.empty()) return "host";
+  // A new namespace that a hook will configure (docker's libnetwork prestart hook puts the
+  // bridge veth there) is the container's network: use it. Without a hook it stays empty.
+  if (HasHook(spec, "prestart") || HasHook(spec, "createRuntime")) return "host";
+  return "none";
 }
 
 std::string FlagName(std::string_view flag) {

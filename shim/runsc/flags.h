@@ -3,7 +3,9 @@
 // namespace"), so sandshim picks the network mode from the spec itself:
 //   - a network namespace with a path (docker's bridge, CNI): join it and use the host stack
 //     there (--network=host): the namespace is the container's own;
-//   - a new, empty network namespace: nothing to talk to (--network=none, loopback only);
+//   - a new network namespace that a prestart/createRuntime hook configures (docker's
+//     libnetwork hook): the host stack inside it (--network=host);
+//   - a new namespace nobody configures: nothing to talk to (--network=none, loopback only);
 //   - no network namespace at all (docker --network host): the host stack (--network=host).
 // Users may override any policy flag with their own (--runsc-flag, config "runsc_flags").
 #pragma once

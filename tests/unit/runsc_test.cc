@@ -39,6 +39,10 @@ TEST_CASE("flags: network mode follows the spec's network namespace") {
   CHECK(NetworkMode(SpecWith(R"({"type":"network","path":"/var/run/netns/x"})")) == "host");
   CHECK(NetworkMode(SpecWith(R"({"type":"network"})")) == "none");
   CHECK(NetworkMode(SpecWith(R"({"type":"pid"})")) == "host");
+  auto docker = *bundle::ParseSpec(R"({"ociVersion":"1","root":{"path":"r"},"process":{"args":["a"],"cwd":"/"},
+    "hooks":{"prestart":[{"path":"/usr/bin/dockerd","args":["libnetwork-setkey"]}]},
+    "linux":{"namespaces":[{"type":"network"}]}})");
+  CHECK(NetworkMode(docker) == "host");
 }
 
 TEST_CASE("flags: platform, NET_RAW only when granted, user flags win") {
