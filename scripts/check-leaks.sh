@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Reports what containers can leave behind: runtime processes, shims, mounts, state
-# files and cgroups. Exit 0 = nothing found, 1 = leaks (listed on stdout), 2 = usage.
+# Reports what containers can leave behind: runtime processes (runsc, runsc-sandbox,
+# runsc-gofer, sandshim), containerd shims, conmon, mounts, runtime state files and
+# cgroups. Exit 0 = nothing found, 1 = leftovers (listed on stdout), 2 = usage error.
 #
 #   check-leaks.sh [--match STR]... [--root DIR]... [--since-snapshot FILE]
 #                  [--snapshot FILE] [--wait SECS] [--quiet]
 #
-#  --match STR   scope: runtime processes/shims count only if their command line
-#                contains STR (typically the test's private dir); mounts count if
-#                their path contains STR. Without --match every runsc/sandshim process
-#                and every shim counts, which is what you want on an idle machine.
+#  --match STR   scope (repeatable): runtime processes/shims count only if their
+#                command line contains a STR, mounts and cgroups only if their path
+#                does (pass the test's private dir and its cgroup parent name).
+#                Without --match: every runsc/sandshim process and shim, and every
+#                mount/cgroup whose path contains "sandshim" - for an idle machine.
 #  --root DIR    a runtime --root (state dir); any file below it is a leftover
 #                container state (empty directories are fine).
 #  --snapshot F  record the current findings in F and exit 0 (the "before" picture).
@@ -17,12 +19,15 @@
 #  --wait SECS   keep re-checking up to SECS before reporting: shims and sandboxes
 #                exit asynchronously after a container is removed.
 #
-# Mounts whose path contains "sandshim" and cgroups whose name contains "sandshim"
-# always count.
+# Examples:
+#   check-leaks.sh                                   # idle machine: anything left?
+#   check-leaks.sh --match /tmp/t1 --snapshot /tmp/before
+#   ...run containers...
+#   check-leaks.sh --match /tmp/t1 --since-snapshot /tmp/before --wait 10
 set -u
 
 matches=() roots=() snapshot_out="" since="" wait_secs=0 quiet=0
-usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case $1 in
     --match) matches+=("${2:?}"); shift 2 ;;
@@ -36,16 +41,20 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-in_scope() { # STRING: true if no --match given or STRING contains one of them
-  [ "${#matches[@]}" -eq 0 ] && return 0
+in_scope() { # STRING [DEFAULT]: true if STRING contains a --match (or, without
+  # any --match, DEFAULT; an empty DEFAULT matches everything)
   local m
+  if [ "${#matches[@]}" -eq 0 ]; then
+    case $1 in *"${2:-}"*) return 0 ;; esac
+    return 1
+  fi
   for m in "${matches[@]}"; do
     case $1 in *"$m"*) return 0 ;; esac
   done
   return 1
 }
 
-# "proc PID CMDLINE" for runtime processes and shims. argv[0] and comm are both
+# "proc PID CMDLINE" for runtime processes, shims and conmon. argv[0] and comm are both
 # looked at because runsc renames its children (runsc-sandbox, runsc-gofer).
 list_procs() {
   local d pid comm cmd argv0
@@ -61,6 +70,7 @@ list_procs() {
       runsc-sandbox*|runsc-gofer*|*"|runsc-sandbox"|*"|runsc-gofer"|runsc\|*|*\|runsc) ;;
       *sandshim*) ;;
       containerd-shim*|*"|containerd-shim"*) ;;
+      conmon*|*"|conmon") ;; # podman's per-container monitor
       *) continue ;;
     esac
     in_scope "$cmd" || continue
@@ -72,8 +82,7 @@ list_mounts() {
   local mp
   # Field 5 of mountinfo is the mount point (octal-escaped, fine for matching).
   while read -r mp; do
-    case $mp in *sandshim*) printf 'mount %s\n' "$mp"; continue ;; esac
-    [ "${#matches[@]}" -gt 0 ] && in_scope "$mp" && printf 'mount %s\n' "$mp"
+    in_scope "$mp" sandshim && printf 'mount %s\n' "$mp"
   done < <(awk '{ print $5 }' /proc/self/mountinfo)
 }
 
@@ -87,8 +96,11 @@ list_state() {
 
 list_cgroups() {
   # Whole subtrees: a container's own cgroup is named after its id, only a parent
-  # (e.g. dockerd's --cgroup-parent) carries the sandshim name.
-  find /sys/fs/cgroup -mindepth 2 -maxdepth 8 -type d -path '*sandshim*' -printf 'cgroup %p\n' 2>/dev/null
+  # (e.g. dockerd's --cgroup-parent) carries the distinctive name.
+  local cg
+  while read -r cg; do
+    in_scope "$cg" sandshim && printf 'cgroup %s\n' "$cg"
+  done < <(find /sys/fs/cgroup -mindepth 2 -maxdepth 8 -type d 2>/dev/null)
 }
 
 findings() { { list_procs; list_mounts; list_state; list_cgroups; } | sort -u; }

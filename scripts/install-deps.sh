@@ -9,7 +9,7 @@ BUILD_PKGS=(build-essential cmake pkg-config
   libarchive-dev libssl-dev libcap-dev)
 # Real parts the integration tests and the main job drive.
 RUNTIME_PKGS=(runsc runc crun docker.io containerd podman skopeo busybox-static
-  iproute2 iptables procps psmisc jq util-linux)
+  iproute2 iptables procps psmisc jq util-linux bc python3)
 
 missing=()
 for p in "${BUILD_PKGS[@]}" "${RUNTIME_PKGS[@]}"; do

@@ -35,7 +35,7 @@ static Status WriteAll(int fd, std::string_view data, const std::string& what) {
   return Ok();
 }
 
-Status WriteFileAtomic(const std::filesystem::path& path, std::string_view data, mode_t mode) {
+Status WriteFileAtomic(const std::filesystem::path& path, std::string_view data, mode_t mode, bool sync) {
   std::filesystem::path tmp = path;
   tmp += ".tmp." + std::to_string(::getpid());
   {
@@ -45,7 +45,7 @@ Status WriteFileAtomic(const std::filesystem::path& path, std::string_view data,
       ::unlink(tmp.c_str());
       return s;
     }
-    if (::fchmod(fd.get(), mode) != 0 || ::fsync(fd.get()) != 0) {
+    if (::fchmod(fd.get(), mode) != 0 || (sync && ::fsync(fd.get()) != 0)) {
       int err = errno;
       ::unlink(tmp.c_str());
       return ErrnoError("sync " + tmp.string(), err);
@@ -56,6 +56,7 @@ Status WriteFileAtomic(const std::filesystem::path& path, std::string_view data,
     ::unlink(tmp.c_str());
     return ErrnoError("rename " + tmp.string(), err);
   }
+  if (!sync) return Ok();
   UniqueFd dir(::open(path.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir.valid()) ::fsync(dir.get());
   return Ok();

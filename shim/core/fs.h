@@ -14,7 +14,10 @@
 namespace sandshim::fs {
 
 Result<std::string> ReadFile(const std::filesystem::path& path);
-Status WriteFileAtomic(const std::filesystem::path& path, std::string_view data, mode_t mode = 0644);
+// sync=false skips both fsyncs: still atomic for readers, but not durable across a power
+// loss — for files that do not outlive the process that wrote them (exec process files).
+Status WriteFileAtomic(const std::filesystem::path& path, std::string_view data, mode_t mode = 0644,
+                       bool sync = true);
 // Creates path and missing parents with mode (umask applied to none of them).
 Status MkdirAll(const std::filesystem::path& path, mode_t mode = 0755);
 // Removes path and everything below it; a missing path counts as done.

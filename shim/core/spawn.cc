@@ -138,6 +138,16 @@ Result<Outcome> Run(const Command& cmd) {
   return o;
 }
 
+Error Replace(const std::vector<std::string>& argv) {
+  if (argv.empty()) return MakeError("spawn: empty command", EINVAL);
+  std::string exe = Resolve(argv[0]);
+  std::vector<char*> cargv;
+  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+  ::execv(exe.c_str(), cargv.data());
+  return ErrnoError("exec " + exe);
+}
+
 Result<pid_t> Start(const std::vector<std::string>& argv) {
   if (argv.empty()) return MakeError("spawn: empty command", EINVAL);
   std::vector<std::string> args(argv.begin() + 1, argv.end());

@@ -34,6 +34,10 @@ struct Outcome {
 };
 
 Result<Outcome> Run(const Command& cmd);
+// Replaces this process with argv (execv): for verbs whose whole remaining job is one
+// program, so it gets our stdio, signals and exit status with no process in between.
+// Returns only on failure.
+Error Replace(const std::vector<std::string>& argv);
 // Starts argv in the background and does not wait for it; the caller (or the subreaper above
 // us) reaps it. Inherits our stdio.
 Result<pid_t> Start(const std::vector<std::string>& argv);

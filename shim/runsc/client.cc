@@ -1,6 +1,7 @@
 #include "shim/runsc/client.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -122,15 +123,21 @@ Status Client::Resume(std::string_view id) {
   return Ok();
 }
 
-Result<int> Client::Exec(std::string_view id, const ExecOpts& opts) {
+Error Client::ExecReplace(std::string_view id, const std::string& process_json, const ExecOpts& opts) {
   ProtectStdio();
-  ::unlink(error_log_.c_str());
-  auto argv = WithErrorLog(ExecArgv(g_, opts, id), error_log_);
+  // The process JSON travels in a memfd that runsc opens through /proc/self/fd: no file to
+  // clean up after a process we will not be around to see finish.
+  int fd = ::memfd_create("sandshim-process", 0);
+  if (fd < 0) return ErrnoError("memfd_create");
+  if (::write(fd, process_json.data(), process_json.size()) != static_cast<ssize_t>(process_json.size()))
+    return ErrnoError("write process");
+  ExecOpts o = opts;
+  o.process_file = "/proc/self/fd/" + std::to_string(fd);
+  auto argv = ExecArgv(g_, o, id);
   LogArgv(argv);
-  auto o = TRY(spawn::Run({.argv = std::move(argv), .capture = false, .forward_signals = true}));
-  std::string msg = LastLoggedError();
-  if (!msg.empty() && o.exit_code == 128) return Failed("exec", msg);
-  return o.Status();
+  Error e = spawn::Replace(argv);
+  ::close(fd);
+  return Failed("exec", e.msg);
 }
 
 Result<pid_t> Client::ExecDetached(std::string_view id, const ExecOpts& opts,
@@ -167,9 +174,12 @@ Status Client::Destroy(const Owner& owner, const std::string& cgroups_path) {
   auto note = [&](const Status& s) {
     if (!s) errors += (errors.empty() ? "" : "; ") + s.error().msg;
   };
-  // runsc delete fails for containers it never finished creating; the sweeps below cover them.
-  auto del = spawn::Run({.argv = DeleteArgv(g_, owner.id, true), .timeout = std::chrono::seconds(30)});
-  if (del && !del->Success()) log::Debug("runsc delete " + owner.id + ": " + del->Describe());
+  // Only ask runsc when it still knows the container (a finished `runsc run` deleted it
+  // already; each runsc call costs ~30 ms). The sweeps below cover whatever it misses.
+  if (HasStateFiles(owner)) {
+    auto del = spawn::Run({.argv = DeleteArgv(g_, owner.id, true), .timeout = std::chrono::seconds(30)});
+    if (del && !del->Success()) log::Debug("runsc delete " + owner.id + ": " + del->Describe());
+  }
   note(KillProcesses(owner));
   note(RemoveStateFiles(owner));
   note(RemoveCgroups(cgroups_path));

@@ -27,8 +27,10 @@ class Client {
   Status Kill(std::string_view id, int signal, bool all);
   Status Pause(std::string_view id);
   Status Resume(std::string_view id);
-  // Foreground exec of the process in o.process_file; returns its exit status.
-  Result<int> Exec(std::string_view id, const ExecOpts& o);
+  // Foreground exec: becomes `runsc exec` (execv), reading the process from an in-memory
+  // file, so the exec'd command's status and signals are runsc's own with nothing in
+  // between. Returns only on failure.
+  Error ExecReplace(std::string_view id, const std::string& process_json, const ExecOpts& o);
   // Detached exec done by sandshim itself (this runsc's --detach drops every argument that
   // contains "detach", container ids included): a background `runsc exec` whose pid is the
   // exec'd process as the caller sees it. Returns once the process runs inside the sandbox.

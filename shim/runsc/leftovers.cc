@@ -55,14 +55,23 @@ Status KillProcesses(const Owner& o) {
   return Ok();
 }
 
-Status RemoveStateFiles(const Owner& o) {
+// runsc names its files <container-id>_sandbox:<sandbox-id>.{state,lock}.
+static std::vector<std::filesystem::path> StateFiles(const Owner& o) {
+  std::vector<std::filesystem::path> out;
   std::error_code ec;
   std::string mine = o.id + "_sandbox:";
   std::string as_sandbox = "_sandbox:" + o.id + ".";
   for (const auto& e : std::filesystem::directory_iterator(o.runsc_root, ec)) {
     std::string name = e.path().filename().string();
-    if (name.rfind(mine, 0) == 0 || name.find(as_sandbox) != std::string::npos) TRY(fs::RemoveAll(e.path()));
+    if (name.rfind(mine, 0) == 0 || name.find(as_sandbox) != std::string::npos) out.push_back(e.path());
   }
+  return out;
+}
+
+bool HasStateFiles(const Owner& o) { return !StateFiles(o).empty(); }
+
+Status RemoveStateFiles(const Owner& o) {
+  for (const auto& f : StateFiles(o)) TRY(fs::RemoveAll(f));
   return Ok();
 }
 

@@ -25,6 +25,8 @@ struct Owner {
 bool BelongsTo(const std::vector<std::string>& argv, const Owner& o);
 // SIGKILLs every live process that BelongsTo(o) and waits briefly for them to go.
 Status KillProcesses(const Owner& o);
+// True if runsc's root holds a state or lock file of this container.
+bool HasStateFiles(const Owner& o);
 // Removes <root>/<id>_sandbox:*.{lock,state} and similar files runsc keeps for this id.
 Status RemoveStateFiles(const Owner& o);
 // Removes the container's cgroup in every mounted hierarchy (v1 controllers and v2).

@@ -57,15 +57,19 @@ Status Containers::ReplayAndErase(const RecordLock& lock) {
   return store_.Erase(lock);
 }
 
-Result<ContainerRecord> Containers::BeginCreate(CreateRequest& r, const RecordLock& lock) {
+Result<ContainerRecord> Containers::BeginCreate(CreateRequest& r, const RecordLock& lock, const BackendChoice& choice,
+                                                ContainerStatus status) {
   ContainerRecord rec;
   rec.id = r.id;
+  rec.backend = choice.backend;
   rec.bundle = r.bundle;
   rec.rootfs = bundle::RootfsPath(r.spec, r.bundle);
-  rec.status = S::kCreating;
+  rec.status = status;
   rec.owner = proc::Self();
   rec.created = log::NowRfc3339();
   rec.annotations = r.spec.annotations;
+  rec.annotations["dev.sandshim.backend"] = choice.backend;
+  rec.annotations["dev.sandshim.backend.reason"] = choice.reason;
   r.state_dir = store_.Dir(r.id);
   // A directory without a record is what a create that died leaves: undo its journal first,
   // or its entries would be lost when ours is written.
@@ -91,10 +95,7 @@ Status Containers::Create(CreateRequest r) {
   ScopeExit rollback([&] {
     if (auto s = ReplayAndErase(lock); !s) log::Error("rollback of " + r.id + ": " + s.error().msg);
   });
-  auto rec = TRY(BeginCreate(r, lock));
-  rec.backend = choice.backend;
-  rec.annotations["dev.sandshim.backend"] = choice.backend;
-  rec.annotations["dev.sandshim.backend.reason"] = choice.reason;
+  auto rec = TRY(BeginCreate(r, lock, choice, S::kCreating));
   Journal journal(r.state_dir / "journal.json");
   auto created = TRY(BackendNamed(choice.backend, platform).Create(r, journal));
   rec.init = created.init;
@@ -123,15 +124,12 @@ Result<int> Containers::Run(CreateRequest r, bool detach) {
   {
     auto lock = TRY(store_.Lock(r.id, LockMode::kCreate));
     if (store_.HasRecord(r.id)) return MakeError("container " + r.id + " already exists", EEXIST);
-    auto rec = BeginCreate(r, lock);
+    // Running from the start: it lives exactly as long as this process (its owner) does.
+    auto rec = BeginCreate(r, lock, choice, S::kRunning);
     if (!rec) {
       (void)store_.Erase(lock);
       return rec.error();
     }
-    rec->backend = choice.backend;
-    rec->status = S::kRunning;  // lives as long as this process (the owner) does
-    rec->annotations["dev.sandshim.backend"] = choice.backend;
-    (void)store_.Save(lock, *rec);
   }
   // Without the lock while the workload runs: kill and delete --force must get through.
   Journal journal(r.state_dir / "journal.json");

@@ -63,7 +63,8 @@ class Containers {
   Backend& BackendNamed(std::string_view name, const std::string& platform = "");
   Status Undo(const JournalEntry& e);
   Status ReplayAndErase(const RecordLock& lock);
-  Result<ContainerRecord> BeginCreate(CreateRequest& r, const RecordLock& lock);
+  Result<ContainerRecord> BeginCreate(CreateRequest& r, const RecordLock& lock, const BackendChoice& choice,
+                                      ContainerStatus status);
   Result<std::pair<RecordLock, ContainerRecord>> LockLoaded(std::string_view id);
   bool Orphaned(const ContainerRecord& rec, std::string* why) const;
 

@@ -98,22 +98,18 @@ Status GvisorBackend::Start(const ContainerRecord& c) {
 
 Result<int> GvisorBackend::Exec(const ContainerRecord& c, const ExecRequest& r) {
   if (r.preserve_fds > 0) return MakeError("--preserve-fds is not supported by the gvisor backend", ENOTSUP);
+  auto client = ClientFor(c);
+  if (!r.detach) return client.ExecReplace(c.id, json::serialize(r.process), {.console_socket = r.console_socket});
   auto dir = root_ / c.id;
   auto process_file = dir / ("exec-" + std::to_string(::getpid()) + "-" + RandomSuffix() + ".json");
-  TRY(fs::WriteFileAtomic(process_file, json::serialize(r.process), 0600));
+  TRY(fs::WriteFileAtomic(process_file, json::serialize(r.process), 0600, /*sync=*/false));
   runsc::ExecOpts o{.process_file = process_file, .console_socket = r.console_socket};
-  auto client = ClientFor(c);
-  if (!r.detach) {
-    auto status = client.Exec(c.id, o);
-    ::unlink(process_file.c_str());
-    return status;
-  }
   auto internal = dir / ("exec-" + std::to_string(::getpid()) + "-" + RandomSuffix() + ".pid");
   auto pid = client.ExecDetached(c.id, o, internal);
   ::unlink(process_file.c_str());
   ::unlink(internal.c_str());
   if (!pid) return pid.error();
-  if (r.pid_file) TRY(fs::WriteFileAtomic(*r.pid_file, std::to_string(*pid), 0644));
+  if (r.pid_file) TRY(fs::WriteFileAtomic(*r.pid_file, std::to_string(*pid), 0644, /*sync=*/false));
   return static_cast<int>(*pid);
 }
 

@@ -55,19 +55,18 @@ setup() {
   WORK=$(mktemp -d /tmp/sandshim-it.XXXXXX)
   install_traps
   on_exit '[ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$WORK"'
-  "$CHECK_LEAKS" --match "$WORK" --snapshot "$WORK.pre"
-  on_exit 'rm -f "$WORK.pre"'
+  # dockerd 20.10 hands every runtime the same --root: <exec-root>/runtime-runc.
+  leaks_init "$WORK/d" "$WORK/d/exec/runtime-runc"
   on_exit 'stop_daemons "$WORK/d"'
   start_daemons "$WORK/d" || skip_all "private dockerd/containerd cannot start (see above)"
   log "runtime $RT -> $bin; daemons in $WORK/d; bridge $BRIDGE_NAME $BRIDGE_IP"
 
   build_rootfs "$WORK/rootfs" && import_docker_image "$WORK/rootfs" ||
     die "cannot build/import the test image"
-  RT_ROOT=$WORK/d/exec/runtime-$RT
   # dockerd creates its cgroup parent on the first container start; let a throwaway
   # container (docker's built-in runc) do that before the baseline is recorded.
   dk run --rm "$IMG" true >/dev/null 2>&1 || log "warm-up container failed"
-  "$CHECK_LEAKS" --match "$WORK" --snapshot "$WORK/base.snap"
+  leaks_baseline
   AFTER_CHECK_HOOK=after_check
 }
 
@@ -107,17 +106,15 @@ wait_log() {
 # Runs after every check: containers must be gone (the checks remove their own) and
 # nothing they started may outlive them.
 after_check() {
-  local left
+  local left msg=""
   left=$(dk ps -aq 2>/dev/null)
   if [ -n "$left" ]; then
     # shellcheck disable=SC2086
     drm $left
-    fail "containers left behind: $(echo $left)"
-    return 1
+    msg="containers left behind: $(echo $left)"
   fi
-  local leaks
-  leaks=$("$CHECK_LEAKS" --match "$WORK" --root "$RT_ROOT" --since-snapshot "$WORK/base.snap" --wait 15) ||
-    { fail "leak: $(echo "$leaks" | tail -n +2 | tr -s ' ' | head -c 600)"; return 1; }
+  leaks_since_baseline || msg="${msg:+$msg; }$REASON"
+  [ -z "$msg" ] || fail "$msg"
 }
 
 # --------------------------------------------------------------------------- checks
@@ -241,10 +238,12 @@ check_stop_trapped_term() {
 }
 
 check_tty() {
-  drun -t "$IMG" sh -c 'tty; test -t 0 && test -t 1 && echo both-tty'
+  drun -t "$IMG" sh -c 'test -t 0 && test -t 1 && echo both-tty; ls /dev/pts; tty || true'
   OUT=$(printf '%s' "$OUT" | tr -d '\r')
   assert_eq 0 "$RC" "exit status ($ERR)" || return 1
-  assert_contains "$OUT" /dev/pts/ "tty name" && assert_contains "$OUT" both-tty "test -t"
+  assert_contains "$OUT" both-tty "test -t 0/1" || return 1
+  # ttyname() is informative only: gVisor answers "not a tty" although isatty() holds.
+  log "tty: $(echo $OUT)"
 }
 
 check_stdin() {
@@ -271,10 +270,10 @@ host_cgroup_file() { # ID CONTROLLER FILE
 }
 
 check_memory_limit() {
-  # ~200 MB in a shell variable: fine unconstrained, must die under 64m (no swap).
-  local hog='x=$(head -c 200000000 /dev/zero | tr "\0" a); echo survived ${#x}'
+  # dd touches its whole 128 MB buffer: fine unconstrained, must die under 64m (no swap).
+  local hog='dd if=/dev/zero of=/dev/null bs=128M count=2 2>/dev/null && echo survived'
   drun "$IMG" sh -c "$hog"
-  assert_contains "$OUT" "survived 200000000" "control run without limit ($RC, $ERR)" || return 1
+  assert_contains "$OUT" survived "control run without limit ($RC, $ERR)" || return 1
   dstart --memory 64m --memory-swap 64m "$IMG" sh -c "sleep 1; $hog" || return 1
   local id cg limit code oom logs
   id=$(inspect "$CN" '{{.Id}}')
@@ -313,9 +312,12 @@ check_network_bridge() {
   # Bound to the bridge address only, so nothing outside can reach it.
   "$BUSYBOX" httpd -f -p "$BRIDGE_IP:$port" -h "$www" &
   pid=$!
-  wait_until 5 sh -c "$BUSYBOX nc -z $BRIDGE_IP $port || $BUSYBOX wget -q -O /dev/null http://$BRIDGE_IP:$port/" ||
+  wait_until 5 timeout 2 "$BUSYBOX" wget -q -O /dev/null "http://$BRIDGE_IP:$port/" ||
     log "httpd readiness probe failed; trying anyway"
-  drun "$IMG" sh -c "$IFACES_CMD; echo; wget -q -T 10 -O - http://$BRIDGE_IP:$port/index.html"
+  # A raw HTTP request through nc: busybox wget is unusable here (`wget -T` segfaults,
+  # and under runsc --network=host it fails with "error getting response: Resource
+  # temporarily unavailable"), which would test wget rather than the network.
+  drun "$IMG" sh -c "$IFACES_CMD; echo; printf 'GET /index.html HTTP/1.0\r\n\r\n' | timeout 10 nc $BRIDGE_IP $port"
   kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
   assert_eq 0 "$RC" "exit status ($ERR)" || return 1
   assert_contains "$OUT" eth0 "interfaces" || return 1
@@ -380,10 +382,12 @@ check_top() {
 
 check_no_leaks_after_shutdown() {
   AFTER_CHECK_HOOK=""
+  # "keep": daemons stopped and unmounted, but our cgroups and dir stay to be judged.
+  stop_daemons "$WORK/d" keep
+  leaks_since_start
+  local rc=$?
   stop_daemons "$WORK/d"
-  local leaks
-  leaks=$("$CHECK_LEAKS" --match "$WORK" --since-snapshot "$WORK.pre" --wait 10) ||
-    fail "leak: $(echo "$leaks" | tail -n +2 | tr -s ' ' | head -c 600)"
+  return $rc
 }
 
 # --------------------------------------------------------------------------- main
@@ -412,5 +416,5 @@ run_check "default bridge reaches host" check_network_bridge
 run_check "docker restart" check_restart
 run_check "pause/unpause" check_pause_unpause
 run_check "docker top" check_top
-run_check "no leaks after daemon shutdown" check_no_leaks_after_shutdown
+CHECK_FILTER="" run_check "no leaks after daemon shutdown" check_no_leaks_after_shutdown
 finish_checks

@@ -89,10 +89,14 @@ TEST_CASE("containers: a failed create rolls back and leaves no state") {
   auto c = f.Make();
   ::setenv("FAKE_RUNSC_FAIL", "create", 1);
   ::setenv("FAKE_RUNSC_ERR", "boom from runsc", 1);
+  // runsc failed after writing its state file: the rollback must still ask runsc to delete.
+  (void)fs::MkdirAll(f.dir.path() / "root" / "@runsc");
+  (void)fs::WriteFileAtomic(f.dir.path() / "root" / "@runsc" / "c2_sandbox:c2.state", "{}");
   auto s = c.Create(f.Request("c2"));
   REQUIRE_FALSE(s.ok());
   CHECK(s.error().msg == "runsc create: boom from runsc");
   CHECK_FALSE(fs::Exists(f.dir.path() / "root" / "c2"));
+  CHECK_FALSE(fs::Exists(f.dir.path() / "root" / "@runsc" / "c2_sandbox:c2.state"));
   CHECK(f.Calls().find("delete --force c2") != std::string::npos);  // the rollback ran the journal
 }
 
@@ -123,6 +127,8 @@ TEST_CASE("containers: gc removes a create whose creator died, and nothing the s
     REQUIRE(store.Save(*lock, r).ok());
     Journal j(store.Dir("dead") / "journal.json");
     REQUIRE(j.Append({"runsc-container", {{"runsc_root", (f.dir.path() / "root" / "@runsc").string()}, {"id", "dead"}}}).ok());
+    (void)fs::MkdirAll(f.dir.path() / "root" / "@runsc");
+    (void)fs::WriteFileAtomic(f.dir.path() / "root" / "@runsc" / "dead_sandbox:dead.state", "{}");
   }
   REQUIRE(c.Create(f.Request("alive")).ok());
   auto first = c.Gc();

@@ -19,6 +19,40 @@ SANDSHIM_ARGS=${SANDSHIM_ARGS:-}
 # Exit code understood by automake-style harnesses (and our README) as "skipped".
 readonly EXIT_SKIP=77
 
+# resolve_runtime NAME|PATH: sets RT_BIN (absolute path) and RT_ARGS (global flags to
+# put before every runtime subcommand). Names: sandshim ($SANDSHIM_BIN + $SANDSHIM_ARGS),
+# runc, crun, runsc, runsc-host (runsc --network=host); anything else is a binary path
+# or command name. $RUNTIME_ARGS (whitespace separated) is appended in all cases.
+resolve_runtime() {
+  RT_ARGS=()
+  case $1 in
+    sandshim) RT_BIN=$SANDSHIM_BIN ;;
+    runc) RT_BIN=/usr/sbin/runc ;;
+    crun) RT_BIN=/usr/bin/crun ;;
+    runsc) RT_BIN=/usr/bin/runsc ;;
+    runsc-host) RT_BIN=/usr/bin/runsc; RT_ARGS=(--network=host) ;;
+    */*) RT_BIN=$(readlink -f "$1" 2>/dev/null || echo "$1") ;;
+    *) RT_BIN=$(abs_cmd "$1" || echo "$1") ;;
+  esac
+  # shellcheck disable=SC2206 # deliberate word splitting of flag lists
+  case ${RT_BIN##*/} in sandshim*) RT_ARGS+=($SANDSHIM_ARGS) ;; esac
+  # shellcheck disable=SC2206
+  RT_ARGS+=(${RUNTIME_ARGS:-})
+}
+
+# Clients that take only a runtime binary (ctr --runc-binary) get a wrapper script
+# that adds RT_ARGS; prints the path to hand over (RT_BIN itself if no args).
+runtime_wrapper() { # DIR
+  [ "${#RT_ARGS[@]}" -eq 0 ] && { echo "$RT_BIN"; return 0; }
+  mkdir -p "$1"
+  {
+    echo '#!/bin/sh'
+    printf 'exec %q' "$RT_BIN"; printf ' %q' "${RT_ARGS[@]}"; echo ' "$@"'
+  } >"$1/runtime"
+  chmod +x "$1/runtime"
+  echo "$1/runtime"
+}
+
 log() { printf '# %s\n' "$*" >&2; }
 die() { printf 'FATAL: %s\n' "$*" >&2; exit 1; }
 skip_all() { printf '# SKIP: %s\n' "$*"; printf '0 passed, 0 failed, 1 skipped\n'; exit "$EXIT_SKIP"; }
@@ -59,6 +93,53 @@ wait_until() {
 now_ms() { date +%s%3N; }
 
 # ---------------------------------------------------------------------------
+# Teardown helpers shared by all the tests. Each test keeps everything under one
+# private directory DIR, and its containers under a cgroup parent derived from DIR.
+# ---------------------------------------------------------------------------
+
+# Name of the cgroup parent for containers of the test owning DIR. It carries
+# "sandshim" so check-leaks spots leftovers, and is unique per DIR so concurrent
+# runs (and any other docker/podman) never share it.
+cgroup_parent_for() { printf 'sandshim-it-%s' "$(printf %s "$1" | md5sum | cut -c1-8)"; }
+
+# Removes that cgroup parent in every hierarchy. With "all", container cgroups left
+# inside go first; without, the parent goes only if empty, so leftovers stay visible
+# to a leak check. rmdir never removes a cgroup that still has processes.
+remove_cgroup_parent() { # DIR [all]
+  local cg
+  find /sys/fs/cgroup -maxdepth 6 -type d -name "$(cgroup_parent_for "$1")" 2>/dev/null |
+    while read -r cg; do
+      if [ "${2:-}" = all ]; then
+        find "$cg" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null
+      fi
+      rmdir "$cg" 2>/dev/null
+    done
+  true
+}
+
+# Last resort for processes that outlived their parents (e.g. a runsc-gofer orphaned
+# by a sandbox that crashed during create): anything whose command line names DIR/.
+# Our own shell and its parent are spared in case DIR is on their command line.
+kill_procs_naming() { # DIR
+  local d pid cmd spare=" $$ ${BASHPID:-} $PPID "
+  for d in /proc/[0-9]*; do
+    pid=${d#/proc/}
+    case $spare in *" $pid "*) continue ;; esac
+    cmd=$( (tr '\0' ' ' <"$d/cmdline") 2>/dev/null) || continue
+    case $cmd in *"$1/"*) log "killing leftover $pid: ${cmd:0:120}"; kill -KILL "$pid" 2>/dev/null ;; esac
+  done
+  true
+}
+
+# Unmounts everything below DIR, deepest first, lazily as a last resort.
+unmount_under() { # DIR
+  local m
+  for m in $(awk -v d="$1/" 'index($5, d) == 1 { print $5 }' /proc/self/mountinfo | sort -r); do
+    umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || log "cannot unmount $m"
+  done
+}
+
+# ---------------------------------------------------------------------------
 # Check runner. A check is a function that returns 0 (pass), 77 (skip) or anything
 # else (fail); it explains failures/skips through fail/skip, which set REASON.
 # ---------------------------------------------------------------------------
@@ -97,13 +178,19 @@ run_check() { # name function [args...]
   REASON=""
   local rc=0 start=$SECONDS
   "$@" || rc=$?
-  if [ "$rc" -eq 0 ] && [ -n "$AFTER_CHECK_HOOK" ]; then
-    $AFTER_CHECK_HOOK || rc=$?
-  elif [ -n "$AFTER_CHECK_HOOK" ]; then
-    # Still clean up/inspect after a failed check, but keep the original reason.
-    local keep=$REASON
-    $AFTER_CHECK_HOOK >/dev/null 2>&1 || true
-    REASON=$keep
+  if [ -n "$AFTER_CHECK_HOOK" ]; then
+    # Runs after failed checks too (it cleans up); its complaint is appended.
+    local first=$REASON
+    REASON=""
+    if ! $AFTER_CHECK_HOOK; then
+      if [ "$rc" -eq 0 ] || [ "$rc" -eq "$EXIT_SKIP" ]; then
+        rc=1
+      else
+        REASON="$first; also $REASON"
+      fi
+    else
+      REASON=$first
+    fi
   fi
   local took="$((SECONDS - start))s"
   case $rc in
@@ -124,6 +211,58 @@ finish_checks() {
   fi
   [ "$N_FAIL" -eq 0 ] && exit 0
   exit 1
+}
+
+# ---------------------------------------------------------------------------
+# Leak checks (scripts/check-leaks.sh) scoped to one test: only what names the test's
+# dir or its cgroup parent counts, so other containers on the machine are not blamed.
+#   leaks_init DIR [RUNTIME_ROOT...]  before anything starts: the "pre" snapshot
+#   leaks_baseline                    after daemons/images are up: the per-check base
+#   leaks_since_baseline              after each check (fails with a summary)
+#   leaks_since_start                 at the very end, after everything was stopped
+# ---------------------------------------------------------------------------
+LEAK_SCOPE=()
+LEAK_ROOTS=()
+LEAK_DIR=""
+
+leaks_init() { # DIR [RUNTIME_ROOT...]
+  LEAK_DIR=$1; shift
+  LEAK_SCOPE=(--match "$LEAK_DIR" --match "$(cgroup_parent_for "$LEAK_DIR")")
+  LEAK_ROOTS=()
+  local r
+  for r in "$@"; do LEAK_ROOTS+=(--root "$r"); done
+  mkdir -p "$LEAK_DIR.leaks"
+  on_exit 'rm -rf "$LEAK_DIR.leaks"'
+  "$CHECK_LEAKS" "${LEAK_SCOPE[@]}" --snapshot "$LEAK_DIR.leaks/pre"
+}
+
+leaks_baseline() {
+  "$CHECK_LEAKS" "${LEAK_SCOPE[@]}" "${LEAK_ROOTS[@]}" --snapshot "$LEAK_DIR.leaks/base"
+}
+
+# Each leftover is blamed on the check that caused it only: once reported it joins
+# the baseline.
+leaks_since_baseline() {
+  local leaks
+  leaks=$("$CHECK_LEAKS" "${LEAK_SCOPE[@]}" "${LEAK_ROOTS[@]}" \
+    --since-snapshot "$LEAK_DIR.leaks/base" --wait "${LEAK_WAIT:-15}") && return 0
+  leaks_baseline
+  fail "leak: $(summarize_leaks "$leaks")"
+}
+
+leaks_since_start() {
+  local leaks
+  leaks=$("$CHECK_LEAKS" "${LEAK_SCOPE[@]}" "${LEAK_ROOTS[@]}" \
+    --since-snapshot "$LEAK_DIR.leaks/pre" --wait 10) && return 0
+  fail "leak: $(summarize_leaks "$leaks")"
+}
+
+# One phrase per kind of leftover: count and first example (cgroups repeat once per
+# hierarchy, so counts are large). The full list goes to stderr.
+summarize_leaks() {
+  printf '%s\n' "$1" | head -n 25 | sed 's/^/#   /' >&2
+  tail -n +2 <<<"$1" | awk '{ k = $1; n[k]++; if (!(k in ex)) ex[k] = $2 " " $3 " " $4 }
+    END { for (k in n) printf "%d %s (e.g. %s); ", n[k], k, substr(ex[k], 1, 160) }'
 }
 
 # ---------------------------------------------------------------------------

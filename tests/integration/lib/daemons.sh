@@ -13,12 +13,16 @@
 # NAT/forwarding is needed because the tests only talk container <-> bridge address,
 # and no host-wide firewall or sysctl state is touched.
 #
+# Containers get a private cgroup parent (cgroup_parent_for DIR, in common.sh), so
+# their cgroups never mix with another docker's and leftovers are easy to find.
+#
 # Usage:
 #   add_docker_runtime NAME PATH [RUNTIME_ARG...]   # before start_daemons
-#   start_daemons DIR                               # exits 77 (skip) if they cannot start
-#   DOCKER run ...                                  # docker CLI against the private daemon
-#   CTR ...                                         # ctr against the private containerd
-#   stop_daemons DIR
+#   start_daemons DIR       # containerd + dockerd; non-zero if either cannot start
+#   start_containerd DIR    # containerd only (the ctr test)
+#   "${DOCKER_CMD[@]}" ... / DOCKER ...   # docker CLI against the private daemon
+#   "${CTR_CMD[@]}" ... / CTR ...         # ctr against the private containerd
+#   stop_daemons DIR [keep]
 
 # shellcheck source=common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -47,8 +51,8 @@ add_docker_runtime() { # NAME PATH [ARG...]
     <<<"$DAEMON_RUNTIMES_JSON")
 }
 
-# docker/ctr against the private instances. Functions, so they work inside `timeout`
-# only through the *_cmd arrays below; prefer `timeout N "${DOCKER_CMD[@]}" ...`.
+# docker/ctr against the private instances. The arrays also work under `timeout`,
+# which cannot run shell functions.
 DOCKER_CMD=()
 CTR_CMD=()
 DOCKER() { "${DOCKER_CMD[@]}" "$@"; }
@@ -106,12 +110,7 @@ _create_bridge() { # DIR
 }
 
 _write_daemon_json() { # DIR
-  # A private cgroup parent keeps our containers' cgroups apart from any other docker's
-  # (and makes leftovers easy to spot: check-leaks looks for "sandshim" in cgroup paths).
-  local cg
-  cg="sandshim-it-$(printf %s "$1" | md5sum | cut -c1-8)"
-  echo "$cg" >"$1/cgroup.parent"
-  jq -n --argjson rt "$DAEMON_RUNTIMES_JSON" --arg cg "$cg" \
+  jq -n --argjson rt "$DAEMON_RUNTIMES_JSON" --arg cg "$(cgroup_parent_for "$1")" \
     '{runtimes: $rt, "cgroup-parent": $cg, "log-driver": "json-file"}' >"$1/daemon.json"
 }
 
@@ -130,6 +129,7 @@ _wait_ready() {
 
 _start_containerd() { # DIR
   local d=$1/containerd
+  _write_containerd_config "$1" || return 1
   "$CONTAINERD_BIN" --config "$d/config.toml" >"$1/containerd.log" 2>&1 &
   echo $! >"$1/containerd.pid"
   CONTAINERD_SOCK=$d/containerd.sock
@@ -140,6 +140,7 @@ _start_containerd() { # DIR
 
 _start_dockerd() { # DIR
   local dir=$1
+  _create_bridge "$dir" && _write_daemon_json "$dir" || return 1
   mkdir -p "$dir/docker" "$dir/exec" "$dir/cli"
   DOCKER_SOCK=$dir/docker.sock
   "$DOCKERD_BIN" --config-file "$dir/daemon.json" \
@@ -158,19 +159,22 @@ _start_dockerd() { # DIR
     { log "dockerd did not become ready; last log lines:"; tail -n 20 "$dir/dockerd.log" >&2; return 1; }
 }
 
-# start_daemons DIR: returns non-zero (after cleaning up) when anything fails to start;
-# the caller decides whether that is a skip.
+# start_daemons DIR / start_containerd DIR: non-zero (after cleaning up) when anything
+# fails to start; the caller decides whether that is a skip.
 start_daemons() {
-  local dir=$1
-  mkdir -p "$dir"
-  DAEMON_DIR=$(cd "$dir" && pwd)
-  _write_containerd_config "$DAEMON_DIR" &&
-    _create_bridge "$DAEMON_DIR" &&
-    _write_daemon_json "$DAEMON_DIR" &&
-    _start_containerd "$DAEMON_DIR" &&
-    _start_dockerd "$DAEMON_DIR" && return 0
-  stop_daemons "$DAEMON_DIR" keep
-  return 1
+  _start_in "$1" _start_containerd _start_dockerd
+}
+start_containerd() {
+  _start_in "$1" _start_containerd
+}
+_start_in() { # DIR STEP...
+  mkdir -p "$1" || return 1
+  DAEMON_DIR=$(cd "$1" && pwd)
+  shift
+  local step
+  for step in "$@"; do
+    "$step" "$DAEMON_DIR" || { stop_daemons "$DAEMON_DIR" keep; return 1; }
+  done
 }
 
 # Sends TERM, waits up to SECS, then KILLs. Only the pid we were given.
@@ -201,14 +205,8 @@ _remove_docker_containers() {
   [ -z "$ids" ] || timeout 60 "${DOCKER_CMD[@]}" rm -f $ids >/dev/null 2>&1 || true
 }
 
-_unmount_under() { # DIR: deepest first, lazily as a last resort
-  local m
-  for m in $(awk -v d="$1/" 'index($5, d) == 1 { print $5 }' /proc/self/mountinfo | sort -r); do
-    umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || log "cannot unmount $m"
-  done
-}
-
-# stop_daemons DIR [keep]: tears everything down; removes DIR unless "keep".
+# stop_daemons DIR [keep]: tears everything down and removes DIR. With "keep", DIR and
+# the cgroups stay for inspection (e.g. a leak check); call again without it to finish.
 stop_daemons() {
   local dir=$1 keep=${2:-}
   [ -d "$dir" ] || return 0
@@ -219,16 +217,16 @@ stop_daemons() {
   _kill_our_shims "$dir"
   _stop_pid "$dir/containerd.pid" 20
   _kill_our_shims "$dir"
-  _unmount_under "$dir"
+  kill_procs_naming "$dir"
+  unmount_under "$dir"
   if [ -f "$dir/bridge.name" ]; then
     ip link del "$(cat "$dir/bridge.name")" 2>/dev/null || true
     rm -f "$dir/bridge.name"
   fi
-  # dockerd's cgroup parent, in every v1 hierarchy (and v2 if unified). Only the empty
-  # parent is removed: a container cgroup left inside it is a leak to be reported.
-  if [ -f "$dir/cgroup.parent" ]; then
-    find /sys/fs/cgroup -maxdepth 6 -type d -name "$(cat "$dir/cgroup.parent")" 2>/dev/null |
-      xargs -r rmdir 2>/dev/null || true
+  if [ "$keep" = keep ]; then
+    remove_cgroup_parent "$dir"
+    return 0
   fi
-  [ "$keep" = keep ] || rm -rf "$dir"
+  remove_cgroup_parent "$dir" all
+  rm -rf "$dir"
 }

@@ -4,7 +4,8 @@
 #
 #   build_rootfs DIR                       # busybox rootfs with users root/1000/nobody
 #   import_docker_image ROOTFS [REF]       # `docker import` into the private dockerd
-#   save_docker_image REF TAR              # docker-archive tar for ctr/podman
+#   save_docker_image REF TAR              # docker-archive tar from the private dockerd
+#   build_oci_archive ROOTFS TAR [REF]     # OCI image archive, no daemon needed
 #   make_bundle BUNDLE_DIR ARG...          # OCI bundle (runc spec + our rootfs)
 
 # shellcheck source=common.sh
@@ -22,6 +23,7 @@ build_rootfs() { # DIR
   # relative to the container root (what --install -s does when run via chroot).
   chroot "$r" /bin/busybox --install -s /bin || return 1
   chmod 1777 "$r/tmp" "$r/var/tmp"
+  chmod 700 "$r/root"
   chown 1000:1000 "$r/home/user"
   cat >"$r/etc/passwd" <<'P'
 root:x:0:0:root:/root:/bin/sh
@@ -45,6 +47,45 @@ import_docker_image() { # ROOTFS [REF]
 
 save_docker_image() { # REF TAR
   timeout 120 "${DOCKER_CMD[@]}" save -o "$2" "$1"
+}
+
+_blob() { # FILE DIR: moves FILE into DIR/blobs/sha256 by digest, prints "digest size"
+  local sum size
+  sum=$(sha256sum "$1" | cut -d' ' -f1)
+  size=$(stat -c %s "$1")
+  mv "$1" "$2/blobs/sha256/$sum"
+  echo "sha256:$sum $size"
+}
+
+# build_oci_archive ROOTFS TAR [REF]: a one-layer OCI image archive (oci-layout +
+# index.json) that `ctr images import` and `podman load` both accept, so those tests
+# do not need a dockerd. REF is recorded under both annotation names in use.
+build_oci_archive() {
+  local rootfs=$1 out=$2 ref=${3:-docker.io/$TEST_IMAGE}
+  local d layer cfg man
+  d=$(mktemp -d) || return 1
+  mkdir -p "$d/blobs/sha256"
+  tar -C "$rootfs" --numeric-owner --sort=name -cf "$d/layer.tar" . || { rm -rf "$d"; return 1; }
+  layer=$(_blob "$d/layer.tar" "$d")
+  jq -n --arg diff "${layer% *}" '{
+      architecture: "amd64", os: "linux",
+      config: {Env: ["PATH=/usr/sbin:/usr/bin:/sbin:/bin"], Cmd: ["/bin/sh"]},
+      rootfs: {type: "layers", diff_ids: [$diff]}}' >"$d/config.json"
+  cfg=$(_blob "$d/config.json" "$d")
+  jq -n --arg cd "${cfg% *}" --argjson cs "${cfg#* }" --arg ld "${layer% *}" --argjson ls "${layer#* }" '{
+      schemaVersion: 2, mediaType: "application/vnd.oci.image.manifest.v1+json",
+      config: {mediaType: "application/vnd.oci.image.config.v1+json", digest: $cd, size: $cs},
+      layers: [{mediaType: "application/vnd.oci.image.layer.v1.tar", digest: $ld, size: $ls}]}' >"$d/manifest.json"
+  man=$(_blob "$d/manifest.json" "$d")
+  jq -n --arg md "${man% *}" --argjson ms "${man#* }" --arg ref "$ref" '{
+      schemaVersion: 2,
+      manifests: [{mediaType: "application/vnd.oci.image.manifest.v1+json", digest: $md, size: $ms,
+        annotations: {"io.containerd.image.name": $ref, "org.opencontainers.image.ref.name": $ref}}]}' >"$d/index.json"
+  echo '{"imageLayoutVersion":"1.0.0"}' >"$d/oci-layout"
+  tar -C "$d" -cf "$out" oci-layout index.json blobs
+  local rc=$?
+  rm -rf "$d"
+  return $rc
 }
 
 # make_bundle DIR ARG...: a plain OCI bundle for driving a runtime binary directly.

@@ -1,0 +1,214 @@
+#!/usr/bin/env bash
+# Real-client checks through containerd: `ctr run` -> containerd-shim-runc-v2 ->
+# RUNTIME as the shim's runc BinaryName (ctr's --runc-binary), on a private containerd.
+#
+#   tests/integration/ctr_test.sh RUNTIME
+#
+# RUNTIME: a runc-compatible binary path, or one of sandshim, runc, crun, runsc,
+# runsc-host (see resolve_runtime in lib/common.sh). Extra global runtime flags come
+# from RUNTIME_ARGS (and SANDSHIM_ARGS for sandshim); ctr cannot pass flags, so they
+# go through a generated wrapper script.
+# Exit: 0 all passed, 1 something failed, 77 skipped (not root / containerd won't start).
+set -u
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib/daemons.sh
+. "$HERE/lib/daemons.sh"
+# shellcheck source=lib/image.sh
+. "$HERE/lib/image.sh"
+
+[ $# -eq 1 ] || { echo "usage: $0 RUNTIME_BINARY|NAME" >&2; exit 2; }
+NS=sandshimtest
+IMG=docker.io/$TEST_IMAGE
+
+setup() {
+  require_root
+  require_cmds jq timeout "$CONTAINERD_BIN" "$CTR_BIN" containerd-shim-runc-v2
+  resolve_runtime "$1"
+  [ -x "$RT_BIN" ] || skip_all "runtime binary not found: $RT_BIN"
+
+  WORK=$(mktemp -d /tmp/sandshim-it.XXXXXX)
+  install_traps
+  on_exit '[ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$WORK"'
+  # The runtime's --root is ours (ctr --runc-root) so its state can be checked.
+  RUNC_ROOT=$WORK/d/runc-root
+  leaks_init "$WORK/d" "$RUNC_ROOT"
+  on_exit 'stop_daemons "$WORK/d"'
+  start_containerd "$WORK/d" || skip_all "private containerd cannot start (see above)"
+  mkdir -p "$RUNC_ROOT" "$WORK/fifo"
+  RUNTIME=$(runtime_wrapper "$WORK/bin")
+  CGROUP_PARENT=$(cgroup_parent_for "$WORK/d")
+  log "runtime $RUNTIME (${RT_BIN} ${RT_ARGS[*]:-}); containerd in $WORK/d"
+
+  build_rootfs "$WORK/rootfs" && build_oci_archive "$WORK/rootfs" "$WORK/image.tar" "$IMG" ||
+    die "cannot build the test image"
+  timeout 120 "${CTR_CMD[@]}" -n "$NS" images import "$WORK/image.tar" >/dev/null ||
+    die "ctr images import failed"
+  # The first container creates our cgroup parent; let a throwaway one (system runc)
+  # do that before the baseline is recorded, so the parent is not counted as a leak.
+  # shellcheck disable=SC2046
+  ct run --rm $(run_opts "warmup-$$" "$(abs_cmd runc || echo "$RUNTIME")") \
+    "$IMG" "warmup-$$" true >/dev/null 2>&1 || log "warm-up container failed"
+  leaks_baseline
+  AFTER_CHECK_HOOK=after_check
+}
+
+# --------------------------------------------------------------------------- helpers
+
+ct() { timeout "${T:-60}" "${CTR_CMD[@]}" -n "$NS" "$@"; }
+
+capture() {
+  local ef
+  ef=$(mktemp)
+  OUT=$("$@" 2>"$ef")
+  RC=$?
+  ERR=$(cat "$ef")
+  rm -f "$ef"
+}
+
+# Options every `ctr run` gets: our runtime, its root, our fifo dir and cgroup parent.
+run_opts() { # ID [RUNTIME_BINARY]
+  echo --runtime io.containerd.runc.v2 --runc-binary "${2:-$RUNTIME}" --runc-root "$RUNC_ROOT" \
+    --fifo-dir "$WORK/fifo" --cgroup "/$CGROUP_PARENT/$1"
+}
+
+# crun [CTR-OPT...] -- CMD...: `ctr run --rm` with a fresh id; OUT/ERR/RC.
+crun() {
+  local id opts=()
+  id=$(uniq_name rm)
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+  shift
+  # shellcheck disable=SC2046 # run_opts has no spaces in its words
+  capture ct run --rm $(run_opts "$id") "${opts[@]}" "$IMG" "$id" "$@"
+}
+
+# cstart ARG...: detached task, id left in ID.
+cstart() {
+  ID=$(uniq_name bg)
+  # shellcheck disable=SC2046
+  capture ct run -d $(run_opts "$ID") "$IMG" "$ID" "$@"
+  [ "$RC" -eq 0 ] || fail "ctr run -d failed ($RC): $ERR"
+}
+
+task_status() { ct task ls 2>/dev/null | awk -v id="$1" '$1 == id { print $3 }'; }
+
+# Removes a task (killing it if needed) and its container; quiet and idempotent.
+cremove() { # ID
+  ct task kill -s SIGKILL "$1" >/dev/null 2>&1
+  wait_until 10 sh -c '[ "$("$@" task ls 2>/dev/null | awk -v id="$0" "\$1 == id { print \$3 }")" != RUNNING ]' \
+    "$1" "${CTR_CMD[@]}" -n "$NS"
+  ct task delete "$1" >/dev/null 2>&1
+  ct container delete "$1" >/dev/null 2>&1
+  true
+}
+
+# Runs after every check: containers must be gone (checks remove their own) and
+# nothing they started may outlive them.
+after_check() {
+  local left id msg=""
+  left=$(ct container ls -q 2>/dev/null)
+  if [ -n "$left" ]; then
+    for id in $left; do cremove "$id"; done
+    msg="containers left behind: $(echo $left)"
+  fi
+  leaks_since_baseline || msg="${msg:+$msg; }$REASON"
+  [ -z "$msg" ] || fail "$msg"
+}
+
+# --------------------------------------------------------------------------- checks
+
+check_echo() {
+  crun -- echo hello-ctr
+  assert_eq 0 "$RC" "exit status ($ERR)" && assert_eq hello-ctr "$OUT" "stdout"
+}
+
+check_exit_code() {
+  crun -- sh -c 'echo before-exit; exit 3'
+  assert_eq 3 "$RC" "exit status ($ERR)" && assert_eq before-exit "$OUT" "stdout"
+}
+
+check_env_cwd() {
+  crun --env FOO=bar --cwd /tmp -- sh -c 'echo "$FOO:$(pwd):$(id -u)"'
+  assert_eq 0 "$RC" "exit status ($ERR)" && assert_eq bar:/tmp:0 "$OUT" "env:cwd:uid"
+}
+
+check_stdin() {
+  local id
+  id=$(uniq_name in)
+  # `read` rather than `cat`: ctr 1.6 does not close the task's stdin on EOF, so a
+  # command waiting for EOF would hang.
+  # shellcheck disable=SC2046
+  capture sh -c 'printf "via-stdin\n" | "$@"' sh timeout 60 "${CTR_CMD[@]}" -n "$NS" \
+    run --rm $(run_opts "$id") "$IMG" "$id" sh -c 'read -r x; echo "got:$x"'
+  assert_eq 0 "$RC" "exit status ($ERR)" && assert_eq got:via-stdin "$OUT" "echoed stdin"
+}
+
+check_exec_kill_delete() {
+  cstart sleep 300 || return 1
+  local status
+  status=$(task_status "$ID")
+  capture ct task exec --fifo-dir "$WORK/fifo" --exec-id e1 "$ID" sh -c 'echo in-exec; exit 4'
+  local ex_out=$OUT ex_rc=$RC ex_err=$ERR
+  ct task kill -s SIGKILL "$ID" >/dev/null 2>&1
+  wait_until 10 sh -c "[ \"\$(\"\$@\" task ls 2>/dev/null | awk '\$1 == \"$ID\" { print \$3 }')\" = STOPPED ]" \
+    sh "${CTR_CMD[@]}" -n "$NS"
+  local stopped
+  stopped=$(task_status "$ID")
+  capture ct task delete "$ID"
+  local del_rc=$RC del_err=$ERR
+  ct container delete "$ID" >/dev/null 2>&1
+  local left
+  left=$(ct container ls -q 2>/dev/null | grep -cx "$ID")
+  cremove "$ID"
+  assert_eq RUNNING "$status" "task status after run -d" || return 1
+  assert_eq in-exec "$ex_out" "exec stdout ($ex_err)" || return 1
+  assert_eq 4 "$ex_rc" "exec exit status" || return 1
+  assert_eq STOPPED "$stopped" "task status after kill" || return 1
+  assert_eq 0 "$del_rc" "task delete status ($del_err)" || return 1
+  assert_eq 0 "$left" "container listed after delete"
+}
+
+check_sigterm_trap() {
+  cstart sh -c 'trap "exit 0" TERM; echo ready; sleep 300 & wait' || return 1
+  sleep 1
+  local t0 t1
+  t0=$(now_ms)
+  ct task kill "$ID" >/dev/null 2>&1 # SIGTERM by default
+  wait_until 10 sh -c "[ \"\$(\"\$@\" task ls 2>/dev/null | awk '\$1 == \"$ID\" { print \$3 }')\" = STOPPED ]" \
+    sh "${CTR_CMD[@]}" -n "$NS"
+  t1=$(now_ms)
+  local status
+  status=$(task_status "$ID")
+  capture ct task delete "$ID"
+  cremove "$ID"
+  assert_eq STOPPED "$status" "status after SIGTERM" || return 1
+  [ $((t1 - t0)) -lt 5000 ] || fail "took $((t1 - t0)) ms to stop"
+}
+
+check_missing_command() {
+  crun -- /no/such/binary
+  assert_ne 0 "$RC" "exit status" || return 1
+  assert_contains "$ERR" "no such file" "error message"
+}
+
+check_no_leaks_after_shutdown() {
+  AFTER_CHECK_HOOK=""
+  stop_daemons "$WORK/d" keep
+  leaks_since_start
+  local rc=$?
+  stop_daemons "$WORK/d"
+  return $rc
+}
+
+# --------------------------------------------------------------------------- main
+
+setup "$@"
+run_check "ctr run --rm: stdout and exit 0" check_echo
+run_check "exit 3 propagates" check_exit_code
+run_check "--env/--cwd" check_env_cwd
+run_check "stdin is passed" check_stdin
+run_check "run -d, task exec, kill, delete" check_exec_kill_delete
+run_check "SIGTERM to trapping task stops it < 5s" check_sigterm_trap
+run_check "missing command fails with a clear error" check_missing_command
+CHECK_FILTER="" run_check "no leaks after containerd shutdown" check_no_leaks_after_shutdown
+finish_checks
