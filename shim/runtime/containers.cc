@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include "bundle/validate.h"
+#include "shim/core/fault.h"
 #include "shim/core/fs.h"
 #include "shim/core/ids.h"
 #include "shim/core/log.h"
@@ -54,6 +55,7 @@ Status Containers::Undo(const JournalEntry& e) {
 Status Containers::ReplayAndErase(const RecordLock& lock) {
   auto journal = TRY(Journal::Load(store_.Dir(lock.id()) / "journal.json"));
   TRY(Replay(journal.entries(), [this](const JournalEntry& e) { return Undo(e); }));
+  fault::Point("delete.after-replay");
   return store_.Erase(lock);
 }
 
@@ -96,8 +98,10 @@ Status Containers::Create(CreateRequest r) {
     if (auto s = ReplayAndErase(lock); !s) log::Error("rollback of " + r.id + ": " + s.error().msg);
   });
   auto rec = TRY(BeginCreate(r, lock, choice, S::kCreating));
+  fault::Point("create.after-record");
   Journal journal(r.state_dir / "journal.json");
   auto created = TRY(BackendNamed(choice.backend, platform).Create(r, journal));
+  fault::Point("create.after-backend");
   rec.init = created.init;
   rec.backend_data = std::move(created.data);
   rec.status = S::kCreated;
@@ -151,7 +155,9 @@ Result<std::pair<RecordLock, ContainerRecord>> Containers::LockLoaded(std::strin
 Status Containers::Start(std::string_view id) {
   auto [lock, rec] = TRY(LockLoaded(id));
   TRY(Require(id, LiveStatus(rec), "start", {S::kCreated}));
+  fault::Point("start.before-backend");
   auto s = BackendNamed(rec.backend).Start(rec);
+  fault::Point("start.after-backend");
   rec.status = s ? S::kRunning : S::kStopped;
   TRY(store_.Save(lock, rec));
   return s;
@@ -181,6 +187,7 @@ Status Containers::Delete(std::string_view id, bool force) {
                        EBUSY);
     if (st != S::kCreating) (void)BackendNamed(rec->backend).Kill(*rec, SIGKILL, true);
   }
+  fault::Point("delete.before-replay");
   auto s = ReplayAndErase(lock);
   if (!s) return s.error().Wrap("delete " + std::string(id));
   return Ok();
@@ -189,6 +196,7 @@ Status Containers::Delete(std::string_view id, bool force) {
 Result<int> Containers::Exec(std::string_view id, ExecRequest r) {
   auto rec = TRY(store_.Load(id));
   TRY(Require(id, LiveStatus(rec), "exec into", {S::kRunning}));
+  fault::Point("exec.before-backend");
   return BackendNamed(rec.backend).Exec(rec, r);
 }
 

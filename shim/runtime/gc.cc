@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <set>
 
+#include "shim/core/fault.h"
 #include "shim/core/fs.h"
 #include "shim/runtime/containers.h"
 #include "shim/runtime/gvisor_backend.h"
@@ -34,6 +35,7 @@ GcReport Containers::Gc() {
     auto rec = store_.Load(id);
     std::string why = "it has no record (a create died before its first save)";
     if (rec && !Orphaned(*rec, &why)) continue;
+    fault::Point("gc.before-replay");
     if (auto s = ReplayAndErase(*lock); !s) report.errors.push_back("container " + id + ": " + s.error().msg);
     else report.removed.push_back("container " + id + " (" + why + ")");
   }

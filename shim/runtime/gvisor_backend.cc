@@ -6,6 +6,7 @@
 #include <charconv>
 #include <random>
 
+#include "shim/core/fault.h"
 #include "shim/core/fs.h"
 #include "shim/core/log.h"
 #include "shim/runsc/flags.h"
@@ -70,6 +71,7 @@ Result<std::vector<std::string>> GvisorBackend::PrepareCreate(const CreateReques
 
 Result<Created> GvisorBackend::Create(const CreateRequest& r, Journal& j) {
   auto flags = TRY(PrepareCreate(r, j));
+  fault::Point("create.after-journal");
   auto pid_file = r.pid_file.value_or(r.state_dir / "init.pid");
   TRY(ClientFor(flags, r.state_dir).Create(r.id, {.bundle = r.bundle, .pid_file = pid_file, .console_socket = r.console_socket}));
   pid_t pid = TRY(ReadPidFile(pid_file));
@@ -83,6 +85,7 @@ Result<Created> GvisorBackend::Create(const CreateRequest& r, Journal& j) {
 
 Result<int> GvisorBackend::Run(const CreateRequest& r, Journal& j) {
   auto flags = TRY(PrepareCreate(r, j));
+  fault::Point("run.after-journal");
   return ClientFor(flags, r.state_dir).Run(r.id, {.bundle = r.bundle, .pid_file = r.pid_file, .console_socket = r.console_socket});
 }
 

@@ -27,7 +27,7 @@ setup() {
   resolve_runtime "$1"
   [ -x "$RT_BIN" ] || skip_all "runtime binary not found: $RT_BIN"
 
-  WORK=$(mktemp -d /tmp/sandshim-it.XXXXXX)
+  WORK=$(make_workdir)
   install_traps
   on_exit '[ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$WORK"'
   # The runtime's --root is ours (ctr --runc-root) so its state can be checked.
@@ -92,11 +92,23 @@ cstart() {
 
 task_status() { ct task ls 2>/dev/null | awk -v id="$1" '$1 == id { print $3 }'; }
 
+# True once the task is STOPPED or gone.
+task_done() { case $(task_status "$1") in STOPPED | "") return 0 ;; esac; return 1; }
+
+# wait_task_done ID [SECS]
+wait_task_done() {
+  local deadline=$((SECONDS + ${2:-10}))
+  until task_done "$1"; do
+    [ "$SECONDS" -ge "$deadline" ] && return 1
+    sleep 0.2
+  done
+}
+
 # Removes a task (killing it if needed) and its container; quiet and idempotent.
+# A task may sit in CREATED (e.g. its start failed): SIGKILL moves it to STOPPED.
 cremove() { # ID
   ct task kill -s SIGKILL "$1" >/dev/null 2>&1
-  wait_until 10 sh -c '[ "$("$@" task ls 2>/dev/null | awk -v id="$0" "\$1 == id { print \$3 }")" != RUNNING ]' \
-    "$1" "${CTR_CMD[@]}" -n "$NS"
+  wait_task_done "$1" 10
   ct task delete "$1" >/dev/null 2>&1
   ct container delete "$1" >/dev/null 2>&1
   true
@@ -150,8 +162,7 @@ check_exec_kill_delete() {
   capture ct task exec --fifo-dir "$WORK/fifo" --exec-id e1 "$ID" sh -c 'echo in-exec; exit 4'
   local ex_out=$OUT ex_rc=$RC ex_err=$ERR
   ct task kill -s SIGKILL "$ID" >/dev/null 2>&1
-  wait_until 10 sh -c "[ \"\$(\"\$@\" task ls 2>/dev/null | awk '\$1 == \"$ID\" { print \$3 }')\" = STOPPED ]" \
-    sh "${CTR_CMD[@]}" -n "$NS"
+  wait_task_done "$ID"
   local stopped
   stopped=$(task_status "$ID")
   capture ct task delete "$ID"
@@ -174,8 +185,7 @@ check_sigterm_trap() {
   local t0 t1
   t0=$(now_ms)
   ct task kill "$ID" >/dev/null 2>&1 # SIGTERM by default
-  wait_until 10 sh -c "[ \"\$(\"\$@\" task ls 2>/dev/null | awk '\$1 == \"$ID\" { print \$3 }')\" = STOPPED ]" \
-    sh "${CTR_CMD[@]}" -n "$NS"
+  wait_task_done "$ID"
   t1=$(now_ms)
   local status
   status=$(task_status "$ID")
@@ -192,6 +202,7 @@ check_missing_command() {
 }
 
 check_no_leaks_after_shutdown() {
+  # shellcheck disable=SC2034 # read by run_check
   AFTER_CHECK_HOOK=""
   stop_daemons "$WORK/d" keep
   leaks_since_start

@@ -30,13 +30,12 @@ bundle_with() {
   echo "$d"
 }
 
-# Leaks are judged against what the machine had before we started (other suites may run).
-"$CHECK_LEAKS" --snapshot "$WORK/leaks.before" >/dev/null 2>&1
+# Leaks are scoped to what this suite made (its work dir holds the root and the bundles).
 no_leaks() {
   local ids
   ids=$(ss list -q 2>/dev/null)
   [ -z "$ids" ] || { echo "$ids" | xargs -r -n1 "$SANDSHIM_BIN" --root "$ROOT" delete --force >/dev/null 2>&1; fail "containers left: $ids"; return 1; }
-  local leaks=("$CHECK_LEAKS" --since-snapshot "$WORK/leaks.before" --root "$ROOT")
+  local leaks=("$CHECK_LEAKS" --match "$WORK" --root "$ROOT")
   "${leaks[@]}" --wait 5 --quiet >/dev/null || fail "leaks: $("${leaks[@]}" | tr '\n' ' ')"
 }
 AFTER_CHECK_HOOK=no_leaks
@@ -240,7 +239,7 @@ check_gc_after_killed_run() {
   b=$(bundle_with gc '.process.args = ["sleep","1000"]')
   "$SANDSHIM_BIN" --root "$ROOT" run --bundle "$b" "$id" &
   pid=$!
-  wait_until 10 sh -c "pgrep -f 'runsc-sandbox.*$id' >/dev/null" || return $(fail "sandbox never started")
+  wait_until 10 sh -c "pgrep -f '[r]unsc-sandbox.*$id' >/dev/null" || return $(fail "sandbox never started")
   kill -9 "$pid"; wait "$pid" 2>/dev/null
   local report
   report=$(ss gc --json) || return $(fail "gc failed: $report")

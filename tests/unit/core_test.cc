@@ -2,6 +2,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "shim/core/fault.h"
 #include "shim/core/fs.h"
 #include "shim/core/ids.h"
 #include "shim/core/log.h"
@@ -94,4 +95,10 @@ TEST_CASE("spawn: exit codes, signals, captured output, timeout") {
   REQUIRE(slow.ok());
   CHECK(slow->timed_out);
   CHECK_FALSE(spawn::Run({.argv = {"/nonexistent/binary"}}).ok());
+}
+
+TEST_CASE("fault: every crash point is exercised by the fault-injection suite") {
+  auto suite = fs::ReadFile(std::string(SANDSHIM_SOURCE_DIR) + "/tests/fault/fault_test.sh");
+  REQUIRE(suite.ok());
+  for (auto p : fault::kPoints) CHECK_MESSAGE(suite->find(std::string(p)) != std::string::npos, p);
 }

@@ -40,17 +40,20 @@ resolve_runtime() {
   RT_ARGS+=(${RUNTIME_ARGS:-})
 }
 
-# Clients that take only a runtime binary (ctr --runc-binary) get a wrapper script
-# that adds RT_ARGS; prints the path to hand over (RT_BIN itself if no args).
-runtime_wrapper() { # DIR
-  [ "${#RT_ARGS[@]}" -eq 0 ] && { echo "$RT_BIN"; return 0; }
-  mkdir -p "$1"
+# Clients that take only a runtime binary (ctr --runc-binary), or that lose flags on
+# some code paths (podman), get a wrapper script that adds RT_ARGS and any extra
+# global flags given; prints the path to hand over (RT_BIN itself if no flags).
+runtime_wrapper() { # DIR [EXTRA_GLOBAL_FLAG...]
+  local dir=$1; shift
+  local flags=("${RT_ARGS[@]}" "$@")
+  [ "${#flags[@]}" -eq 0 ] && { echo "$RT_BIN"; return 0; }
+  mkdir -p "$dir"
   {
     echo '#!/bin/sh'
-    printf 'exec %q' "$RT_BIN"; printf ' %q' "${RT_ARGS[@]}"; echo ' "$@"'
-  } >"$1/runtime"
-  chmod +x "$1/runtime"
-  echo "$1/runtime"
+    printf 'exec %q' "$RT_BIN"; printf ' %q' "${flags[@]}"; echo ' "$@"'
+  } >"$dir/runtime"
+  chmod +x "$dir/runtime"
+  echo "$dir/runtime"
 }
 
 log() { printf '# %s\n' "$*" >&2; }
@@ -97,20 +100,32 @@ now_ms() { date +%s%3N; }
 # private directory DIR, and its containers under a cgroup parent derived from DIR.
 # ---------------------------------------------------------------------------
 
+# A private work dir for one test run. 0755 because runsc's sandbox helpers drop
+# privileges and must still read bundles and mounts below it.
+make_workdir() {
+  local d
+  d=$(mktemp -d "${TMPDIR:-/tmp}/sandshim-it.XXXXXX") || die "mktemp failed"
+  chmod 755 "$d"
+  echo "$d"
+}
+
 # Name of the cgroup parent for containers of the test owning DIR. It carries
 # "sandshim" so check-leaks spots leftovers, and is unique per DIR so concurrent
 # runs (and any other docker/podman) never share it.
 cgroup_parent_for() { printf 'sandshim-it-%s' "$(printf %s "$1" | md5sum | cut -c1-8)"; }
 
 # Removes that cgroup parent in every hierarchy. With "all", container cgroups left
-# inside go first; without, the parent goes only if empty, so leftovers stay visible
-# to a leak check. rmdir never removes a cgroup that still has processes.
-remove_cgroup_parent() { # DIR [all]
-  local cg
-  find /sys/fs/cgroup -maxdepth 6 -type d -name "$(cgroup_parent_for "$1")" 2>/dev/null |
+# inside go first; with CHILD names, just those (e.g. podman's own "conmon"); else the
+# parent goes only if empty, so leftovers stay visible to a leak check. rmdir never
+# removes a cgroup that still has processes.
+remove_cgroup_parent() { # DIR [all | CHILD...]
+  local dir=$1 cg c; shift
+  find /sys/fs/cgroup -maxdepth 6 -type d -name "$(cgroup_parent_for "$dir")" 2>/dev/null |
     while read -r cg; do
-      if [ "${2:-}" = all ]; then
+      if [ "${1:-}" = all ]; then
         find "$cg" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null
+      else
+        for c in "$@"; do rmdir "$cg/$c" 2>/dev/null; done
       fi
       rmdir "$cg" 2>/dev/null
     done
@@ -280,6 +295,7 @@ _run_cleanups() {
   _CLEANUPS=()
 }
 install_traps() {
+  # shellcheck disable=SC2154 # _rc is assigned inside the trap string
   trap '_rc=$?; _run_cleanups; exit $_rc' EXIT
   trap 'log "interrupted"; exit 130' INT
   trap 'log "terminated"; exit 143' TERM

@@ -86,11 +86,12 @@ disabled_plugins = ["io.containerd.grpc.v1.cri", "io.containerd.snapshotter.v1.a
 TOML
 }
 
-# Picks a bridge name and 10.213.X.0/24 subnet that nothing on the host uses yet.
-_pick_bridge() {
+# Picks a bridge name and 10.213.X.0/24 subnet that nothing on the host uses yet,
+# starting from a pid-derived offset (SALT varies it between attempts).
+_pick_bridge() { # SALT
   local i x
   for i in $(seq 0 40); do
-    x=$(( ($$ + i * 7) % 250 + 1 ))
+    x=$(( ($$ + ${1:-0} * 13 + i * 7) % 250 + 1 ))
     ip -o -4 addr show | grep -q " 10\.213\.$x\." && continue
     ip -o -4 route show | grep -q "^10\.213\.$x\." && continue
     ip link show "sshim$x" >/dev/null 2>&1 && continue
@@ -101,12 +102,18 @@ _pick_bridge() {
   return 1
 }
 
+# Retries because a concurrent run may grab the same name between pick and add.
 _create_bridge() { # DIR
-  _pick_bridge || { log "no free bridge subnet"; return 1; }
-  ip link add "$BRIDGE_NAME" type bridge || return 1
-  echo "$BRIDGE_NAME" >"$1/bridge.name"
-  ip addr add "$BRIDGE_IP/24" dev "$BRIDGE_NAME" || return 1
-  ip link set "$BRIDGE_NAME" up
+  local attempt
+  for attempt in 1 2 3 4 5; do
+    _pick_bridge "$attempt" || break
+    ip link add "$BRIDGE_NAME" type bridge 2>/dev/null || continue
+    echo "$BRIDGE_NAME" >"$1/bridge.name"
+    ip addr add "$BRIDGE_IP/24" dev "$BRIDGE_NAME" && ip link set "$BRIDGE_NAME" up
+    return
+  done
+  log "cannot create a private bridge"
+  return 1
 }
 
 _write_daemon_json() { # DIR

@@ -1,0 +1,19 @@
+// Named crash points for fault-injection tests: with SANDSHIM_FAULT=<name> in the
+// environment, sandshim SIGKILLs itself when it reaches that point, exactly as a crash or
+// an OOM kill would stop it. Tests then prove that gc (or the next delete) leaves nothing
+// behind. Costs one getenv per point when unset.
+#pragma once
+
+#include <string_view>
+
+namespace sandshim::fault {
+
+void Point(std::string_view name);
+// Every point compiled into sandshim, for tests to iterate over.
+inline constexpr std::string_view kPoints[] = {
+    "create.after-record",   "create.after-journal", "create.after-backend", "start.before-backend",
+    "start.after-backend",   "delete.before-replay", "delete.after-replay",  "run.after-journal",
+    "exec.before-backend",   "gc.before-replay",
+};
+
+}  // namespace sandshim::fault

@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# Crash safety, proven by fault injection: sandshim SIGKILLs itself at every named point
+# (SANDSHIM_FAULT), and runsc, the sandbox and the gofer are killed mid-life; after `gc` or
+# the next `delete`, nothing may remain: no process, runsc state file, cgroup, or state dir.
+# ROUNDS=N repeats the whole set (default 1; the documented long run uses 20).
+set -u
+. "$(dirname "$0")/../integration/lib/image.sh"
+require_root
+require_cmds runsc jq
+[ -x "$SANDSHIM_BIN" ] || skip_all "sandshim binary not built: $SANDSHIM_BIN"
+ROUNDS=${ROUNDS:-1}
+
+WORK=$(mktemp -d /tmp/sshim-fault.XXXXXX)
+chmod 755 "$WORK"
+ROOT=/run/sshim-fault-$$
+CG=sshim-fault-$$  # cgroup parent of every container here
+install_traps
+on_exit 'rm -rf "$WORK" "$ROOT"'
+on_exit 'find /sys/fs/cgroup -maxdepth 4 -type d -name "$CG" 2>/dev/null | xargs -r rmdir 2>/dev/null'
+on_exit '"$SANDSHIM_BIN" --root "$ROOT" list -q 2>/dev/null | xargs -r -n1 "$SANDSHIM_BIN" --root "$ROOT" delete --force >/dev/null 2>&1'
+
+ss() { "$SANDSHIM_BIN" --root "$ROOT" "$@"; }
+make_bundle "$WORK/b" sleep 1000 >/dev/null || die "bundle"
+
+# A bundle per container, so the cgroup path names the container.
+bundle_for() { # ID
+  local d=$WORK/bundles/$1
+  mkdir -p "$d" && ln -sfn "$WORK/b/rootfs" "$d/rootfs"
+  jq --arg cg "/$CG/$1" '.linux.cgroupsPath = $cg' "$WORK/b/config.json" >"$d/config.json"
+  echo "$d"
+}
+
+# Nothing of container ID may remain anywhere.
+assert_gone() { # ID
+  local id=$1 left
+  [ ! -e "$ROOT/$id" ] || { fail "state dir $ROOT/$id left"; return 1; }
+  left=$(ls "$ROOT/@runsc" 2>/dev/null | grep -F "$id" || true)
+  [ -z "$left" ] || { fail "runsc state left: $left"; return 1; }
+  # [r]unsc: the pattern must not match the shell that runs pgrep.
+  wait_until 5 sh -c "! pgrep -f '[r]unsc.*$ROOT' >/dev/null" ||
+    { fail "runsc processes left: $(pgrep -af "[r]unsc.*$ROOT" | cut -c1-120)"; return 1; }
+  left=$(find /sys/fs/cgroup -maxdepth 5 -type d -path "*/$CG/$id" 2>/dev/null)
+  [ -z "$left" ] || { fail "cgroups left: $left"; return 1; }
+}
+
+crash() { # POINT VERB ARGS... : run a verb that must die at POINT
+  local point=$1 rc=0; shift
+  SANDSHIM_FAULT=$point "$SANDSHIM_BIN" --root "$ROOT" "$@" >/dev/null 2>&1 || rc=$?
+  [ "$rc" -eq 137 ] || { fail "$point: expected the SIGKILL exit 137, got $rc"; return 1; }
+}
+
+check_create_points() {
+  local p id
+  for p in create.after-record create.after-journal create.after-backend; do
+    id=$(uniq_name "${p//./-}")
+    crash "$p" create --bundle "$(bundle_for "$id")" "$id" || return
+    ss gc >/dev/null || return $(fail "$p: gc failed")
+    assert_gone "$id" || { REASON="$p: $REASON"; return 1; }
+  done
+}
+
+check_run_point() {
+  local id
+  id=$(uniq_name run)
+  crash run.after-journal run --bundle "$(bundle_for "$id")" "$id" || return
+  ss gc >/dev/null || return $(fail "gc failed")
+  assert_gone "$id"
+}
+
+check_start_points() {
+  local p id
+  for p in start.before-backend start.after-backend; do
+    id=$(uniq_name "${p//./-}")
+    ss create --bundle "$(bundle_for "$id")" "$id" || return $(fail "create failed")
+    crash "$p" start "$id" || return
+    ss delete --force "$id" || return $(fail "$p: delete after the crash failed")
+    assert_gone "$id" || { REASON="$p: $REASON"; return 1; }
+  done
+}
+
+check_delete_points() {
+  local p id
+  for p in delete.before-replay delete.after-replay; do
+    id=$(uniq_name "${p//./-}")
+    ss run -d --bundle "$(bundle_for "$id")" "$id" || return $(fail "run -d failed")
+    crash "$p" delete --force "$id" || return
+    ss delete --force "$id" || return $(fail "$p: second delete failed")
+    assert_gone "$id" || { REASON="$p: $REASON"; return 1; }
+  done
+}
+
+check_exec_point() {
+  local id
+  id=$(uniq_name exec)
+  ss run -d --bundle "$(bundle_for "$id")" "$id" || return $(fail "run -d failed")
+  crash exec.before-backend exec "$id" true || return
+  ss exec "$id" true || return $(fail "container unusable after a crashed exec")
+  ss delete --force "$id" || return $(fail "delete failed")
+  assert_gone "$id"
+}
+
+check_gc_point() {
+  local id
+  id=$(uniq_name gc)
+  crash create.after-backend create --bundle "$(bundle_for "$id")" "$id" || return
+  crash gc.before-replay gc || return
+  ss gc >/dev/null || return $(fail "second gc failed")
+  assert_gone "$id" || return
+  assert_eq '{"removed":[],"errors":[]}' "$(ss gc --json)" "gc after gc"
+}
+
+# Kill pieces of gVisor: the sandbox, the gofer, and runsc itself in the middle of create.
+check_kill_sandbox_and_gofer() {
+  local id pid which
+  for which in sandbox gofer; do
+    id=$(uniq_name "kill-$which")
+    ss run -d --bundle "$(bundle_for "$id")" "$id" || return $(fail "run -d failed")
+    pid=$(pgrep -f "[r]unsc-$which.*$ROOT" | head -1)
+    [ -n "$pid" ] || return $(fail "no runsc-$which found")
+    kill -9 "$pid"
+    ss delete --force "$id" || return $(fail "delete after killing the $which failed")
+    assert_gone "$id" || { REASON="kill $which: $REASON"; return 1; }
+  done
+}
+
+check_kill_runsc_mid_create() {
+  local id pid rc=0
+  id=$(uniq_name kill-runsc)
+  ss create --bundle "$(bundle_for "$id")" "$id" >/dev/null 2>&1 &
+  local ss_pid=$!
+  # The moment a gofer exists, runsc create is half way: kill the runsc create itself.
+  wait_until 10 pgrep -f "[r]unsc-gofer.*$ROOT" || return $(fail "no gofer appeared")
+  pid=$(pgrep -f "[r]unsc .*$ROOT.* create .*$id" | head -1)
+  [ -n "$pid" ] && kill -9 "$pid"
+  wait "$ss_pid" || rc=$?
+  if [ "$rc" -eq 0 ]; then  # runsc finished before the kill: clean up the normal way
+    ss delete --force "$id" || return $(fail "delete failed")
+  fi
+  ss gc >/dev/null
+  assert_gone "$id"
+}
+
+# Scoped to what this test made (its root, bundles and cgroup parent): other suites may run.
+LEAKS=("$CHECK_LEAKS" --match "$ROOT" --match "$WORK" --match "$CG" --root "$ROOT")
+no_leaks() {
+  # The parent cgroup is ours, not the containers' (like docker's /docker): remove it if
+  # empty; a container cgroup left inside keeps it and is reported.
+  find /sys/fs/cgroup -maxdepth 4 -type d -name "$CG" 2>/dev/null | xargs -r rmdir 2>/dev/null
+  "${LEAKS[@]}" --wait 5 --quiet >/dev/null || fail "leaks: $("${LEAKS[@]}" | tr '\n' ' ')"
+}
+AFTER_CHECK_HOOK=no_leaks
+
+for ((round = 1; round <= ROUNDS; round++)); do
+  run_check "round $round: crash points in create" check_create_points
+  run_check "round $round: crash point in run" check_run_point
+  run_check "round $round: crash points in start" check_start_points
+  run_check "round $round: crash points in delete" check_delete_points
+  run_check "round $round: crash point in exec" check_exec_point
+  run_check "round $round: crash point in gc" check_gc_point
+  run_check "round $round: sandbox and gofer killed" check_kill_sandbox_and_gofer
+  run_check "round $round: runsc killed mid-create" check_kill_runsc_mid_create
+done
+finish_checks
