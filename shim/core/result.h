@@ -38,6 +38,7 @@ class [[nodiscard]] Result {
   T&& value() && { return std::get<0>(std::move(v_)); }
   const Error& error() const& { return std::get<1>(v_); }
   Error&& error() && { return std::get<1>(std::move(v_)); }
+  T value_or(T def) const& { return ok() ? value() : std::move(def); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
   T& operator*() & { return value(); }

@@ -84,7 +84,13 @@ std::optional<int> WaitPid(pid_t pid, std::optional<std::chrono::milliseconds> t
 std::string Resolve(const std::string& name) {
   if (name.find('/') != std::string::npos) return name;
   auto found = bp::search_path(name);
-  return found.empty() ? name : found.string();
+  if (!found.empty()) return found.string();
+  // Callers such as podman's cleanup run us with a bare PATH: look where Debian installs.
+  for (const char* dir : {"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"}) {
+    std::string cand = std::string(dir) + "/" + name;
+    if (::access(cand.c_str(), X_OK) == 0) return cand;
+  }
+  return name;
 }
 
 }  // namespace

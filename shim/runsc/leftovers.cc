@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <map>
 #include <sstream>
 
 #include "shim/core/fs.h"
@@ -93,18 +94,41 @@ std::vector<std::filesystem::path> CgroupMounts(const std::string& mountinfo) {
   return out;
 }
 
+std::map<std::string, std::string> OwnCgroups(const std::string& proc_self_cgroup) {
+  std::map<std::string, std::string> out;
+  std::istringstream in(proc_self_cgroup);
+  std::string line;
+  while (std::getline(in, line)) {
+    // "4:memory:/process_api/95f2…" -> memory -> /process_api/95f2…
+    auto a = line.find(':'), b = line.find(':', a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    std::string path = line.substr(b + 1);
+    if (path == "/") continue;
+    std::istringstream ctrls(line.substr(a + 1, b - a - 1));
+    std::string c;
+    while (std::getline(ctrls, c, ',')) out[c.rfind("name=", 0) == 0 ? c.substr(5) : c] = path;
+  }
+  return out;
+}
+
 Status RemoveCgroups(const std::string& cgroups_path) {
   if (cgroups_path.empty() || cgroups_path.find(':') != std::string::npos) return Ok();
   if (cgroups_path.find("..") != std::string::npos) return MakeError("refusing cgroupsPath with ..", EINVAL);
   auto mountinfo = fs::ReadFile("/proc/self/mountinfo");
   if (!mountinfo) return Ok();
   std::string err;
+  auto own = OwnCgroups(fs::ReadFile("/proc/self/cgroup").value_or(""));
   for (const auto& m : CgroupMounts(*mountinfo)) {
-    auto dir = m / std::filesystem::path(cgroups_path).relative_path();
-    if (dir == m) continue;
-    // rmdir removes a cgroup only when it has no processes or children: exactly the safety
-    // we want. A busy cgroup is reported; a missing one is already done.
-    if (::rmdir(dir.c_str()) != 0 && errno != ENOENT) err += (err.empty() ? "" : "; ") + ErrnoError("rmdir " + dir.string()).msg;
+    // runsc places cgroupsPath under the hierarchy's root, or under its own cgroup where that
+    // is not the root (this host's memory controller): try both.
+    for (const auto& base : {std::filesystem::path(), std::filesystem::path(own[m.filename().string()])}) {
+      auto dir = m / base.relative_path() / std::filesystem::path(cgroups_path).relative_path();
+      if (dir == m) continue;
+      // rmdir removes a cgroup only when it has no processes or children: exactly the safety
+      // we want. A busy cgroup is reported; a missing one is already done.
+      if (::rmdir(dir.c_str()) != 0 && errno != ENOENT)
+        err += (err.empty() ? "" : "; ") + ErrnoError("rmdir " + dir.string()).msg;
+    }
   }
   if (!err.empty()) return MakeError(err, EBUSY);
   return Ok();

@@ -119,7 +119,8 @@ std::string FindExecutable(const std::string& name) {
   if (name.empty()) return "";
   if (name.find('/') != std::string::npos) return ::access(name.c_str(), X_OK) == 0 ? name : "";
   const char* path = std::getenv("PATH");
-  std::istringstream in(path ? path : "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+  std::string dirs = std::string(path ? path : "") + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+  std::istringstream in(dirs);
   std::string dir;
   while (std::getline(in, dir, ':')) {
     std::string cand = (dir.empty() ? "." : dir) + "/" + name;

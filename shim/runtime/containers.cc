@@ -10,6 +10,7 @@
 #include "shim/core/scope_exit.h"
 #include "shim/runsc/probe.h"
 #include "shim/runtime/gvisor_backend.h"
+#include "shim/runtime/native_backend.h"
 
 namespace sandshim::runtime {
 namespace json = boost::json;
@@ -20,8 +21,11 @@ Containers::Containers(Options o) : opts_(std::move(o)), store_(opts_.root) {
 }
 Containers::~Containers() = default;
 
-Backend& Containers::BackendNamed(std::string_view, const std::string& platform) {
-  // Only gVisor exists so far; the native runtime plugs in here.
+Backend& Containers::BackendNamed(std::string_view name, const std::string& platform) {
+  if (name == "native") {
+    if (!native_) native_ = std::make_unique<NativeBackend>(opts_.root);
+    return *native_;
+  }
   if (!gvisor_) gvisor_ = std::make_unique<GvisorBackend>(opts_.root, opts_.config, platform, opts_.debug);
   return *gvisor_;
 }
@@ -34,7 +38,7 @@ Result<BackendChoice> Containers::Choose(const bundle::Spec& spec, std::string* 
   auto probe = runsc::Probe(opts_.config.runsc, opts_.config.cache_dir, opts_.config.platform);
   in.gvisor_usable = probe.usable;
   in.gvisor_problem = probe.error;
-  in.native_available = false;
+  in.native_available = true;
   auto choice = TRY(SelectBackend(in));
   if (choice.fallback) log::Warn("falling back to the native runtime: " + choice.reason);
   *platform = probe.platform;
@@ -43,6 +47,7 @@ Result<BackendChoice> Containers::Choose(const bundle::Spec& spec, std::string* 
 
 Status Containers::Undo(const JournalEntry& e) {
   if (e.kind == kRunscJournalKind) return BackendNamed("gvisor").Undo(e);
+  if (e.kind == kNativeJournalKind || e.kind == "process") return BackendNamed("native").Undo(e);
   if (e.kind == "file") {
     std::string path = bundle::GetString(e.data, "path");
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) return ErrnoError("unlink " + path);

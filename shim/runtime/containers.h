@@ -71,6 +71,7 @@ class Containers {
   Options opts_;
   StateStore store_;
   std::unique_ptr<Backend> gvisor_;
+  std::unique_ptr<Backend> native_;
 };
 
 }  // namespace sandshim::runtime

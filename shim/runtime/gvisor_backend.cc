@@ -1,5 +1,6 @@
 #include "shim/runtime/gvisor_backend.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -8,8 +9,11 @@
 
 #include "shim/core/fault.h"
 #include "shim/core/fs.h"
+#include "shim/core/look_path.h"
+#include "shim/core/unique_fd.h"
 #include "shim/core/log.h"
 #include "shim/runsc/flags.h"
+#include "shim/runsc/spec_fixups.h"
 
 namespace sandshim::runtime {
 namespace json = boost::json;
@@ -64,16 +68,55 @@ Result<std::vector<std::string>> GvisorBackend::PrepareCreate(const CreateReques
                 {{"runsc_root", RunscRoot(root_).string()},
                  {"id", r.id},
                  {"bundle", r.bundle.string()},
+                 {"runsc_bundle", (r.state_dir / "bundle").string()},
                  {"cgroups_path", r.spec.cgroups_path},
                  {"flags", ToArray(flags)}}}));
   return flags;
 }
 
+// runsc reads <bundle>/config.json: a spec that needs fix-ups gets a bundle of its own in
+// the state dir, with the rootfs and relative bind sources made absolute.
+static Result<std::filesystem::path> RunscBundle(const CreateRequest& r) {
+  json::object doc = r.spec.doc;
+  if (!runsc::FixupSpec(doc)) return r.bundle;
+  if (auto* root = doc.if_contains("root") ? doc["root"].if_object() : nullptr)
+    (*root)["path"] = bundle::RootfsPath(r.spec, r.bundle).string();
+  if (auto* mounts = doc.if_contains("mounts") ? doc["mounts"].if_array() : nullptr)
+    for (auto& m : *mounts) {
+      auto* o = m.if_object();
+      std::string src = o ? bundle::GetString(*o, "source") : "";
+      if (!src.empty() && src[0] != '/' && fs::Exists(r.bundle / src)) (*o)["source"] = (r.bundle / src).string();
+    }
+  auto dir = r.state_dir / "bundle";
+  TRY(fs::MkdirAll(dir, 0755));
+  TRY(fs::WriteFileAtomic(dir / "config.json", json::serialize(doc), 0644));
+  return dir;
+}
+
+// runc looks the command up at create; runsc only at start, too late for docker and podman to
+// report 127. Look it up in the rootfs now — unless a mount may provide it.
+static Status CheckExecutable(const CreateRequest& r) {
+  UniqueFd root(::open(bundle::RootfsPath(r.spec, r.bundle).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!root.valid()) return Ok();
+  const auto* p = bundle::GetObject(r.spec.doc, "process");
+  auto env = p ? bundle::GetStrings(*p, "env") : std::vector<std::string>{};
+  auto found = LookPath(root.get(), r.spec.args[0], env, r.spec.cwd);
+  if (found) return Ok();
+  const auto* mounts = bundle::GetArray(r.spec.doc, "mounts");
+  for (const auto& cand : ExecCandidates(r.spec.args[0], env, r.spec.cwd))
+    if (mounts)
+      for (const auto& m : *mounts)
+        if (m.is_object() && cand.rfind(bundle::GetString(m.get_object(), "destination") + "/", 0) == 0) return Ok();
+  return found.error();
+}
+
 Result<Created> GvisorBackend::Create(const CreateRequest& r, Journal& j) {
+  TRY(CheckExecutable(r));
   auto flags = TRY(PrepareCreate(r, j));
   fault::Point("create.after-journal");
   auto pid_file = r.pid_file.value_or(r.state_dir / "init.pid");
-  TRY(ClientFor(flags, r.state_dir).Create(r.id, {.bundle = r.bundle, .pid_file = pid_file, .console_socket = r.console_socket}));
+  auto bundle_dir = TRY(RunscBundle(r));
+  TRY(ClientFor(flags, r.state_dir).Create(r.id, {.bundle = bundle_dir, .pid_file = pid_file, .console_socket = r.console_socket}));
   pid_t pid = TRY(ReadPidFile(pid_file));
   auto start = proc::StartTime(pid);
   Created c;
@@ -84,9 +127,11 @@ Result<Created> GvisorBackend::Create(const CreateRequest& r, Journal& j) {
 }
 
 Result<int> GvisorBackend::Run(const CreateRequest& r, Journal& j) {
+  TRY(CheckExecutable(r));
   auto flags = TRY(PrepareCreate(r, j));
   fault::Point("run.after-journal");
-  return ClientFor(flags, r.state_dir).Run(r.id, {.bundle = r.bundle, .pid_file = r.pid_file, .console_socket = r.console_socket});
+  auto bundle_dir = TRY(RunscBundle(r));
+  return ClientFor(flags, r.state_dir).Run(r.id, {.bundle = bundle_dir, .pid_file = r.pid_file, .console_socket = r.console_socket});
 }
 
 Status GvisorBackend::Start(const ContainerRecord& c) {
@@ -157,8 +202,10 @@ Status GvisorBackend::Undo(const JournalEntry& e) {
   std::string id = bundle::GetString(e.data, "id");
   runsc::Client client(runsc::Global{config_.runsc, runsc_root, bundle::GetStrings(e.data, "flags")},
                        root_ / id / "runsc-error.json");
-  return client.Destroy({runsc_root, id, bundle::GetString(e.data, "bundle")},
-                        bundle::GetString(e.data, "cgroups_path"));
+  auto s = client.Destroy({runsc_root, id, bundle::GetString(e.data, "bundle")}, bundle::GetString(e.data, "cgroups_path"));
+  std::string own = bundle::GetString(e.data, "runsc_bundle");
+  if (!own.empty()) (void)runsc::KillProcesses({runsc_root, id, own});
+  return s;
 }
 
 }  // namespace sandshim::runtime

@@ -28,7 +28,8 @@ struct Fixture {
     }
     ::setenv("FAKE_RUNSC_PID", std::to_string(init).c_str(), 1);
     ::setenv("FAKE_RUNSC_LOG", calls.c_str(), 1);
-    (void)fs::MkdirAll(dir.path() / "bundle" / "rootfs");
+    (void)fs::MkdirAll(dir.path() / "bundle" / "rootfs" / "bin");
+    (void)fs::WriteFileAtomic(dir.path() / "bundle" / "rootfs" / "bin" / "true", "#!/bin/sh\n", 0755);
     (void)fs::WriteFileAtomic(dir.path() / "bundle" / "config.json",
                               boost::json::serialize(bundle::DefaultSpec({"true"}, false)));
   }
@@ -139,4 +140,16 @@ TEST_CASE("containers: gc removes a create whose creator died, and nothing the s
   CHECK(c.Gc().removed.empty());
   CHECK(c.State("alive").ok());
   REQUIRE(c.Delete("alive", true).ok());
+}
+
+TEST_CASE("containers: a command missing from the rootfs fails create with runc's words") {
+  Fixture f;
+  auto c = f.Make();
+  auto r = f.Request("nocmd");
+  r.spec.args = {"no-such-command"};
+  auto s = c.Create(r);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().msg == "exec: \"no-such-command\": executable file not found in $PATH");
+  CHECK_FALSE(fs::Exists(f.dir.path() / "root" / "nocmd"));
+  CHECK(f.Calls().find("create") == std::string::npos);  // runsc never ran
 }

@@ -7,6 +7,7 @@
 #include "shim/runsc/leftovers.h"
 #include "shim/runsc/probe.h"
 #include "shim/runsc/runsc_cli.h"
+#include "shim/runsc/spec_fixups.h"
 #include "test_helpers.h"
 
 using namespace sandshim;
@@ -118,4 +119,25 @@ TEST_CASE("client: runsc's logged error becomes the error text") {
   ::unsetenv("FAKE_RUNSC_ERR");
   CHECK(c.Kill("c1", 15, false).ok());
   CHECK(*c.Ps("c1", true) == "[1]\n");
+}
+
+TEST_CASE("spec fixups: a pids limit moves into the sandbox as RLIMIT_NPROC") {
+  auto doc = boost::json::parse(R"({"process":{"rlimits":[{"type":"RLIMIT_NOFILE","soft":1024,"hard":1024}]},
+    "linux":{"resources":{"pids":{"limit":20},"memory":{"limit":1000}}}})").as_object();
+  REQUIRE(FixupSpec(doc));
+  CHECK_FALSE(doc["linux"].as_object()["resources"].as_object().contains("pids"));
+  CHECK(doc["linux"].as_object()["resources"].as_object().contains("memory"));
+  auto& rl = doc["process"].as_object()["rlimits"].as_array();
+  REQUIRE(rl.size() == 2);
+  CHECK(rl[1].as_object()["type"] == "RLIMIT_NPROC");
+  CHECK(rl[1].as_object()["hard"].to_number<int64_t>() == 20);
+  auto plain = boost::json::parse(R"({"process":{},"linux":{"resources":{}}})").as_object();
+  CHECK_FALSE(FixupSpec(plain));
+}
+
+TEST_CASE("leftovers: own cgroups per controller from /proc/self/cgroup") {
+  auto own = OwnCgroups("4:memory:/process_api/abc\n3:cpu,cpuacct:/\n1:name=systemd:/x\n0::/\n");
+  CHECK(own.at("memory") == "/process_api/abc");
+  CHECK(own.at("systemd") == "/x");
+  CHECK_FALSE(own.contains("cpu"));
 }

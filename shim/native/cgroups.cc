@@ -1,0 +1,202 @@
+#include "shim/native/cgroups.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <sstream>
+
+#include "bundle/spec.h"
+#include "shim/core/fs.h"
+
+namespace sandshim::native {
+namespace json = boost::json;
+namespace {
+
+Status Write(const std::filesystem::path& file, const std::string& value) {
+  FILE* f = std::fopen(file.c_str(), "we");
+  if (!f) return ErrnoError("open " + file.string());
+  bool ok = std::fputs(value.c_str(), f) >= 0;
+  ok = (std::fclose(f) == 0) && ok;
+  if (!ok) return ErrnoError("write " + value + " to " + file.string());
+  return Ok();
+}
+
+bool Has(const Hierarchy& h, std::string_view c) {
+  for (const auto& x : h.controllers)
+    if (x == c) return true;
+  return false;
+}
+
+std::optional<int64_t> Num(const json::object* o, std::string_view key) {
+  if (!o) return std::nullopt;
+  auto it = o->find(key);
+  if (it == o->end() || !it->value().is_number()) return std::nullopt;
+  return it->value().to_number<int64_t>();
+}
+
+// v1 cpuset cgroups start with empty cpus/mems and refuse tasks: every level from the
+// hierarchy's root down to dir inherits its parent's values when it has none.
+void InitCpuset(const std::filesystem::path& mount, const std::filesystem::path& dir) {
+  std::filesystem::path cur = mount;
+  for (const auto& part : dir.lexically_relative(mount)) {
+    std::filesystem::path parent = cur;
+    cur /= part;
+    for (const char* f : {"cpuset.cpus", "cpuset.mems"}) {
+      std::string mine = fs::ReadFile(cur / f).value_or("");
+      if (!mine.empty() && mine != "\n") continue;
+      std::string theirs = fs::ReadFile(parent / f).value_or("");
+      if (!theirs.empty() && theirs != "\n") (void)Write(cur / f, theirs);
+    }
+  }
+}
+
+Status ApplyV1(const Hierarchy& h, const std::filesystem::path& dir, const json::object& r) {
+  const auto* mem = bundle::GetObject(r, "memory");
+  const auto* cpu = bundle::GetObject(r, "cpu");
+  const auto* pids = bundle::GetObject(r, "pids");
+  if (Has(h, "memory")) {
+    if (auto v = Num(mem, "limit"); v && *v > 0) TRY(Write(dir / "memory.limit_in_bytes", std::to_string(*v)));
+    if (auto v = Num(mem, "reservation"); v && *v > 0) TRY(Write(dir / "memory.soft_limit_in_bytes", std::to_string(*v)));
+    if (auto v = Num(mem, "swap"); v && *v != 0 && fs::Exists(dir / "memory.memsw.limit_in_bytes"))
+      TRY(Write(dir / "memory.memsw.limit_in_bytes", std::to_string(*v)));
+  }
+  if (Has(h, "cpu")) {
+    if (auto v = Num(cpu, "shares"); v && *v > 0) TRY(Write(dir / "cpu.shares", std::to_string(*v)));
+    if (auto v = Num(cpu, "period"); v && *v > 0) TRY(Write(dir / "cpu.cfs_period_us", std::to_string(*v)));
+    if (auto v = Num(cpu, "quota"); v && *v != 0) TRY(Write(dir / "cpu.cfs_quota_us", std::to_string(*v)));
+  }
+  if (Has(h, "cpuset")) {
+    InitCpuset(h.mount, dir);
+    if (cpu && !bundle::GetString(*cpu, "cpus").empty()) TRY(Write(dir / "cpuset.cpus", bundle::GetString(*cpu, "cpus")));
+    if (cpu && !bundle::GetString(*cpu, "mems").empty()) TRY(Write(dir / "cpuset.mems", bundle::GetString(*cpu, "mems")));
+  }
+  if (Has(h, "pids"))
+    if (auto v = Num(pids, "limit"); v && *v != 0) TRY(Write(dir / "pids.max", *v < 0 ? "max" : std::to_string(*v)));
+  if (Has(h, "devices")) {
+    if (const auto* devs = bundle::GetArray(r, "devices"))
+      for (const auto& d : *devs) {
+        if (!d.is_object()) continue;
+        const auto& o = d.get_object();
+        auto num = [&](std::string_view k) {
+          auto n = Num(&o, k);
+          return n && *n >= 0 ? std::to_string(*n) : std::string("*");
+        };
+        std::string type = bundle::GetString(o, "type", "a");
+        std::string rule = type == "a" ? "a" : type + " " + num("major") + ":" + num("minor") + " " +
+                                                   bundle::GetString(o, "access", "rwm");
+        TRY(Write(dir / (bundle::GetBool(o, "allow") ? "devices.allow" : "devices.deny"), rule));
+      }
+  }
+  return Ok();
+}
+
+Status ApplyV2(const std::filesystem::path& dir, const json::object& r) {
+  const auto* mem = bundle::GetObject(r, "memory");
+  const auto* cpu = bundle::GetObject(r, "cpu");
+  const auto* pids = bundle::GetObject(r, "pids");
+  if (auto v = Num(mem, "limit"); v && *v > 0) TRY(Write(dir / "memory.max", std::to_string(*v)));
+  if (auto v = Num(cpu, "shares"); v && *v > 0)  // runc's shares -> weight conversion
+    TRY(Write(dir / "cpu.weight", std::to_string(1 + ((*v - 2) * 9999) / 262142)));
+  if (auto q = Num(cpu, "quota"); q && *q > 0)
+    TRY(Write(dir / "cpu.max", std::to_string(*q) + " " + std::to_string(Num(cpu, "period").value_or(100000))));
+  if (cpu && !bundle::GetString(*cpu, "cpus").empty()) TRY(Write(dir / "cpuset.cpus", bundle::GetString(*cpu, "cpus")));
+  if (auto v = Num(pids, "limit"); v && *v != 0) TRY(Write(dir / "pids.max", *v < 0 ? "max" : std::to_string(*v)));
+  return Ok();
+}
+
+}  // namespace
+
+std::vector<Hierarchy> ParseHierarchies(const std::string& mountinfo) {
+  std::vector<Hierarchy> out;
+  std::istringstream in(mountinfo);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream f(line);
+    std::string id, parent, dev, root, mnt, tok, fstype, source, super;
+    f >> id >> parent >> dev >> root >> mnt;
+    while (f >> tok && tok != "-") {
+    }
+    f >> fstype >> source >> super;
+    if (fstype == "cgroup2") {
+      out.push_back({mnt, {}, true});
+    } else if (fstype == "cgroup") {
+      Hierarchy h{mnt, {}, false};
+      std::istringstream opts(super);
+      std::string o;
+      while (std::getline(opts, o, ','))
+        if (o != "rw" && o != "ro" && o.rfind("name=", 0) != 0 && o != "relatime") h.controllers.push_back(o);
+      out.push_back(std::move(h));
+    }
+  }
+  return out;
+}
+
+std::vector<Hierarchy> Hierarchies() { return ParseHierarchies(fs::ReadFile("/proc/self/mountinfo").value_or("")); }
+
+std::vector<std::filesystem::path> CgroupDirs(const std::string& cgroups_path, const std::string& id) {
+  // No shared parent of ours: a container's cgroup is all there is to remove.
+  std::string rel = cgroups_path.empty() ? "/sandshim-" + id : cgroups_path;
+  std::vector<std::filesystem::path> dirs;
+  for (const auto& h : Hierarchies()) {
+    // A v2 mount beside v1 controllers (hybrid) holds no controllers: track it all the same.
+    dirs.push_back(h.mount / std::filesystem::path(rel).relative_path());
+  }
+  return dirs;
+}
+
+Status SetupCgroups(const std::vector<std::filesystem::path>& dirs, const json::object* resources, pid_t pid) {
+  auto hs = Hierarchies();
+  for (size_t i = 0; i < dirs.size() && i < hs.size(); ++i) {
+    if (dirs[i].string().find("..") != std::string::npos) return MakeError("cgroupsPath must not contain ..", EINVAL);
+    TRY(fs::MkdirAll(dirs[i], 0755));
+    if (resources) TRY(hs[i].v2 ? ApplyV2(dirs[i], *resources) : ApplyV1(hs[i], dirs[i], *resources));
+    else if (!hs[i].v2 && Has(hs[i], "cpuset")) InitCpuset(hs[i].mount, dirs[i]);
+    TRY(Write(dirs[i] / "cgroup.procs", std::to_string(pid)));
+  }
+  return Ok();
+}
+
+Status UpdateCgroups(const std::vector<std::filesystem::path>& dirs, const json::object& resources) {
+  auto hs = Hierarchies();
+  for (size_t i = 0; i < dirs.size() && i < hs.size(); ++i)
+    TRY(hs[i].v2 ? ApplyV2(dirs[i], resources) : ApplyV1(hs[i], dirs[i], resources));
+  return Ok();
+}
+
+std::vector<pid_t> CgroupPids(const std::vector<std::filesystem::path>& dirs) {
+  std::vector<pid_t> pids;
+  for (const auto& d : dirs) {
+    auto text = fs::ReadFile(d / "cgroup.procs");
+    if (!text || text->empty()) continue;
+    std::istringstream in(*text);
+    pid_t p;
+    while (in >> p) pids.push_back(p);
+    if (!pids.empty()) break;
+  }
+  return pids;
+}
+
+Status Freeze(const std::vector<std::filesystem::path>& dirs, bool frozen) {
+  for (const auto& d : dirs) {
+    if (fs::Exists(d / "freezer.state")) return Write(d / "freezer.state", frozen ? "FROZEN" : "THAWED");
+    if (fs::Exists(d / "cgroup.freeze")) return Write(d / "cgroup.freeze", frozen ? "1" : "0");
+  }
+  return MakeError("no freezer cgroup for this container", ENOTSUP);
+}
+
+Status DestroyCgroups(const std::vector<std::filesystem::path>& dirs) {
+  for (int round = 0; round < 50; ++round) {
+    auto pids = CgroupPids(dirs);
+    if (pids.empty()) break;
+    (void)Freeze(dirs, false);  // a frozen task cannot die
+    for (pid_t p : pids) ::kill(p, SIGKILL);
+    ::usleep(20000);
+  }
+  std::string err;
+  for (const auto& d : dirs)
+    if (::rmdir(d.c_str()) != 0 && errno != ENOENT) err += (err.empty() ? "" : "; ") + ErrnoError("rmdir " + d.string()).msg;
+  if (!err.empty()) return MakeError(err, EBUSY);
+  return Ok();
+}
+
+}  // namespace sandshim::native

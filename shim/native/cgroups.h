@@ -1,0 +1,40 @@
+// Cgroups for native containers on v1, v2 and the hybrid layout this host has (v1
+// controllers plus an empty unified mount). A container's cgroup is the spec's cgroupsPath
+// (absolute: from each hierarchy's root) in every hierarchy; limits are written before the
+// init joins, so it is never unlimited for an instant.
+#pragma once
+
+#include <sys/types.h>
+
+#include <boost/json.hpp>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "shim/core/result.h"
+
+namespace sandshim::native {
+
+struct Hierarchy {
+  std::filesystem::path mount;          // /sys/fs/cgroup/memory, or /sys/fs/cgroup for v2
+  std::vector<std::string> controllers;  // empty for a named or unified hierarchy
+  bool v2 = false;
+};
+
+// Hierarchies from /proc/self/mountinfo text (pure).
+std::vector<Hierarchy> ParseHierarchies(const std::string& mountinfo);
+std::vector<Hierarchy> Hierarchies();
+// The container's directories, one per hierarchy ("/sandshim-<id>" if cgroups_path is empty).
+std::vector<std::filesystem::path> CgroupDirs(const std::string& cgroups_path, const std::string& id);
+
+// Creates the directories, applies linux.resources, moves pid in.
+Status SetupCgroups(const std::vector<std::filesystem::path>& dirs, const boost::json::object* resources, pid_t pid);
+Status UpdateCgroups(const std::vector<std::filesystem::path>& dirs, const boost::json::object& resources);
+// Every pid in the container's cgroup (read from the first hierarchy that lists any).
+std::vector<pid_t> CgroupPids(const std::vector<std::filesystem::path>& dirs);
+// Freezes or thaws (v1 freezer.state, v2 cgroup.freeze).
+Status Freeze(const std::vector<std::filesystem::path>& dirs, bool frozen);
+// SIGKILLs everything left inside, then removes the directories (missing = done).
+Status DestroyCgroups(const std::vector<std::filesystem::path>& dirs);
+
+}  // namespace sandshim::native

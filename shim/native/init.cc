@@ -1,0 +1,137 @@
+#include "shim/native/init.h"
+
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "shim/core/fs.h"
+#include "shim/core/look_path.h"
+#include "shim/native/caps.h"
+#include "shim/native/console.h"
+#include "shim/native/mounts.h"
+#include "shim/native/seccomp.h"
+
+namespace sandshim::native {
+namespace {
+
+[[noreturn]] void Die(int sync, const std::string& msg) {
+  std::string m = "E" + msg;
+  if (sync < 0 || ::send(sync, m.data(), m.size(), MSG_NOSIGNAL) < 0) {
+    std::string line = "sandshim init: " + msg + "\n";
+    (void)!::write(2, line.data(), line.size());
+  }
+  ::_exit(127);
+}
+
+Status JoinNamespaces(const LaunchPlan& plan) {
+  for (const auto& ns : plan.namespaces) {
+    if (ns.path.empty()) continue;
+    int fd = ::open(ns.path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return ErrnoError("open namespace " + ns.path);
+    int rc = ::setns(fd, ns.flag);
+    ::close(fd);
+    if (rc != 0) return ErrnoError("join namespace " + ns.path);
+  }
+  return Ok();
+}
+
+Status Sysctl(const std::vector<std::pair<std::string, std::string>>& kv) {
+  for (const auto& [key, value] : kv) {
+    std::string path = "/proc/sys/" + key;
+    for (auto& c : path)
+      if (c == '.') c = '/';
+    if (path.find("..") != std::string::npos) return MakeError("bad sysctl " + key, EINVAL);
+    FILE* f = std::fopen(path.c_str(), "we");
+    if (!f) return ErrnoError("sysctl " + key);
+    std::fputs(value.c_str(), f);
+    if (std::fclose(f) != 0) return ErrnoError("sysctl " + key);
+  }
+  return Ok();
+}
+
+Status SetupContainer(const LaunchPlan& plan, const InitFds& fds) {
+  TRY(JoinNamespaces(plan));
+  if (plan.clone_flags & CLONE_NEWUSER) {
+    if (::setresgid(0, 0, 0) != 0 || ::setresuid(0, 0, 0) != 0) return ErrnoError("become root in the user namespace");
+  }
+  TRY(PrepareRootfs(plan));
+  TRY(ApplyMounts(plan));
+  TRY(CreateDevices(plan, plan.clone_flags & CLONE_NEWUSER));
+  TRY(PivotRoot(plan.rootfs));
+  if (!plan.hostname.empty() && ::sethostname(plan.hostname.data(), plan.hostname.size()) != 0)
+    return ErrnoError("sethostname");
+  if (!plan.domainname.empty() && ::setdomainname(plan.domainname.data(), plan.domainname.size()) != 0)
+    return ErrnoError("setdomainname");
+  TRY(Sysctl(plan.sysctl));
+  TRY(MaskPaths(plan.masked_paths));
+  TRY(ReadonlyPaths(plan.readonly_paths));
+  if (plan.readonly_root) TRY(ReadonlyRoot());
+  if (plan.process.terminal) {
+    if (fds.console < 0) return MakeError("terminal requested but no --console-socket given", EINVAL);
+    TRY(SetupConsole(fds.console));
+    ::close(fds.console);
+  }
+  return Ok();
+}
+
+}  // namespace
+
+Error FinalizeAndExec(const ProcessPlan& p, const SeccompPlan& seccomp, int preserve_fds) {
+  for (const auto& r : p.rlimits) {
+    struct rlimit rl {r.soft, r.hard};
+    if (::setrlimit(r.resource, &rl) != 0) return ErrnoError("setrlimit " + std::to_string(r.resource));
+  }
+  if (p.oom_score_adj) (void)fs::WriteFileAtomic("/proc/self/oom_score_adj", std::to_string(*p.oom_score_adj));
+  UniqueFd root(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  auto exe = LookPath(root.get(), p.args[0], p.env, p.cwd);
+  if (!exe) return exe.error();
+  if (auto s = DropBounding(p.caps); !s) return s.error();
+  // Without no_new_privs the filter needs CAP_SYS_ADMIN to load: load it while we have it.
+  if (!p.no_new_privs)
+    if (auto s = LoadSeccomp(seccomp); !s) return s.error();
+  if (auto s = SwitchUser(p); !s) return s.error();
+  if (auto s = ApplyCaps(p.caps); !s) return s.error();
+  if (p.no_new_privs) {
+    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return ErrnoError("no_new_privs");
+    if (auto s = LoadSeccomp(seccomp); !s) return s.error();
+  }
+  if (::chdir(p.cwd.c_str()) != 0) return ErrnoError("chdir " + p.cwd);
+  // No descriptor of ours survives into the workload but stdio and the preserved ones.
+  ::syscall(SYS_close_range, 3 + preserve_fds, ~0U, CLOSE_RANGE_CLOEXEC);
+  std::vector<char*> argv, envp;
+  for (const auto& a : p.args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (const auto& e : p.env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  ::execve(exe->c_str(), argv.data(), envp.data());
+  return ErrnoError("exec " + *exe);
+}
+
+void RunInit(const LaunchPlan& plan, const InitFds& fds, int preserve_fds) {
+  // Nothing in the container may open /proc/<us>/exe (the runc CVE-2019-5736 class) or
+  // ptrace us while we still run sandshim's code.
+  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  ::prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0);
+  char go = 0;
+  if (::recv(fds.sync, &go, 1, 0) != 1 || go != 'G') ::_exit(1);  // the parent gave up
+  if (auto s = SetupContainer(plan, fds); !s) Die(fds.sync, s.error().msg);
+  UniqueFd root(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (auto exe = LookPath(root.get(), plan.process.args[0], plan.process.env, plan.process.cwd); !exe)
+    Die(fds.sync, exe.error().msg);
+  if (::send(fds.sync, "R", 1, MSG_NOSIGNAL) != 1) ::_exit(1);
+  ::close(fds.sync);
+  char start = 0;
+  while (::read(fds.fifo, &start, 1) < 0 && errno == EINTR) {
+  }
+  ::close(fds.fifo);
+  Error e = FinalizeAndExec(plan.process, plan.seccomp, preserve_fds);
+  Die(-1, e.msg);
+}
+
+}  // namespace sandshim::native

@@ -1,0 +1,181 @@
+#include "shim/native/launcher.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "shim/core/fs.h"
+#include "shim/core/unique_fd.h"
+#include "shim/native/console.h"
+#include "shim/native/init.h"
+
+namespace sandshim::native {
+namespace {
+
+pid_t CloneInto(int flags) {
+  // Like fork(), but the child starts in the new namespaces (and as pid 1 of a new pid ns).
+  return static_cast<pid_t>(::syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr, 0));
+}
+
+// /proc files cannot be replaced by rename: write them in place.
+Status WriteProcFile(const std::string& path, const std::string& text) {
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+  if (!fd.valid() || ::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()))
+    return ErrnoError("write " + path);
+  return Ok();
+}
+
+Status SetIdMaps(pid_t pid, const LaunchPlan& plan) {
+  if (!(plan.clone_flags & CLONE_NEWUSER)) return Ok();
+  std::string base = "/proc/" + std::to_string(pid);
+  TRY(WriteProcFile(base + "/uid_map", IdMapText(plan.uid_map)));
+  TRY(WriteProcFile(base + "/gid_map", IdMapText(plan.gid_map.empty() ? plan.uid_map : plan.gid_map)));
+  return Ok();
+}
+
+Result<std::string> AwaitReady(int sync, pid_t pid) {
+  pollfd p{sync, POLLIN, 0};
+  if (::poll(&p, 1, 60000) <= 0) return MakeError("container init did not finish its setup within 60s", ETIMEDOUT);
+  char buf[4096];
+  ssize_t n = ::recv(sync, buf, sizeof buf, 0);
+  if (n <= 0) {
+    int status = 0;
+    ::waitpid(pid, &status, WNOHANG);
+    return MakeError("container init exited during setup", EIO);
+  }
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+}  // namespace
+
+std::string IdMapText(const std::vector<IdMap>& maps) {
+  std::string out;
+  for (const auto& m : maps)
+    out += std::to_string(m.container) + " " + std::to_string(m.host) + " " + std::to_string(m.size) + "\n";
+  return out;
+}
+
+Result<pid_t> Launch(const LaunchPlan& plan, const LaunchOptions& o) {
+  if (::mkfifo(o.fifo.c_str(), 0600) != 0 && errno != EEXIST) return ErrnoError("mkfifo " + o.fifo.string());
+  UniqueFd fifo(::open(o.fifo.c_str(), O_RDWR | O_CLOEXEC));
+  if (!fifo.valid()) return ErrnoError("open " + o.fifo.string());
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return ErrnoError("socketpair");
+  UniqueFd parent_end(sv[0]), child_end(sv[1]);
+  UniqueFd console;
+  if (o.console_socket) console.Reset(TRY(ConnectConsoleSocket(*o.console_socket)));
+  pid_t pid = CloneInto(plan.clone_flags);
+  if (pid < 0) return ErrnoError("clone the container init");
+  if (pid == 0) {
+    parent_end.release();
+    RunInit(plan, InitFds{child_end.get(), fifo.get(), console.valid() ? console.get() : -1}, o.preserve_fds);
+  }
+  child_end.Reset();
+  fifo.Reset();
+  console.Reset();
+  auto fail = [&](Error e) -> Result<pid_t> {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    return e;
+  };
+  if (auto s = SetIdMaps(pid, plan); !s) return fail(s.error());
+  if (o.before_go)
+    if (auto s = o.before_go(pid); !s) return fail(s.error());
+  if (::send(parent_end.get(), "G", 1, MSG_NOSIGNAL) != 1) return fail(ErrnoError("signal the container init"));
+  auto answer = AwaitReady(parent_end.get(), pid);
+  if (!answer) return fail(answer.error());
+  if (*answer != "R") return fail(MakeError(answer->substr(1), EIO));
+  return pid;
+}
+
+Status ReleaseInit(const std::filesystem::path& fifo) {
+  // Non-blocking: with no reader left (the init died) this fails at once instead of hanging.
+  UniqueFd fd(::open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC));
+  if (!fd.valid()) return ErrnoError("open " + fifo.string() + " (container init gone?)");
+  if (::write(fd.get(), "0", 1) != 1) return ErrnoError("release the container init");
+  ::unlink(fifo.c_str());
+  return Ok();
+}
+
+Result<int> ExecInto(const ProcessPlan& p, const SeccompPlan& seccomp, const ExecOptions& o) {
+  // Namespace fds first, from the host's view; user first so the others are ours to join.
+  std::vector<std::pair<UniqueFd, int>> nss;
+  for (auto [name, flag] : {std::pair{"user", CLONE_NEWUSER}, {"ipc", CLONE_NEWIPC}, {"uts", CLONE_NEWUTS},
+                            {"net", CLONE_NEWNET}, {"pid", CLONE_NEWPID}, {"cgroup", CLONE_NEWCGROUP},
+                            {"mnt", CLONE_NEWNS}}) {
+    std::string theirs = "/proc/" + std::to_string(o.init) + "/ns/" + name;
+    struct stat a, b;
+    if (::stat(theirs.c_str(), &a) != 0) return ErrnoError("container init " + std::to_string(o.init) + " gone");
+    if (::stat(("/proc/self/ns/" + std::string(name)).c_str(), &b) == 0 && a.st_ino == b.st_ino) continue;
+    UniqueFd fd(::open(theirs.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd.valid()) return ErrnoError("open " + theirs);
+    nss.emplace_back(std::move(fd), flag);
+  }
+  UniqueFd console;
+  if (p.terminal) {
+    if (!o.console_socket) return MakeError("exec --tty needs --console-socket", EINVAL);
+    console.Reset(TRY(ConnectConsoleSocket(*o.console_socket)));
+  }
+  int pipefd[2];
+  if (::pipe2(pipefd, O_CLOEXEC) != 0) return ErrnoError("pipe");
+  UniqueFd rd(pipefd[0]), wr(pipefd[1]);
+  pid_t mid = ::fork();
+  if (mid < 0) return ErrnoError("fork");
+  if (mid == 0) {
+    ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    std::string self = std::to_string(::getpid());
+    for (const auto& dir : o.cgroups) {
+      UniqueFd f(::open((dir / "cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC));
+      if (f.valid()) (void)!::write(f.get(), self.data(), self.size());
+    }
+    for (auto& [fd, flag] : nss)
+      if (::setns(fd.get(), flag) != 0) {
+        std::string m = "sandshim exec: setns: " + std::string(std::strerror(errno)) + "\n";
+        (void)!::write(2, m.data(), m.size());
+        ::_exit(127);
+      }
+    pid_t child = ::fork();  // only a child of ours enters the joined pid namespace
+    if (child == 0) {
+      if (console.valid())
+        if (auto s = SetupConsole(console.get()); !s) {
+          std::string m = "sandshim exec: " + s.error().msg + "\n";
+          (void)!::write(2, m.data(), m.size());
+          ::_exit(127);
+        }
+      Error e = FinalizeAndExec(p, seccomp, o.preserve_fds);
+      std::string m = "sandshim exec: " + e.msg + "\n";
+      (void)!::write(2, m.data(), m.size());
+      ::_exit(e.err_no == ENOENT ? 127 : 126);
+    }
+    (void)!::write(wr.get(), &child, sizeof child);
+    if (o.detach) ::_exit(0);
+    int status = 0;
+    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+  }
+  wr.Reset();
+  pid_t child = 0;
+  if (::read(rd.get(), &child, sizeof child) != sizeof child) child = 0;
+  if (o.detach) {
+    int status = 0;
+    ::waitpid(mid, &status, 0);
+    if (child <= 0) return MakeError("exec: the process did not start", EIO);
+    return static_cast<int>(child);
+  }
+  int status = 0;
+  while (::waitpid(mid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+}  // namespace sandshim::native

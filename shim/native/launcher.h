@@ -1,0 +1,41 @@
+// The parent side of the native runtime: clone the init into its new namespaces, give it
+// its cgroups, id maps and prestart hooks (before_go), let it set itself up, and wait for
+// READY; `start` releases it through exec.fifo; `exec` joins a running container.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <optional>
+
+#include "shim/native/plan.h"
+
+namespace sandshim::native {
+
+struct LaunchOptions {
+  std::filesystem::path fifo;  // created here; `start` writes to it
+  std::optional<std::string> console_socket;
+  int preserve_fds = 0;
+  // Runs once the init exists (pid known) and before it may go on: journal, cgroups, hooks.
+  std::function<Status(pid_t)> before_go;
+};
+
+Result<pid_t> Launch(const LaunchPlan& plan, const LaunchOptions& o);
+// Releases a created container's init (fails if it is gone).
+Status ReleaseInit(const std::filesystem::path& fifo);
+// Writes uid_map/gid_map of pid (pure formatting in IdMapText).
+std::string IdMapText(const std::vector<IdMap>& maps);
+
+struct ExecOptions {
+  pid_t init = 0;
+  std::vector<std::filesystem::path> cgroups;
+  std::optional<std::string> console_socket;
+  bool detach = false;
+  int preserve_fds = 0;
+};
+
+// Runs p inside the container of o.init. Foreground: the exit status (128+n for a signal).
+// Detached: the pid of the new process (the caller's subreaper will reap it).
+Result<int> ExecInto(const ProcessPlan& p, const SeccompPlan& seccomp, const ExecOptions& o);
+
+}  // namespace sandshim::native

@@ -1,0 +1,115 @@
+// LaunchPlan: everything the native runtime will do to start a container, computed from the
+// OCI spec by pure code (no syscalls), so that every namespace flag, mount, id map, cap set,
+// rlimit and seccomp rule is unit-tested without root. The apply steps (mounts.cc, caps.cc,
+// seccomp.cc, cgroups.cc, init.cc) only carry the plan out.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bundle/spec.h"
+
+namespace sandshim::native {
+
+struct NsStep {
+  int flag = 0;       // CLONE_NEW*
+  std::string path;   // empty: create a new one
+};
+
+struct IdMap {
+  uint32_t container = 0, host = 0, size = 0;
+};
+
+struct MountStep {
+  std::string source;       // host path for binds (absolute), fs source otherwise
+  std::string destination;  // absolute, inside the rootfs (resolved safely when applied)
+  std::string type;         // "bind" for bind mounts
+  unsigned long flags = 0;  // MS_* applied at mount time
+  unsigned long propagation = 0;  // MS_SHARED/SLAVE/PRIVATE/UNBINDABLE (| MS_REC)
+  std::string data;         // fs options such as "mode=755,size=65536k"
+  bool bind = false;
+  bool readonly_remount = false;  // binds become read-only by a second, remount call
+};
+
+struct DeviceStep {
+  std::string path;
+  char type = 'c';  // c, b, u, p
+  int64_t major = 0, minor = 0;
+  uint32_t mode = 0666, uid = 0, gid = 0;
+};
+
+struct Rlimit {
+  int resource = 0;
+  uint64_t soft = 0, hard = 0;
+};
+
+struct SeccompArg {
+  unsigned index = 0;
+  uint64_t value = 0, value_two = 0;
+  std::string op;  // SCMP_CMP_EQ, ...
+};
+
+struct SeccompRule {
+  std::vector<std::string> names;
+  std::string action;
+  std::optional<int> errno_ret;
+  std::vector<SeccompArg> args;
+};
+
+struct SeccompPlan {
+  bool enabled = false;
+  std::string default_action;
+  std::optional<int> default_errno;
+  std::vector<std::string> architectures;
+  std::vector<SeccompRule> rules;
+};
+
+struct CapSets {
+  std::vector<int> bounding, effective, permitted, inheritable, ambient;
+};
+
+struct ProcessPlan {
+  std::vector<std::string> args, env;
+  std::string cwd = "/";
+  uint32_t uid = 0, gid = 0;
+  std::vector<uint32_t> additional_gids;
+  bool terminal = false;
+  bool no_new_privs = false;
+  CapSets caps;
+  std::vector<Rlimit> rlimits;
+  std::optional<int> oom_score_adj;
+};
+
+struct LaunchPlan {
+  std::vector<NsStep> namespaces;  // in the order they must be set up (user first)
+  int clone_flags = 0;             // new namespaces to create
+  std::vector<IdMap> uid_map, gid_map;
+  std::filesystem::path rootfs;
+  bool readonly_root = false;
+  unsigned long rootfs_propagation = 0;
+  std::vector<MountStep> mounts;
+  std::vector<DeviceStep> devices;  // defaults + spec devices
+  std::vector<std::string> masked_paths, readonly_paths;
+  std::string hostname, domainname;
+  std::vector<std::pair<std::string, std::string>> sysctl;
+  ProcessPlan process;
+  SeccompPlan seccomp;
+  std::string cgroups_path;
+};
+
+// Pure: spec + bundle dir -> plan, or the first thing in the spec we cannot honour.
+Result<LaunchPlan> PlanFromSpec(const bundle::Spec& spec, const std::filesystem::path& bundle_dir);
+// The process part alone (exec uses it for --process JSON).
+Result<ProcessPlan> ProcessPlanFrom(const boost::json::object& process);
+// mount(2) flags and data from OCI mount options (pure).
+void ParseMountOptions(const std::vector<std::string>& options, MountStep* m);
+int NamespaceFlag(std::string_view type);
+Result<int> CapabilityNumber(std::string_view name);
+Result<int> RlimitNumber(std::string_view name);
+
+}  // namespace sandshim::native

@@ -1,0 +1,31 @@
+#include "shim/runsc/spec_fixups.h"
+
+namespace sandshim::runsc {
+namespace json = boost::json;
+
+static bool MovePidsLimit(json::object& doc) {
+  auto* linux_obj = doc.if_contains("linux") ? doc["linux"].if_object() : nullptr;
+  auto* res = linux_obj && linux_obj->if_contains("resources") ? (*linux_obj)["resources"].if_object() : nullptr;
+  auto* pids = res && res->if_contains("pids") ? (*res)["pids"].if_object() : nullptr;
+  if (!pids || !pids->if_contains("limit") || !(*pids)["limit"].is_number()) return false;
+  int64_t limit = (*pids)["limit"].to_number<int64_t>();
+  res->erase("pids");
+  if (limit <= 0) return true;
+  auto* process = doc.if_contains("process") ? doc["process"].if_object() : nullptr;
+  if (!process) return true;
+  if (!process->if_contains("rlimits") || !(*process)["rlimits"].is_array()) (*process)["rlimits"] = json::array{};
+  auto& rl = (*process)["rlimits"].get_array();
+  for (auto& r : rl)
+    if (r.is_object() && r.get_object().if_contains("type") && r.get_object()["type"] == "RLIMIT_NPROC") {
+      auto& o = r.get_object();
+      for (const char* k : {"soft", "hard"})
+        if (!o.if_contains(k) || !o[k].is_number() || o[k].to_number<int64_t>() > limit) o[k] = limit;
+      return true;
+    }
+  rl.push_back(json::object{{"type", "RLIMIT_NPROC"}, {"soft", limit}, {"hard", limit}});
+  return true;
+}
+
+bool FixupSpec(json::object& doc) { return MovePidsLimit(doc); }
+
+}  // namespace sandshim::runsc

@@ -1,0 +1,163 @@
+#include "shim/runtime/native_backend.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <sstream>
+
+#include "shim/core/fault.h"
+#include "shim/core/fs.h"
+#include "shim/core/log.h"
+#include "shim/native/cgroups.h"
+#include "shim/native/hooks.h"
+#include "shim/native/launcher.h"
+#include "shim/runtime/oci_state.h"
+
+namespace sandshim::runtime {
+namespace json = boost::json;
+namespace {
+
+std::vector<std::filesystem::path> Dirs(const json::object& data) {
+  std::vector<std::filesystem::path> out;
+  for (const auto& d : bundle::GetStrings(data, "cgroups")) out.emplace_back(d);
+  return out;
+}
+
+std::string HookState(const CreateRequest& r, pid_t pid, std::string_view status) {
+  ContainerRecord rec;
+  rec.id = r.id;
+  rec.bundle = r.bundle;
+  rec.init.pid = pid;
+  rec.annotations = r.spec.annotations;
+  auto o = OciState(rec);
+  o["status"] = status;
+  o["pid"] = pid;
+  return json::serialize(o);
+}
+
+}  // namespace
+
+Result<Created> NativeBackend::Create(const CreateRequest& r, Journal& j) {
+  auto plan = TRY(native::PlanFromSpec(r.spec, r.bundle));
+  auto dirs = native::CgroupDirs(plan.cgroups_path, r.id);
+  json::array cg;
+  for (const auto& d : dirs) cg.emplace_back(d.string());
+  // Journal first: the cgroup (and everything the init leaves in it) is undone from here.
+  TRY(j.Append({kNativeJournalKind, {{"id", r.id}, {"cgroups", cg}, {"bundle", r.bundle.string()}}}));
+  fault::Point("create.after-journal");
+  const auto* linux_obj = bundle::GetObject(r.spec.doc, "linux");
+  const json::object* resources = linux_obj ? bundle::GetObject(*linux_obj, "resources") : nullptr;
+  native::LaunchOptions o;
+  o.fifo = r.state_dir / "exec.fifo";
+  if (r.console_socket) o.console_socket = r.console_socket->string();
+  o.preserve_fds = r.preserve_fds;
+  o.before_go = [&](pid_t pid) -> Status {
+    auto start = proc::StartTime(pid);
+    TRY(j.Append({"process", {{"pid", pid}, {"start", start ? *start : 0}}}));
+    TRY(native::SetupCgroups(dirs, resources, pid));
+    auto state = HookState(r, pid, "creating");
+    TRY(native::RunHooks(r.spec, "prestart", state));
+    return native::RunHooks(r.spec, "createRuntime", state);
+  };
+  pid_t pid = TRY(native::Launch(plan, o));
+  if (r.pid_file) TRY(fs::WriteFileAtomic(*r.pid_file, std::to_string(pid), 0644, false));
+  auto start = proc::StartTime(pid);
+  Created c;
+  c.init = {pid, start ? *start : 0};
+  c.data = {{"cgroups", cg}, {"fifo", o.fifo.string()}};
+  return c;
+}
+
+Result<int> NativeBackend::Run(const CreateRequest& r, Journal& j) {
+  auto created = TRY(Create(r, j));
+  fault::Point("run.after-journal");
+  TRY(native::ReleaseInit(r.state_dir / "exec.fifo"));
+  int status = 0;
+  while (::waitpid(created.init.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+Status NativeBackend::Start(const ContainerRecord& c) {
+  TRY(native::ReleaseInit(bundle::GetString(c.backend_data, "fifo")));
+  auto spec = bundle::LoadSpec(c.bundle);
+  if (spec) {
+    auto st = OciState(c);
+    st["status"] = "running";
+    if (auto s = native::RunHooks(*spec, "poststart", json::serialize(st)); !s) log::Warn(s.error().msg);
+  }
+  return Ok();
+}
+
+Result<int> NativeBackend::Exec(const ContainerRecord& c, const ExecRequest& r) {
+  auto p = TRY(native::ProcessPlanFrom(r.process));
+  auto spec = TRY(bundle::LoadSpec(c.bundle));
+  auto plan = TRY(native::PlanFromSpec(spec, c.bundle));
+  native::ExecOptions o{c.init.pid, Dirs(c.backend_data), std::nullopt, r.detach, r.preserve_fds};
+  if (r.console_socket) o.console_socket = r.console_socket->string();
+  int result = TRY(native::ExecInto(p, plan.seccomp, o));
+  if (r.detach && r.pid_file) TRY(fs::WriteFileAtomic(*r.pid_file, std::to_string(result), 0644, false));
+  return result;
+}
+
+Status NativeBackend::Kill(const ContainerRecord& c, int signal, bool all) {
+  if (all) {
+    for (pid_t p : native::CgroupPids(Dirs(c.backend_data))) ::kill(p, signal);
+    return Ok();
+  }
+  if (!proc::IsAlive(c.init)) return MakeError("container not running", ESRCH);
+  if (::kill(c.init.pid, signal) != 0) return ErrnoError("kill");
+  return Ok();
+}
+
+Status NativeBackend::Pause(const ContainerRecord& c) { return native::Freeze(Dirs(c.backend_data), true); }
+Status NativeBackend::Resume(const ContainerRecord& c) { return native::Freeze(Dirs(c.backend_data), false); }
+
+Result<std::vector<pid_t>> NativeBackend::Pids(const ContainerRecord& c) { return native::CgroupPids(Dirs(c.backend_data)); }
+
+Result<std::string> NativeBackend::PsTable(const ContainerRecord& c) {
+  std::ostringstream out;
+  out << "PID\tCMD\n";
+  for (pid_t p : native::CgroupPids(Dirs(c.backend_data))) {
+    std::string cmd;
+    for (const auto& a : proc::Cmdline(p)) cmd += (cmd.empty() ? "" : " ") + a;
+    out << p << "\t" << cmd << "\n";
+  }
+  return out.str();
+}
+
+Result<json::value> NativeBackend::Stats(const ContainerRecord& c) {
+  json::object data;
+  for (const auto& d : Dirs(c.backend_data)) {
+    auto num = [&](const char* f) { return std::strtoll(fs::ReadFile(d / f).value_or("0").c_str(), nullptr, 10); };
+    if (fs::Exists(d / "memory.usage_in_bytes")) data["memory"] = {{"usage", {{"usage", num("memory.usage_in_bytes")}}}};
+    if (fs::Exists(d / "memory.current")) data["memory"] = {{"usage", {{"usage", num("memory.current")}}}};
+    if (fs::Exists(d / "pids.current")) data["pids"] = {{"current", num("pids.current")}};
+    if (fs::Exists(d / "cpuacct.usage")) data["cpu"] = {{"usage", {{"total", num("cpuacct.usage")}}}};
+  }
+  return json::value{{"type", "stats"}, {"id", c.id}, {"data", data}};
+}
+
+Status NativeBackend::Update(const ContainerRecord& c, const json::object& resources) {
+  return native::UpdateCgroups(Dirs(c.backend_data), resources);
+}
+
+Status NativeBackend::Undo(const JournalEntry& e) {
+  if (e.kind == "process") {
+    proc::ProcessId p{static_cast<pid_t>(e.data.contains("pid") ? e.data.at("pid").to_number<int64_t>() : 0),
+                      e.data.contains("start") ? e.data.at("start").to_number<uint64_t>() : 0};
+    if (proc::IsAlive(p)) ::kill(p.pid, SIGKILL);
+    return Ok();
+  }
+  if (e.kind != kNativeJournalKind) return MakeError("native backend cannot undo \"" + e.kind + "\"", EINVAL);
+  TRY(native::DestroyCgroups(Dirs(e.data)));
+  // poststop hooks run once the container is gone, as runc does on delete.
+  if (auto spec = bundle::LoadSpec(bundle::GetString(e.data, "bundle")); spec) {
+    boost::json::object st{{"ociVersion", kOciVersion}, {"id", bundle::GetString(e.data, "id")}, {"status", "stopped"},
+                           {"pid", 0}, {"bundle", bundle::GetString(e.data, "bundle")}};
+    if (auto s = native::RunHooks(*spec, "poststop", json::serialize(st)); !s) log::Warn(s.error().msg);
+  }
+  return Ok();
+}
+
+}  // namespace sandshim::runtime

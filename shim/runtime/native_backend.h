@@ -1,0 +1,32 @@
+// The native backend: a runtime::Backend over shim/native (namespaces, pivot_root, seccomp,
+// capabilities, cgroups). Used when asked for, or by `auto` when gVisor cannot run here.
+#pragma once
+
+#include "shim/runtime/backend.h"
+
+namespace sandshim::runtime {
+
+inline constexpr const char* kNativeJournalKind = "native-container";
+
+class NativeBackend : public Backend {
+ public:
+  explicit NativeBackend(std::filesystem::path root) : root_(std::move(root)) {}
+  std::string_view Name() const override { return "native"; }
+  Result<Created> Create(const CreateRequest& r, Journal& j) override;
+  Result<int> Run(const CreateRequest& r, Journal& j) override;
+  Status Start(const ContainerRecord& c) override;
+  Result<int> Exec(const ContainerRecord& c, const ExecRequest& r) override;
+  Status Kill(const ContainerRecord& c, int signal, bool all) override;
+  Status Pause(const ContainerRecord& c) override;
+  Status Resume(const ContainerRecord& c) override;
+  Result<std::vector<pid_t>> Pids(const ContainerRecord& c) override;
+  Result<std::string> PsTable(const ContainerRecord& c) override;
+  Result<boost::json::value> Stats(const ContainerRecord& c) override;
+  Status Update(const ContainerRecord& c, const boost::json::object& resources) override;
+  Status Undo(const JournalEntry& e) override;
+
+ private:
+  std::filesystem::path root_;
+};
+
+}  // namespace sandshim::runtime
