@@ -238,11 +238,11 @@ Result<LaunchPlan> PlanFromSpec(const bundle::Spec& spec, const std::filesystem:
   for (const auto& ns : plan.namespaces)
     if (ns.flag == CLONE_NEWPID && !ns.path.empty())
       return MakeError("joining an existing pid namespace is not supported by the native runtime yet", ENOTSUP);
-  if ((plan.clone_flags & CLONE_NEWUSER) && plan.uid_map.empty())
-    return MakeError("a new user namespace needs linux.uidMappings", EINVAL);
   DefaultDevices(plan);
   TRY(ReadMounts(spec, bundle_dir, plan));
   if (const auto* l = GetObject(spec.doc, "linux")) TRY(ReadLinux(*l, plan));
+  if ((plan.clone_flags & CLONE_NEWUSER) && plan.uid_map.empty())
+    return MakeError("a new user namespace needs linux.uidMappings", EINVAL);
   const auto* p = GetObject(spec.doc, "process");
   if (!p) return MakeError("spec has no process", EINVAL);
   plan.process = TRY(ProcessPlanFrom(*p));

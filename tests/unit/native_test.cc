@@ -1,0 +1,117 @@
+#include <doctest/doctest.h>
+#include <linux/capability.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+
+#include "bundle/default_spec.h"
+#include "shim/core/look_path.h"
+#include "shim/native/cgroups.h"
+#include "shim/native/launcher.h"
+#include "shim/native/plan.h"
+
+using namespace sandshim;
+using namespace sandshim::native;
+
+static bundle::Spec Spec(const std::string& patch_json = "{}") {
+  auto doc = bundle::DefaultSpec({"sh"}, false);
+  auto patch = boost::json::parse(patch_json).as_object();
+  for (auto& kv : patch) doc[kv.key()] = kv.value();
+  return *bundle::ParseSpec(boost::json::serialize(doc));
+}
+
+TEST_CASE("plan: namespaces, user first, new ones become clone flags") {
+  auto plan = PlanFromSpec(Spec(), "/b");
+  REQUIRE(plan.ok());
+  CHECK((plan->clone_flags & (CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)) ==
+        (CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS));
+  CHECK(plan->rootfs == "/b/rootfs");
+  CHECK(plan->readonly_root);
+  CHECK(plan->hostname == "sandshim");
+  auto joined = PlanFromSpec(Spec(R"({"linux":{"namespaces":[{"type":"mount"},{"type":"network","path":"/var/run/netns/x"},
+    {"type":"user"}],"uidMappings":[{"containerID":0,"hostID":100000,"size":65536}]}})"), "/b");
+  REQUIRE_MESSAGE(joined.ok(), (joined.ok() ? "" : joined.error().msg));
+  CHECK(joined->namespaces.front().flag == CLONE_NEWUSER);
+  CHECK((joined->clone_flags & CLONE_NEWNET) == 0);
+  CHECK(IdMapText(joined->uid_map) == "0 100000 65536\n");
+}
+
+TEST_CASE("plan: what the native runtime refuses, clearly") {
+  CHECK_FALSE(PlanFromSpec(Spec(R"({"linux":{"namespaces":[{"type":"pid"}]}})"), "/b").ok());  // no mount ns
+  auto pidjoin = PlanFromSpec(Spec(R"({"linux":{"namespaces":[{"type":"mount"},{"type":"pid","path":"/proc/1/ns/pid"}]}})"), "/b");
+  REQUIRE_FALSE(pidjoin.ok());
+  CHECK(pidjoin.error().msg.find("pid namespace") != std::string::npos);
+  CHECK_FALSE(PlanFromSpec(Spec(R"({"linux":{"namespaces":[{"type":"mount"},{"type":"user"}]}})"), "/b").ok());
+  CHECK_FALSE(PlanFromSpec(Spec(R"({"process":{"args":["x"],"cwd":"/","capabilities":{"bounding":["CAP_BOGUS"]}}})"), "/b").ok());
+}
+
+TEST_CASE("plan: mount options become flags, data and a read-only remount for binds") {
+  MountStep m;
+  ParseMountOptions({"rbind", "ro", "nosuid", "rslave", "mode=755", "size=10m"}, &m);
+  CHECK(m.bind);
+  CHECK((m.flags & (MS_BIND | MS_REC | MS_RDONLY | MS_NOSUID)) == (MS_BIND | MS_REC | MS_RDONLY | MS_NOSUID));
+  CHECK(m.readonly_remount);
+  CHECK(m.propagation == (MS_SLAVE | MS_REC));
+  CHECK(m.data == "mode=755,size=10m");
+  MountStep t;
+  ParseMountOptions({"nosuid", "noexec", "rw"}, &t);
+  CHECK_FALSE(t.bind);
+  CHECK_FALSE(t.readonly_remount);
+  CHECK((t.flags & MS_RDONLY) == 0);
+}
+
+TEST_CASE("plan: relative bind sources resolve against the bundle; default devices present") {
+  auto plan = PlanFromSpec(Spec(R"({"mounts":[{"destination":"/data","type":"bind","source":"data","options":["rbind","ro"]}]})"), "/b");
+  REQUIRE(plan.ok());
+  REQUIRE(plan->mounts.size() == 1);
+  CHECK(plan->mounts[0].source == "/b/data");
+  CHECK(plan->mounts[0].readonly_remount);
+  bool has_null = false;
+  for (const auto& d : plan->devices) has_null |= d.path == "/dev/null" && d.major == 1 && d.minor == 3;
+  CHECK(has_null);
+}
+
+TEST_CASE("plan: process caps, rlimits, user, seccomp rules") {
+  auto plan = PlanFromSpec(Spec(R"({"process":{"args":["x"],"cwd":"/w","user":{"uid":1000,"gid":1001,"additionalGids":[5]},
+    "noNewPrivileges":true,"capabilities":{"bounding":["CAP_KILL","CAP_NET_RAW"],"effective":["CAP_KILL"]},
+    "rlimits":[{"type":"RLIMIT_NPROC","soft":10,"hard":20}]},
+    "linux":{"namespaces":[{"type":"mount"}],"seccomp":{"defaultAction":"SCMP_ACT_ERRNO","defaultErrnoRet":1,
+      "architectures":["SCMP_ARCH_X86_64"],"syscalls":[{"names":["read","write"],"action":"SCMP_ACT_ALLOW"},
+      {"names":["personality"],"action":"SCMP_ACT_ALLOW","args":[{"index":0,"value":8,"op":"SCMP_CMP_EQ"}]}]}}})"), "/b");
+  REQUIRE(plan.ok());
+  const auto& p = plan->process;
+  CHECK(p.uid == 1000);
+  CHECK(p.gid == 1001);
+  CHECK(p.additional_gids == std::vector<uint32_t>{5});
+  CHECK(p.no_new_privs);
+  CHECK(p.caps.bounding == std::vector<int>{CAP_KILL, CAP_NET_RAW});
+  CHECK(p.caps.effective == std::vector<int>{CAP_KILL});
+  REQUIRE(p.rlimits.size() == 1);
+  CHECK(p.rlimits[0].resource == RLIMIT_NPROC);
+  CHECK(p.rlimits[0].hard == 20);
+  CHECK(plan->seccomp.enabled);
+  CHECK(plan->seccomp.default_errno == 1);
+  REQUIRE(plan->seccomp.rules.size() == 2);
+  CHECK(plan->seccomp.rules[1].args.at(0).value == 8);
+}
+
+TEST_CASE("cgroups: hierarchies from mountinfo, v1 controllers and v2") {
+  auto hs = ParseHierarchies(
+      "30 25 0:26 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
+      "31 25 0:27 / /sys/fs/cgroup/cpu,cpuacct rw - cgroup cgroup rw,cpu,cpuacct\n"
+      "32 25 0:28 / /sys/fs/cgroup/systemd rw - cgroup cgroup rw,name=systemd\n"
+      "33 25 0:29 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n");
+  REQUIRE(hs.size() == 4);
+  CHECK(hs[0].controllers == std::vector<std::string>{"memory"});
+  CHECK(hs[1].controllers == std::vector<std::string>{"cpu", "cpuacct"});
+  CHECK(hs[2].controllers.empty());
+  CHECK(hs[3].v2);
+}
+
+TEST_CASE("look path: PATH order, relative names, runc's error words") {
+  auto c = ExecCandidates("ls", {"PATH=/a:/b"}, "/w");
+  CHECK(c == std::vector<std::string>{"/a/ls", "/b/ls"});
+  CHECK(ExecCandidates("./x", {}, "/w") == std::vector<std::string>{"/w/./x"});
+  CHECK(ExecCandidates("/bin/sh", {}, "/") == std::vector<std::string>{"/bin/sh"});
+  CHECK(ExecCandidates("ls", {}, "/").size() == 6);  // the default PATH
+}
