@@ -64,19 +64,29 @@ struct Capture {
 
 // Waits for pid without Boost (whose wait_for relies on SIGCHLD being blockable), polling so
 // that a timeout can be enforced. Returns the raw wait status, or nullopt on timeout.
+// As a subreaper we inherit runsc's sandbox and gofer when runsc exits before them; runsc
+// delete then polls them with kill(pid, 0), to which an unreaped zombie looks alive (5 s
+// timeouts, measured). Reap every other child that has exited, without touching pid.
+void ReapOthers(pid_t pid) {
+  for (;;) {
+    siginfo_t info{};
+    if (::waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0 || info.si_pid == pid) return;
+    ::waitpid(info.si_pid, nullptr, WNOHANG);
+  }
+}
+
 std::optional<int> WaitPid(pid_t pid, std::optional<std::chrono::milliseconds> timeout) {
-  auto deadline = std::chrono::steady_clock::now() + timeout.value_or(std::chrono::milliseconds(0));
+  auto deadline = std::chrono::steady_clock::now() + timeout.value_or(std::chrono::hours(24 * 365));
   useconds_t sleep_us = 200;
   for (;;) {
     int status = 0;
-    pid_t r = ::waitpid(pid, &status, timeout ? WNOHANG : 0);
+    pid_t r = ::waitpid(pid, &status, WNOHANG);
     if (r == pid) return status;
     if (r < 0 && errno != EINTR) return 0;
-    if (r == 0) {
-      if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
-      ::usleep(sleep_us);
-      sleep_us = std::min<useconds_t>(sleep_us * 2, 20000);
-    }
+    ReapOthers(pid);
+    if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+    ::usleep(sleep_us);
+    sleep_us = std::min<useconds_t>(sleep_us * 2, 5000);
   }
 }
 

@@ -86,21 +86,31 @@ Status ApplyV1(const Hierarchy& h, const std::filesystem::path& dir, const json:
                                                    bundle::GetString(o, "access", "rwm");
         TRY(Write(dir / (bundle::GetBool(o, "allow") ? "devices.allow" : "devices.deny"), rule));
       }
+    // What runc always allows on top of the spec: the default devices, ptys and tun.
+    for (const char* rule : {"c *:* m", "b *:* m", "c 1:3 rwm", "c 1:5 rwm", "c 1:7 rwm", "c 1:8 rwm", "c 1:9 rwm",
+                             "c 5:0 rwm", "c 5:2 rwm", "c 136:* rwm", "c 10:200 rwm"})
+      TRY(Write(dir / "devices.allow", rule));
   }
   return Ok();
 }
 
-Status ApplyV2(const std::filesystem::path& dir, const json::object& r) {
+// v2: only the controllers this hierarchy offers (in the hybrid layout, perhaps just hugetlb).
+Status ApplyV2(const Hierarchy& h, const std::filesystem::path& dir, const json::object& r) {
   const auto* mem = bundle::GetObject(r, "memory");
   const auto* cpu = bundle::GetObject(r, "cpu");
   const auto* pids = bundle::GetObject(r, "pids");
-  if (auto v = Num(mem, "limit"); v && *v > 0) TRY(Write(dir / "memory.max", std::to_string(*v)));
-  if (auto v = Num(cpu, "shares"); v && *v > 0)  // runc's shares -> weight conversion
-    TRY(Write(dir / "cpu.weight", std::to_string(1 + ((*v - 2) * 9999) / 262142)));
-  if (auto q = Num(cpu, "quota"); q && *q > 0)
-    TRY(Write(dir / "cpu.max", std::to_string(*q) + " " + std::to_string(Num(cpu, "period").value_or(100000))));
-  if (cpu && !bundle::GetString(*cpu, "cpus").empty()) TRY(Write(dir / "cpuset.cpus", bundle::GetString(*cpu, "cpus")));
-  if (auto v = Num(pids, "limit"); v && *v != 0) TRY(Write(dir / "pids.max", *v < 0 ? "max" : std::to_string(*v)));
+  if (Has(h, "memory"))
+    if (auto v = Num(mem, "limit"); v && *v > 0) TRY(Write(dir / "memory.max", std::to_string(*v)));
+  if (Has(h, "cpu")) {
+    if (auto v = Num(cpu, "shares"); v && *v > 0)  // runc's shares -> weight conversion
+      TRY(Write(dir / "cpu.weight", std::to_string(1 + ((*v - 2) * 9999) / 262142)));
+    if (auto q = Num(cpu, "quota"); q && *q > 0)
+      TRY(Write(dir / "cpu.max", std::to_string(*q) + " " + std::to_string(Num(cpu, "period").value_or(100000))));
+  }
+  if (Has(h, "cpuset") && cpu && !bundle::GetString(*cpu, "cpus").empty())
+    TRY(Write(dir / "cpuset.cpus", bundle::GetString(*cpu, "cpus")));
+  if (Has(h, "pids"))
+    if (auto v = Num(pids, "limit"); v && *v != 0) TRY(Write(dir / "pids.max", *v < 0 ? "max" : std::to_string(*v)));
   return Ok();
 }
 
@@ -118,7 +128,7 @@ std::vector<Hierarchy> ParseHierarchies(const std::string& mountinfo) {
     }
     f >> fstype >> source >> super;
     if (fstype == "cgroup2") {
-      out.push_back({mnt, {}, true});
+      out.push_back({mnt, {}, true});  // controllers: see V2Controllers
     } else if (fstype == "cgroup") {
       Hierarchy h{mnt, {}, false};
       std::istringstream opts(super);
@@ -131,7 +141,18 @@ std::vector<Hierarchy> ParseHierarchies(const std::string& mountinfo) {
   return out;
 }
 
-std::vector<Hierarchy> Hierarchies() { return ParseHierarchies(fs::ReadFile("/proc/self/mountinfo").value_or("")); }
+std::vector<Hierarchy> Hierarchies() {
+  auto hs = ParseHierarchies(fs::ReadFile("/proc/self/mountinfo").value_or(""));
+  // A v2 hierarchy offers what its root's cgroup.controllers lists: nothing at all in the
+  // hybrid layout, where v1 owns every controller.
+  for (auto& h : hs)
+    if (h.v2) {
+      std::istringstream in(fs::ReadFile(h.mount / "cgroup.controllers").value_or(""));
+      std::string c;
+      while (in >> c) h.controllers.push_back(c);
+    }
+  return hs;
+}
 
 std::vector<std::filesystem::path> CgroupDirs(const std::string& cgroups_path, const std::string& id) {
   // No shared parent of ours: a container's cgroup is all there is to remove.
@@ -149,7 +170,8 @@ Status SetupCgroups(const std::vector<std::filesystem::path>& dirs, const json::
   for (size_t i = 0; i < dirs.size() && i < hs.size(); ++i) {
     if (dirs[i].string().find("..") != std::string::npos) return MakeError("cgroupsPath must not contain ..", EINVAL);
     TRY(fs::MkdirAll(dirs[i], 0755));
-    if (resources) TRY(hs[i].v2 ? ApplyV2(dirs[i], *resources) : ApplyV1(hs[i], dirs[i], *resources));
+    if (resources && !hs[i].controllers.empty())
+      TRY(hs[i].v2 ? ApplyV2(hs[i], dirs[i], *resources) : ApplyV1(hs[i], dirs[i], *resources));
     else if (!hs[i].v2 && Has(hs[i], "cpuset")) InitCpuset(hs[i].mount, dirs[i]);
     TRY(Write(dirs[i] / "cgroup.procs", std::to_string(pid)));
   }
@@ -159,7 +181,7 @@ Status SetupCgroups(const std::vector<std::filesystem::path>& dirs, const json::
 Status UpdateCgroups(const std::vector<std::filesystem::path>& dirs, const json::object& resources) {
   auto hs = Hierarchies();
   for (size_t i = 0; i < dirs.size() && i < hs.size(); ++i)
-    TRY(hs[i].v2 ? ApplyV2(dirs[i], resources) : ApplyV1(hs[i], dirs[i], resources));
+    if (!hs[i].controllers.empty()) TRY(hs[i].v2 ? ApplyV2(hs[i], dirs[i], resources) : ApplyV1(hs[i], dirs[i], resources));
   return Ok();
 }
 

@@ -6,8 +6,10 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "shim/core/fs.h"
@@ -113,7 +115,22 @@ Error FinalizeAndExec(const ProcessPlan& p, const SeccompPlan& seccomp, int pres
   return ErrnoError("exec " + *exe);
 }
 
+// The init lives on after `create` returns, until `start`: it must not keep any descriptor
+// of sandshim's (the container's state lock above all, or `start` would wait on it forever).
+void CloseAllBut(std::vector<int> keep, int preserve_fds) {
+  for (int fd = 0; fd < 3 + preserve_fds; ++fd) keep.push_back(fd);
+  std::sort(keep.begin(), keep.end());
+  unsigned from = 0;
+  for (int k : keep) {
+    if (k < 0) continue;
+    if (static_cast<unsigned>(k) > from) ::syscall(SYS_close_range, from, static_cast<unsigned>(k) - 1, 0);
+    from = static_cast<unsigned>(k) + 1;
+  }
+  ::syscall(SYS_close_range, from, ~0U, 0);
+}
+
 void RunInit(const LaunchPlan& plan, const InitFds& fds, int preserve_fds) {
+  CloseAllBut({fds.sync, fds.fifo, fds.console}, preserve_fds);
   // Nothing in the container may open /proc/<us>/exe (the runc CVE-2019-5736 class) or
   // ptrace us while we still run sandshim's code.
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);

@@ -95,6 +95,15 @@ Status PrepareRootfs(const LaunchPlan& plan) {
   return Ok();
 }
 
+// Remounts (read-only, propagation) must name the new mount itself: the fd we mounted onto
+// still points at the directory underneath, so the target is opened again.
+static Status Remount(int root_fd, const std::string& dest, unsigned long flags, std::string_view what) {
+  auto top = TRY(OpenInRoot(root_fd, dest, false, false));
+  std::string path = FdPath(top.get());
+  if (flags & MS_REMOUNT) flags |= KeptFlags(path.c_str());
+  return Mount("", path, "", flags, "", std::string(dest) + " " + std::string(what));
+}
+
 static Status ApplyOne(int root_fd, const MountStep& m) {
   bool as_file = false;
   if (m.bind) {
@@ -102,26 +111,24 @@ static Status ApplyOne(int root_fd, const MountStep& m) {
     if (::stat(m.source.c_str(), &st) != 0) return ErrnoError("bind source " + m.source);
     as_file = !S_ISDIR(st.st_mode);
   }
-  auto target = TRY(OpenInRoot(root_fd, m.destination, true, as_file));
-  std::string dst = FdPath(target.get());
-  std::string type = m.bind ? "" : m.type;
-  unsigned long flags = m.flags & ~(m.readonly_remount ? MS_RDONLY : 0);
-  auto s = Mount(m.bind ? m.source : m.source, dst, type, flags, m.bind ? "" : m.data, m.destination);
-  if (!s && m.type == "sysfs" && s.error().err_no == EPERM) {
-    // sysfs cannot be mounted without our own network namespace: bind the host's, read-only.
-    TRY(Mount("/sys", dst, "", MS_BIND | MS_REC, "", m.destination));
-    TRY(Mount("", dst, "", MS_BIND | MS_REMOUNT | MS_RDONLY | KeptFlags(dst.c_str()), "", m.destination));
-  } else if (!s && m.type == "cgroup") {
-    // cgroup v1 hierarchies: show the host's tree read-only (a private view needs cgroupns).
-    TRY(Mount("/sys/fs/cgroup", dst, "", MS_BIND | MS_REC, "", m.destination));
-    TRY(Mount("", dst, "", MS_BIND | MS_REMOUNT | MS_RDONLY | KeptFlags(dst.c_str()), "", m.destination));
-  } else if (!s) {
-    return s;
+  std::string dst;
+  {
+    auto target = TRY(OpenInRoot(root_fd, m.destination, true, as_file));
+    dst = FdPath(target.get());
+    unsigned long flags = m.flags & ~(m.readonly_remount ? MS_RDONLY : 0);
+    auto s = Mount(m.source, dst, m.bind ? "" : m.type, flags, m.bind ? "" : m.data, m.destination);
+    if (!s && (m.type == "sysfs" || m.type == "cgroup")) {
+      // sysfs needs our own network namespace, and cgroup v1 hierarchies a view of their
+      // own: fall back to the host's tree, bound read-only (below).
+      TRY(Mount(m.type == "sysfs" ? "/sys" : "/sys/fs/cgroup", dst, "", MS_BIND | MS_REC, "", m.destination));
+      TRY(Remount(root_fd, m.destination, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_REC, "read-only"));
+    } else if (!s) {
+      return s;
+    }
   }
   if (m.readonly_remount)
-    TRY(Mount("", dst, "", MS_BIND | MS_REMOUNT | MS_RDONLY | (m.flags & ~MS_REC) | KeptFlags(dst.c_str()), "",
-              m.destination + " read-only"));
-  if (m.propagation) TRY(Mount("", dst, "", m.propagation, "", m.destination + " propagation"));
+    TRY(Remount(root_fd, m.destination, MS_BIND | MS_REMOUNT | MS_RDONLY | (m.flags & ~(MS_REC | MS_BIND)), "read-only"));
+  if (m.propagation) TRY(Remount(root_fd, m.destination, m.propagation, "propagation"));
   return Ok();
 }
 

@@ -34,6 +34,24 @@ void ProtectStdio() {
   }
 }
 
+// runsc fchowns the stdio it is handed to the sandbox user (measured: `</dev/null` left the
+// host's /dev/null owned by nobody). A device that is not a terminal is swapped for a private
+// node of the same device, made next to our state and unlinked at once: runsc may chown that.
+void PrivateStdioDevices(const std::filesystem::path& dir) {
+  for (int fd : {0, 1, 2}) {
+    struct stat st;
+    if (::fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode) || ::isatty(fd)) continue;
+    auto node = dir / ("stdio-" + std::to_string(::getpid()) + "-" + std::to_string(fd));
+    if (::mknod(node.c_str(), S_IFCHR | 0666, st.st_rdev) != 0) continue;
+    int flags = ::fcntl(fd, F_GETFL);
+    int copy = ::open(node.c_str(), (flags >= 0 ? flags & (O_ACCMODE | O_APPEND) : O_RDWR) | O_CLOEXEC);
+    ::unlink(node.c_str());
+    if (copy < 0) continue;
+    ::dup2(copy, fd);  // dup2 clears FD_CLOEXEC on fd
+    ::close(copy);
+  }
+}
+
 void LogArgv(const std::vector<std::string>& argv) {
   std::string line = "exec:";
   for (const auto& a : argv) line += " " + a;
@@ -80,6 +98,7 @@ Result<std::string> Client::Captured(std::vector<std::string> argv, std::string_
 
 Status Client::Create(std::string_view id, const CreateOpts& opts) {
   ProtectStdio();
+  PrivateStdioDevices(error_log_.parent_path());
   ::unlink(error_log_.c_str());
   auto argv = WithErrorLog(CreateArgv(g_, opts, id), error_log_);
   LogArgv(argv);
@@ -93,6 +112,7 @@ Status Client::Create(std::string_view id, const CreateOpts& opts) {
 
 Result<int> Client::Run(std::string_view id, const CreateOpts& opts) {
   ProtectStdio();
+  PrivateStdioDevices(error_log_.parent_path());
   ::unlink(error_log_.c_str());
   auto argv = WithErrorLog(RunArgv(g_, opts, id, false), error_log_);
   LogArgv(argv);
@@ -125,6 +145,7 @@ Status Client::Resume(std::string_view id) {
 
 Error Client::ExecReplace(std::string_view id, const std::string& process_json, const ExecOpts& opts) {
   ProtectStdio();
+  PrivateStdioDevices(error_log_.parent_path());
   // The process JSON travels in a memfd that runsc opens through /proc/self/fd: no file to
   // clean up after a process we will not be around to see finish.
   int fd = ::memfd_create("sandshim-process", 0);

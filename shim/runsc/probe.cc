@@ -38,7 +38,8 @@ std::string ProbeSpec() {
 
 // Boots one sandbox on platform; empty string on success, else why not.
 std::string TryPlatform(const std::string& runsc, const std::string& platform, const std::filesystem::path& dir) {
-  Global g{runsc, dir / "root", {"--network=none", "--platform=" + platform}};
+  // --ignore-cgroups: a probe killed on timeout (kvm hangs here) would leak its cgroups.
+  Global g{runsc, dir / "root", {"--network=none", "--ignore-cgroups", "--platform=" + platform}};
   std::string id = "probe-" + std::to_string(::getpid()) + "-" + platform;
   auto argv = RunArgv(g, CreateOpts{.bundle = dir / "bundle"}, id, false);
   auto o = spawn::Run({.argv = argv, .timeout = kBootTimeout});

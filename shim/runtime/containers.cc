@@ -8,6 +8,7 @@
 #include "shim/core/ids.h"
 #include "shim/core/log.h"
 #include "shim/core/scope_exit.h"
+#include "shim/core/self_clone.h"
 #include "shim/runsc/probe.h"
 #include "shim/runtime/gvisor_backend.h"
 #include "shim/runtime/native_backend.h"
@@ -16,7 +17,16 @@ namespace sandshim::runtime {
 namespace json = boost::json;
 using S = ContainerStatus;
 
-Containers::Containers(Options o) : opts_(std::move(o)), store_(opts_.root) {
+// One spelling per root: runsc ids are derived from it, so "/run/x/" must equal "/run/x".
+static std::filesystem::path NormalRoot(const std::filesystem::path& root) {
+  std::error_code ec;
+  auto p = std::filesystem::absolute(root, ec).lexically_normal();
+  std::string s = p.string();
+  while (s.size() > 1 && s.back() == '/') s.pop_back();
+  return s;
+}
+
+Containers::Containers(Options o) : opts_(std::move(o)), store_((opts_.root = NormalRoot(opts_.root))) {
   opts_.config.runsc_flags.insert(opts_.config.runsc_flags.end(), opts_.runsc_flags.begin(), opts_.runsc_flags.end());
 }
 Containers::~Containers() = default;
@@ -41,6 +51,8 @@ Result<BackendChoice> Containers::Choose(const bundle::Spec& spec, std::string* 
   in.native_available = true;
   auto choice = TRY(SelectBackend(in));
   if (choice.fallback) log::Warn("falling back to the native runtime: " + choice.reason);
+  // Before any state exists: the native runtime must run from a sealed copy of sandshim.
+  if (choice.backend == "native") EnsureSealedSelf();
   *platform = probe.platform;
   return choice;
 }
@@ -201,6 +213,7 @@ Status Containers::Delete(std::string_view id, bool force) {
 Result<int> Containers::Exec(std::string_view id, ExecRequest r) {
   auto rec = TRY(store_.Load(id));
   TRY(Require(id, LiveStatus(rec), "exec into", {S::kRunning}));
+  if (rec.backend == "native") EnsureSealedSelf();
   fault::Point("exec.before-backend");
   return BackendNamed(rec.backend).Exec(rec, r);
 }

@@ -29,7 +29,7 @@ GcReport Containers::Gc() {
   GcReport report;
   std::set<std::string> known;
   for (const auto& id : store_.List()) {
-    known.insert(id);
+    known.insert(GvisorBackend::RunscId(opts_.root, id));
     auto lock = store_.TryLock(id);
     if (!lock) continue;  // busy: a verb is working on it right now
     auto rec = store_.Load(id);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <charconv>
+#include <cstdio>
 #include <random>
 
 #include "shim/core/fault.h"
@@ -55,6 +56,22 @@ runsc::Client GvisorBackend::ClientFor(const ContainerRecord& c) const {
   return ClientFor(FlagsOf(c), root_ / c.id);
 }
 
+std::string GvisorBackend::RunscId(const std::filesystem::path& root, std::string_view id) {
+  // FNV-1a 64 of root and id: stable, fixed length (so no id is a prefix of another: runsc
+  // resolves ids by prefix) and distinct across roots (runsc's control socket is the
+  // abstract @runsc-sandbox.<id>, global to the host).
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](std::string_view s) {
+    for (unsigned char ch : s) h = (h ^ ch) * 1099511628211ull;
+  };
+  mix(root.string());
+  mix(std::string_view("\0", 1));
+  mix(id);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "sshim-%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
 Result<std::vector<std::string>> GvisorBackend::PrepareCreate(const CreateRequest& r, Journal& j) {
   if (r.preserve_fds > 0)
     return MakeError("--preserve-fds is not supported by the gvisor backend: runsc cannot pass extra fds into a sandbox",
@@ -66,7 +83,7 @@ Result<std::vector<std::string>> GvisorBackend::PrepareCreate(const CreateReques
   // Journal first: a crash between here and a finished create leaves a record gc can undo.
   TRY(j.Append({kRunscJournalKind,
                 {{"runsc_root", RunscRoot(root_).string()},
-                 {"id", r.id},
+                 {"id", RunscId(root_, r.id)},
                  {"bundle", r.bundle.string()},
                  {"runsc_bundle", (r.state_dir / "bundle").string()},
                  {"cgroups_path", r.spec.cgroups_path},
@@ -116,7 +133,7 @@ Result<Created> GvisorBackend::Create(const CreateRequest& r, Journal& j) {
   fault::Point("create.after-journal");
   auto pid_file = r.pid_file.value_or(r.state_dir / "init.pid");
   auto bundle_dir = TRY(RunscBundle(r));
-  TRY(ClientFor(flags, r.state_dir).Create(r.id, {.bundle = bundle_dir, .pid_file = pid_file, .console_socket = r.console_socket}));
+  TRY(ClientFor(flags, r.state_dir).Create(RunscId(root_, r.id), {.bundle = bundle_dir, .pid_file = pid_file, .console_socket = r.console_socket}));
   pid_t pid = TRY(ReadPidFile(pid_file));
   auto start = proc::StartTime(pid);
   Created c;
@@ -131,11 +148,11 @@ Result<int> GvisorBackend::Run(const CreateRequest& r, Journal& j) {
   auto flags = TRY(PrepareCreate(r, j));
   fault::Point("run.after-journal");
   auto bundle_dir = TRY(RunscBundle(r));
-  return ClientFor(flags, r.state_dir).Run(r.id, {.bundle = bundle_dir, .pid_file = r.pid_file, .console_socket = r.console_socket});
+  return ClientFor(flags, r.state_dir).Run(RunscId(root_, r.id), {.bundle = bundle_dir, .pid_file = r.pid_file, .console_socket = r.console_socket});
 }
 
 Status GvisorBackend::Start(const ContainerRecord& c) {
-  auto s = ClientFor(c).Start(c.id);
+  auto s = ClientFor(c).Start(RunscId(root_, c.id));
   if (!s) {
     // The sandbox stays up after a failed start and the caller would wait on it forever
     // (docker leaks a task and a shim this way): end it, so the container reads as stopped.
@@ -147,13 +164,13 @@ Status GvisorBackend::Start(const ContainerRecord& c) {
 Result<int> GvisorBackend::Exec(const ContainerRecord& c, const ExecRequest& r) {
   if (r.preserve_fds > 0) return MakeError("--preserve-fds is not supported by the gvisor backend", ENOTSUP);
   auto client = ClientFor(c);
-  if (!r.detach) return client.ExecReplace(c.id, json::serialize(r.process), {.console_socket = r.console_socket});
+  if (!r.detach) return client.ExecReplace(RunscId(root_, c.id), json::serialize(r.process), {.console_socket = r.console_socket});
   auto dir = root_ / c.id;
   auto process_file = dir / ("exec-" + std::to_string(::getpid()) + "-" + RandomSuffix() + ".json");
   TRY(fs::WriteFileAtomic(process_file, json::serialize(r.process), 0600, /*sync=*/false));
   runsc::ExecOpts o{.process_file = process_file, .console_socket = r.console_socket};
   auto internal = dir / ("exec-" + std::to_string(::getpid()) + "-" + RandomSuffix() + ".pid");
-  auto pid = client.ExecDetached(c.id, o, internal);
+  auto pid = client.ExecDetached(RunscId(root_, c.id), o, internal);
   ::unlink(process_file.c_str());
   ::unlink(internal.c_str());
   if (!pid) return pid.error();
@@ -162,7 +179,7 @@ Result<int> GvisorBackend::Exec(const ContainerRecord& c, const ExecRequest& r) 
 }
 
 Status GvisorBackend::Kill(const ContainerRecord& c, int signal, bool all) {
-  auto s = ClientFor(c).Kill(c.id, signal, all);
+  auto s = ClientFor(c).Kill(RunscId(root_, c.id), signal, all);
   if (signal == SIGKILL && proc::IsAlive(c.init)) {
     // runsc reports a SIGKILLed init as 143 to whoever waits on the sandbox; runc callers
     // expect 137. Killing the sandbox process itself ends the container with the right
@@ -173,8 +190,8 @@ Status GvisorBackend::Kill(const ContainerRecord& c, int signal, bool all) {
   return s;
 }
 
-Status GvisorBackend::Pause(const ContainerRecord& c) { return ClientFor(c).Pause(c.id); }
-Status GvisorBackend::Resume(const ContainerRecord& c) { return ClientFor(c).Resume(c.id); }
+Status GvisorBackend::Pause(const ContainerRecord& c) { return ClientFor(c).Pause(RunscId(root_, c.id)); }
+Status GvisorBackend::Resume(const ContainerRecord& c) { return ClientFor(c).Resume(RunscId(root_, c.id)); }
 
 Result<std::vector<pid_t>> GvisorBackend::Pids(const ContainerRecord& c) {
   // Processes inside gVisor are not host processes; the sandbox process stands for them all.
@@ -184,10 +201,10 @@ Result<std::vector<pid_t>> GvisorBackend::Pids(const ContainerRecord& c) {
   return pids;
 }
 
-Result<std::string> GvisorBackend::PsTable(const ContainerRecord& c) { return ClientFor(c).Ps(c.id, false); }
+Result<std::string> GvisorBackend::PsTable(const ContainerRecord& c) { return ClientFor(c).Ps(RunscId(root_, c.id), false); }
 
 Result<json::value> GvisorBackend::Stats(const ContainerRecord& c) {
-  auto out = TRY(ClientFor(c).Stats(c.id));
+  auto out = TRY(ClientFor(c).Stats(RunscId(root_, c.id)));
   return bundle::ParseJson(out, "runsc events --stats");
 }
 
@@ -201,7 +218,7 @@ Status GvisorBackend::Undo(const JournalEntry& e) {
   std::filesystem::path runsc_root = bundle::GetString(e.data, "runsc_root");
   std::string id = bundle::GetString(e.data, "id");
   runsc::Client client(runsc::Global{config_.runsc, runsc_root, bundle::GetStrings(e.data, "flags")},
-                       root_ / id / "runsc-error.json");
+                       runsc_root / (id + ".error.json"));
   auto s = client.Destroy({runsc_root, id, bundle::GetString(e.data, "bundle")}, bundle::GetString(e.data, "cgroups_path"));
   std::string own = bundle::GetString(e.data, "runsc_bundle");
   if (!own.empty()) (void)runsc::KillProcesses({runsc_root, id, own});

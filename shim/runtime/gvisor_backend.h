@@ -31,6 +31,8 @@ class GvisorBackend : public Backend {
   Status Undo(const JournalEntry& e) override;
 
   static std::filesystem::path RunscRoot(const std::filesystem::path& root) { return root / "@runsc"; }
+  // The id runsc knows a container by (pure; see the .cc for why it is not the id itself).
+  static std::string RunscId(const std::filesystem::path& root, std::string_view id);
 
  private:
   Result<std::vector<std::string>> PrepareCreate(const CreateRequest& r, Journal& j);

@@ -8,6 +8,7 @@
 #include "shim/core/fault.h"
 #include "shim/core/fs.h"
 #include "shim/core/log.h"
+#include "shim/core/self_clone.h"
 #include "shim/native/cgroups.h"
 #include "shim/native/hooks.h"
 #include "shim/native/launcher.h"
@@ -39,6 +40,7 @@ std::string HookState(const CreateRequest& r, pid_t pid, std::string_view status
 
 Result<Created> NativeBackend::Create(const CreateRequest& r, Journal& j) {
   auto plan = TRY(native::PlanFromSpec(r.spec, r.bundle));
+  if (!RunningFromSealedCopy()) log::Warn("native runtime running from the sandshim file, not a sealed copy");
   auto dirs = native::CgroupDirs(plan.cgroups_path, r.id);
   json::array cg;
   for (const auto& d : dirs) cg.emplace_back(d.string());
@@ -90,6 +92,7 @@ Status NativeBackend::Start(const ContainerRecord& c) {
 }
 
 Result<int> NativeBackend::Exec(const ContainerRecord& c, const ExecRequest& r) {
+  if (!RunningFromSealedCopy()) log::Warn("native exec running from the sandshim file, not a sealed copy");
   auto p = TRY(native::ProcessPlanFrom(r.process));
   auto spec = TRY(bundle::LoadSpec(c.bundle));
   auto plan = TRY(native::PlanFromSpec(spec, c.bundle));

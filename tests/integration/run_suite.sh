@@ -9,8 +9,12 @@ case $suite in
   runsc_lifecycle) exec bash "$here/runsc_lifecycle_test.sh" ;;
   fault) exec bash "$here/../fault/fault_test.sh" ;;
   stress) WORKERS=${WORKERS:-32} ROUNDS=${ROUNDS:-1} SOAK=${SOAK:-30} exec bash "$here/../fault/stress_test.sh" ;;
+  native) exec bash "$here/native_test.sh" ;;
   docker) exec bash "$here/docker_test.sh" sandshim ;;
+  docker_native) SANDSHIM_ARGS="--backend native" exec bash "$here/docker_test.sh" sandshim ;;
   ctr) exec bash "$here/ctr_test.sh" "$SANDSHIM_BIN" ;;
+  ctr_native) SANDSHIM_ARGS="--backend native" exec bash "$here/ctr_test.sh" "$SANDSHIM_BIN" ;;
   podman) exec bash "$here/podman_test.sh" "$SANDSHIM_BIN" ;;
+  podman_native) SANDSHIM_ARGS="--backend native" exec bash "$here/podman_test.sh" "$SANDSHIM_BIN" ;;
   *) echo "run_suite: unknown suite $suite" >&2; exit 2 ;;
 esac

@@ -233,13 +233,22 @@ check_stdout_file_not_truncated() {
   assert_eq "before from-container" "$(echo $(cat "$WORK/out2.txt"))" "output file kept what was there"
 }
 
+check_dev_null_owner() {
+  local b before after
+  b=$(bundle_with devnull '.process.args = ["true"]')
+  before=$(stat -c %u:%g /dev/null)
+  ss run --bundle "$b" "$(uniq_name devnull)" </dev/null >/dev/null 2>/dev/null || return $(fail "run failed")
+  after=$(stat -c %u:%g /dev/null)
+  [ "$after" = "$before" ] || { chown "$before" /dev/null; fail "/dev/null owner changed: $before -> $after"; return 1; }
+}
+
 check_gc_after_killed_run() {
   local id b pid
   id=$(uniq_name gc)
   b=$(bundle_with gc '.process.args = ["sleep","1000"]')
   "$SANDSHIM_BIN" --root "$ROOT" run --bundle "$b" "$id" &
   pid=$!
-  wait_until 10 sh -c "pgrep -f '[r]unsc-sandbox.*$id' >/dev/null" || return $(fail "sandbox never started")
+  wait_until 10 sh -c "pgrep -f '[r]unsc-sandbox.*$ROOT' >/dev/null" || return $(fail "sandbox never started")
   kill -9 "$pid"; wait "$pid" 2>/dev/null
   local report
   report=$(ss gc --json) || return $(fail "gc failed: $report")
@@ -267,6 +276,7 @@ run_check "missing command: docker's 127 phrase, no leak" check_missing_command
 run_check "network: new netns is loopback only, netns path joined" check_network_modes
 run_check "console socket gives a pty" check_console_socket
 run_check "stdout files are not truncated" check_stdout_file_not_truncated
+run_check "host /dev/null keeps its owner" check_dev_null_owner
 run_check "gc cleans a killed foreground run; twice is a no-op" check_gc_after_killed_run
 run_check "features and spec" check_features_and_spec
 finish_checks

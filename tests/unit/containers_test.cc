@@ -8,6 +8,7 @@
 #include "bundle/default_spec.h"
 #include "shim/core/fs.h"
 #include "shim/runtime/containers.h"
+#include "shim/runtime/gvisor_backend.h"
 #include "test_helpers.h"
 
 using namespace sandshim;
@@ -53,6 +54,7 @@ struct Fixture {
     return r;
   }
   std::string Calls() { return fs::ReadFile(calls).value(); }
+  std::string Rid(const std::string& id) { return GvisorBackend::RunscId(dir.path() / "root", id); }
 };
 
 }  // namespace
@@ -79,9 +81,9 @@ TEST_CASE("containers: create, start, exec guard, kill, delete") {
   std::string calls = f.Calls();
   CHECK(calls.find("create --bundle=") != std::string::npos);
   CHECK(calls.find("--network=none") != std::string::npos);  // the default spec has an empty netns
-  CHECK(calls.find("start c1") != std::string::npos);
-  CHECK(calls.find("kill c1 15") != std::string::npos);
-  CHECK(calls.find("delete --force c1") != std::string::npos);
+  CHECK(calls.find("start " + f.Rid("c1")) != std::string::npos);
+  CHECK(calls.find("kill " + f.Rid("c1") + " 15") != std::string::npos);
+  CHECK(calls.find("delete --force " + f.Rid("c1")) != std::string::npos);
   CHECK(c.Delete("c1", false).error().msg == "container c1 does not exist");
 }
 
@@ -92,13 +94,13 @@ TEST_CASE("containers: a failed create rolls back and leaves no state") {
   ::setenv("FAKE_RUNSC_ERR", "boom from runsc", 1);
   // runsc failed after writing its state file: the rollback must still ask runsc to delete.
   (void)fs::MkdirAll(f.dir.path() / "root" / "@runsc");
-  (void)fs::WriteFileAtomic(f.dir.path() / "root" / "@runsc" / "c2_sandbox:c2.state", "{}");
+  (void)fs::WriteFileAtomic(f.dir.path() / "root" / "@runsc" / (f.Rid("c2") + "_sandbox:" + f.Rid("c2") + ".state"), "{}");
   auto s = c.Create(f.Request("c2"));
   REQUIRE_FALSE(s.ok());
   CHECK(s.error().msg == "runsc create: boom from runsc");
   CHECK_FALSE(fs::Exists(f.dir.path() / "root" / "c2"));
-  CHECK_FALSE(fs::Exists(f.dir.path() / "root" / "@runsc" / "c2_sandbox:c2.state"));
-  CHECK(f.Calls().find("delete --force c2") != std::string::npos);  // the rollback ran the journal
+  CHECK_FALSE(fs::Exists(f.dir.path() / "root" / "@runsc" / (f.Rid("c2") + "_sandbox:" + f.Rid("c2") + ".state")));
+  CHECK(f.Calls().find("delete --force " + f.Rid("c2")) != std::string::npos);  // the rollback ran the journal
 }
 
 TEST_CASE("containers: a dead init reads as stopped; delete needs no force then") {
@@ -127,16 +129,16 @@ TEST_CASE("containers: gc removes a create whose creator died, and nothing the s
     r.owner = {999999, 1};
     REQUIRE(store.Save(*lock, r).ok());
     Journal j(store.Dir("dead") / "journal.json");
-    REQUIRE(j.Append({"runsc-container", {{"runsc_root", (f.dir.path() / "root" / "@runsc").string()}, {"id", "dead"}}}).ok());
+    REQUIRE(j.Append({"runsc-container", {{"runsc_root", (f.dir.path() / "root" / "@runsc").string()}, {"id", f.Rid("dead")}}}).ok());
     (void)fs::MkdirAll(f.dir.path() / "root" / "@runsc");
-    (void)fs::WriteFileAtomic(f.dir.path() / "root" / "@runsc" / "dead_sandbox:dead.state", "{}");
+    (void)fs::WriteFileAtomic(f.dir.path() / "root" / "@runsc" / (f.Rid("dead") + "_sandbox:" + f.Rid("dead") + ".state"), "{}");
   }
   REQUIRE(c.Create(f.Request("alive")).ok());
   auto first = c.Gc();
   REQUIRE(first.removed.size() == 1);
   CHECK(first.removed[0].find("container dead") == 0);
   CHECK(first.errors.empty());
-  CHECK(f.Calls().find("delete --force dead") != std::string::npos);
+  CHECK(f.Calls().find("delete --force " + f.Rid("dead")) != std::string::npos);
   CHECK(c.Gc().removed.empty());
   CHECK(c.State("alive").ok());
   REQUIRE(c.Delete("alive", true).ok());
@@ -152,4 +154,13 @@ TEST_CASE("containers: a command missing from the rootfs fails create with runc'
   CHECK(s.error().msg == "exec: \"no-such-command\": executable file not found in $PATH");
   CHECK_FALSE(fs::Exists(f.dir.path() / "root" / "nocmd"));
   CHECK(f.Calls().find("create") == std::string::npos);  // runsc never ran
+}
+
+TEST_CASE("runsc ids: fixed length, distinct per root and id, stable") {
+  auto a = GvisorBackend::RunscId("/run/a", "c1"), b = GvisorBackend::RunscId("/run/a", "c10");
+  CHECK(a.size() == b.size());  // no id is a prefix of another (runsc matches ids by prefix)
+  CHECK(a != b);
+  CHECK(a != GvisorBackend::RunscId("/run/b", "c1"));
+  CHECK(a == GvisorBackend::RunscId("/run/a", "c1"));
+  CHECK(a.rfind("sshim-", 0) == 0);
 }

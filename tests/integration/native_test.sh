@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# The native backend through the sandshim CLI on a busybox bundle: lifecycle, and one check
+# per hardening promise, each of which fails if its protection is removed.
+set -u
+. "$(dirname "$0")/lib/image.sh"
+require_root
+require_cmds jq python3
+[ -x "$SANDSHIM_BIN" ] || skip_all "sandshim binary not built: $SANDSHIM_BIN"
+
+WORK=$(mktemp -d /tmp/sandshim-native.XXXXXX)
+chmod 755 "$WORK"
+ROOT=$WORK/root
+install_traps
+on_exit 'rm -rf "$WORK"'
+on_exit '"$SANDSHIM_BIN" --root "$ROOT" list -q 2>/dev/null | xargs -r -n1 "$SANDSHIM_BIN" --root "$ROOT" delete --force >/dev/null 2>&1'
+ss() { "$SANDSHIM_BIN" --root "$ROOT" --backend native "$@"; }
+B=$WORK/bundle
+make_bundle "$B" true >/dev/null || die "cannot build the test bundle"
+bundle_with() { # NAME JQ
+  local d=$WORK/$1
+  mkdir -p "$d" && ln -sfn "$B/rootfs" "$d/rootfs"
+  jq "$2" "$B/config.json" >"$d/config.json"
+  echo "$d"
+}
+run_in() { ss run --bundle "$(bundle_with "$1" "$2")" "$(uniq_name "$1")"; }
+LEAKS=("$CHECK_LEAKS" --match "$WORK" --match sandshim- --root "$ROOT")
+no_leaks() { "${LEAKS[@]}" --wait 5 --quiet >/dev/null || fail "leaks: $("${LEAKS[@]}" | tr '\n' ' ')"; }
+AFTER_CHECK_HOOK=no_leaks
+
+check_lifecycle() {
+  local id out
+  id=$(uniq_name life)
+  ss create --bundle "$(bundle_with life '.process.args = ["sleep","1000"]')" "$id" || return $(fail "create")
+  assert_eq native "$(ss state "$id" | jq -r '.annotations["dev.sandshim.backend"]')" "backend in state" || return
+  ss start "$id" || return $(fail "start")
+  out=$(ss exec --user 1000:1000 --env A=b "$id" sh -c 'echo $(id -u) $A; exit 6'); local rc=$?
+  assert_eq 6 "$rc" "exec status" || return
+  assert_eq "1000 b" "$out" "exec user/env" || return
+  assert_contains "$(ss ps --format json "$id")" "[" "ps json" || return
+  ss kill "$id" KILL && wait_until 5 sh -c "[ \"\$($SANDSHIM_BIN --root $ROOT state $id | jq -r .status)\" = stopped ]" ||
+    return $(fail "not stopped after kill")
+  ss delete "$id"
+}
+
+check_seccomp_denies() {
+  local out
+  out=$(run_in seccomp '.linux.seccomp = {"defaultAction":"SCMP_ACT_ALLOW","architectures":["SCMP_ARCH_X86_64"],
+    "syscalls":[{"names":["mkdir","mkdirat"],"action":"SCMP_ACT_ERRNO","errnoRet":1}]}
+    | .root.readonly = false | .process.args = ["sh","-c","mkdir /tmp/x 2>&1; echo rc=$?"]')
+  assert_contains "$out" "Operation not permitted" "mkdir under the filter" && assert_contains "$out" "rc=1" "mkdir status"
+}
+
+check_capability_drop() {
+  local out
+  out=$(run_in caps '.root.readonly = false | .process.args = ["sh","-c","touch /tmp/f; chown 1000 /tmp/f 2>&1; grep CapBnd /proc/self/status"]')
+  assert_contains "$out" "Operation not permitted" "chown without CAP_CHOWN" || return
+  assert_contains "$out" "CapBnd:	0000000020000420" "bounding set is the spec's three caps"
+}
+
+check_readonly_and_masked() {
+  local out
+  [ -e /proc/timer_list ] || { skip "this kernel has no /proc/timer_list to mask"; return; }
+  out=$(run_in paths '.root.readonly = true | .process.args = ["sh","-c","exec 2>&1; echo x > /proc/sys/kernel/hostname; touch /etc/x; echo timer_list=$(wc -c < /proc/timer_list)"]')
+  assert_contains "$out" "can't create /proc/sys/kernel/hostname: Read-only file system" "readonly /proc/sys" || return
+  assert_contains "$out" "touch: /etc/x: Read-only file system" "readonly rootfs" || return
+  assert_contains "$out" "timer_list=0" "masked /proc/timer_list reads empty"
+}
+
+check_limits() {
+  local out
+  out=$(run_in pids '.linux.resources = {"pids":{"limit":8}} | .process.args = ["sh","-c","for i in 1 2 3 4 5 6 7 8 9 10 11 12; do sleep 2 & done 2>&1 | head -1; wait"]')
+  assert_contains "$out" "fork" "fork fails under pids.limit 8" || return
+  local rc=0
+  run_in mem '.linux.resources = {"memory":{"limit":33554432}} | .process.args = ["sh","-c","head -c 200000000 /dev/zero | tail > /dev/null"]' || rc=$?
+  assert_eq 137 "$rc" "a 200 MB hog under a 32 MiB limit is OOM-killed"
+}
+
+check_user_namespace() {
+  local out host_uid
+  mkdir -p "$WORK/shared" "$B/rootfs/shared" && chmod 777 "$WORK/shared"
+  out=$(run_in userns '.linux.namespaces += [{"type":"user"}] | .linux.uidMappings = [{"containerID":0,"hostID":100000,"size":65536}]
+    | .linux.gidMappings = [{"containerID":0,"hostID":100000,"size":65536}]
+    | .mounts += [{"destination":"/shared","type":"bind","source":"'"$WORK/shared"'","options":["rbind","rw"]}]
+    | .process.args = ["sh","-c","id -u; touch /shared/f"]')
+  assert_eq 0 "$out" "root inside the user namespace" || return
+  host_uid=$(stat -c %u "$WORK/shared/f" 2>/dev/null)
+  assert_eq 100000 "$host_uid" "file owner on the host is the mapped uid"
+}
+
+check_symlink_mount_escape() {
+  mkdir -p "$WORK/canary"
+  echo original >"$WORK/canary/keep"
+  # The image's /evil points at a host directory. Resolved on the host, the mount below would
+  # create $WORK/canary/newdir there; resolved inside the rootfs it cannot.
+  ln -sfn "$WORK/canary" "$B/rootfs/evil"
+  run_in escape '.mounts += [{"destination":"/evil/newdir","type":"tmpfs","source":"tmpfs","options":["size=1m"]}]
+    | .process.args = ["true"]' >/dev/null 2>&1
+  rm -f "$B/rootfs/evil"
+  [ ! -e "$WORK/canary/newdir" ] || { fail "the mount destination was created on the host"; return 1; }
+  assert_eq "keep" "$(ls "$WORK/canary")" "host canary dir unchanged" || return
+  assert_eq original "$(cat "$WORK/canary/keep")" "host canary file unchanged"
+}
+
+check_proc_self_exe() {
+  local id pid rc=0
+  # A container cannot name sandshim's own binary as its command...
+  run_in selfexe '.process.args = ["/proc/self/exe"]' 2>"$WORK/err" || rc=$?
+  [ "$rc" -ne 0 ] || return $(fail "/proc/self/exe ran as the container command")
+  # ...and the init it waits in before start runs from a sealed copy, not the host file.
+  id=$(uniq_name sealed)
+  ss create --bundle "$(bundle_with sealed '.process.args = ["sleep","10"]')" "$id" || return $(fail "create")
+  pid=$(ss state "$id" | jq -r .pid)
+  local exe; exe=$(readlink "/proc/$pid/exe")
+  ss delete --force "$id"
+  assert_contains "$exe" "/memfd:sandshim" "the init's executable"
+}
+
+check_no_fd_leak() {
+  local out
+  out=$(run_in fds '.process.args = ["sh","-c","ls /proc/self/fd | wc -l"]' 7</etc/hostname 8</etc/hostname)
+  # ls itself opens the directory: 0 1 2 and that one.
+  assert_eq 4 "$out" "descriptors inside the container"
+}
+
+check_fallback_and_fail_closed() {
+  local out rc=0
+  mkdir -p "$WORK/nobin"
+  out=$(PATH=$WORK/nobin SANDSHIM_CONFIG=$WORK/cfg.json "$SANDSHIM_BIN" --root "$ROOT" run --bundle "$(bundle_with fb '.process.args = ["echo","fell-back"]')" "$(uniq_name fb)" 2>&1)
+  echo '{"runsc":"/nonexistent/runsc","cache_dir":"'"$WORK"'/cache"}' >"$WORK/cfg.json"
+  out=$(SANDSHIM_CONFIG=$WORK/cfg.json "$SANDSHIM_BIN" --root "$ROOT" run --bundle "$(bundle_with fb '.process.args = ["echo","fell-back"]')" "$(uniq_name fb)" 2>&1)
+  assert_contains "$out" "fell-back" "auto ran the container natively" || return
+  assert_contains "$out" "falling back to the native runtime" "the fallback is announced" || return
+  out=$(SANDSHIM_CONFIG=$WORK/cfg.json "$SANDSHIM_BIN" --root "$ROOT" --backend gvisor run --bundle "$(bundle_with fb '.process.args = ["true"]')" "$(uniq_name fb)" 2>&1) || rc=$?
+  [ "$rc" -ne 0 ] || return $(fail "--backend gvisor ran without runsc")
+  assert_contains "$out" "refusing to fall back" "fail-closed message"
+}
+
+run_check "native lifecycle: create/start/exec/kill/delete" check_lifecycle
+run_check "seccomp profile denies with errnoRet" check_seccomp_denies
+run_check "capabilities dropped to the spec's set" check_capability_drop
+run_check "read-only and masked paths" check_readonly_and_masked
+run_check "pids and memory limits enforced" check_limits
+run_check "user namespace mapping" check_user_namespace
+run_check "symlink in the image cannot redirect a mount to the host" check_symlink_mount_escape
+run_check "/proc/self/exe class: no path to the host binary" check_proc_self_exe
+run_check "no host fd leaks into the container" check_no_fd_leak
+run_check "auto falls back and says so; gvisor fails closed" check_fallback_and_fail_closed
+finish_checks
