@@ -3,12 +3,14 @@
 # (SANDSHIM_FAULT), and runsc, the sandbox and the gofer are killed mid-life; after `gc` or
 # the next `delete`, nothing may remain: no process, runsc state file, cgroup, or state dir.
 # ROUNDS=N repeats the whole set (default 1; the documented long run uses 20).
+# FAULT_BACKEND=gvisor|native picks the backend (default gvisor).
 set -u
 . "$(dirname "$0")/../integration/lib/image.sh"
 require_root
 require_cmds runsc jq
 [ -x "$SANDSHIM_BIN" ] || skip_all "sandshim binary not built: $SANDSHIM_BIN"
 ROUNDS=${ROUNDS:-1}
+BACKEND=${FAULT_BACKEND:-gvisor}
 
 WORK=$(mktemp -d /tmp/sshim-fault.XXXXXX)
 chmod 755 "$WORK"
@@ -19,8 +21,9 @@ on_exit 'rm -rf "$WORK" "$ROOT"'
 on_exit 'find /sys/fs/cgroup -maxdepth 4 -type d -name "$CG" 2>/dev/null | xargs -r rmdir 2>/dev/null'
 on_exit '"$SANDSHIM_BIN" --root "$ROOT" list -q 2>/dev/null | xargs -r -n1 "$SANDSHIM_BIN" --root "$ROOT" delete --force >/dev/null 2>&1'
 
-ss() { "$SANDSHIM_BIN" --root "$ROOT" "$@"; }
-make_bundle "$WORK/b" sleep 1000 >/dev/null || die "bundle"
+ss() { "$SANDSHIM_BIN" --root "$ROOT" --backend "$BACKEND" "$@"; }
+# A duration no other test uses, so its processes can be counted as ours.
+make_bundle "$WORK/b" sleep 1777 >/dev/null || die "bundle"
 
 # A bundle per container, so the cgroup path names the container.
 bundle_for() { # ID
@@ -40,13 +43,14 @@ assert_gone() { # ID
   # [r]unsc: the pattern must not match the shell that runs pgrep.
   wait_until 5 sh -c "! pgrep -f '[r]unsc.*$ROOT' >/dev/null" ||
     { fail "runsc processes left: $(pgrep -af "[r]unsc.*$ROOT" | cut -c1-120)"; return 1; }
+  wait_until 5 sh -c "! pgrep -f '[s]leep 1777' >/dev/null" || { fail "container processes left"; return 1; }
   left=$(find /sys/fs/cgroup -maxdepth 5 -type d -path "*/$CG/$id" 2>/dev/null)
   [ -z "$left" ] || { fail "cgroups left: $left"; return 1; }
 }
 
 crash() { # POINT VERB ARGS... : run a verb that must die at POINT
   local point=$1 rc=0; shift
-  SANDSHIM_FAULT=$point "$SANDSHIM_BIN" --root "$ROOT" "$@" >/dev/null 2>&1 || rc=$?
+  SANDSHIM_FAULT=$point "$SANDSHIM_BIN" --root "$ROOT" --backend "$BACKEND" "$@" >/dev/null 2>&1 || rc=$?
   [ "$rc" -eq 137 ] || { fail "$point: expected the SIGKILL exit 137, got $rc"; return 1; }
 }
 
@@ -151,14 +155,30 @@ no_leaks() {
 }
 AFTER_CHECK_HOOK=no_leaks
 
+# Native: the container's init killed from outside.
+check_kill_native_init() {
+  local id pid
+  id=$(uniq_name kill-init)
+  ss run -d --bundle "$(bundle_for "$id")" "$id" || return $(fail "run -d failed")
+  pid=$(ss state "$id" | jq -r .pid)
+  kill -9 "$pid"
+  wait_until 5 sh -c "[ \"\$($SANDSHIM_BIN --root $ROOT state $id | jq -r .status)\" = stopped ]" || return $(fail "not stopped")
+  ss delete "$id" || return $(fail "delete failed")
+  assert_gone "$id"
+}
+
 for ((round = 1; round <= ROUNDS; round++)); do
-  run_check "round $round: crash points in create" check_create_points
+  run_check "round $round ($BACKEND): crash points in create" check_create_points
   run_check "round $round: crash point in run" check_run_point
   run_check "round $round: crash points in start" check_start_points
   run_check "round $round: crash points in delete" check_delete_points
   run_check "round $round: crash point in exec" check_exec_point
   run_check "round $round: crash point in gc" check_gc_point
-  run_check "round $round: sandbox and gofer killed" check_kill_sandbox_and_gofer
-  run_check "round $round: runsc killed mid-create" check_kill_runsc_mid_create
+  if [ "$BACKEND" = native ]; then
+    run_check "round $round: container init killed" check_kill_native_init
+  else
+    run_check "round $round: sandbox and gofer killed" check_kill_sandbox_and_gofer
+    run_check "round $round: runsc killed mid-create" check_kill_runsc_mid_create
+  fi
 done
 finish_checks

@@ -8,6 +8,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 case $suite in
   runsc_lifecycle) exec bash "$here/runsc_lifecycle_test.sh" ;;
   fault) exec bash "$here/../fault/fault_test.sh" ;;
+  fault_native) FAULT_BACKEND=native exec bash "$here/../fault/fault_test.sh" ;;
   stress) WORKERS=${WORKERS:-32} ROUNDS=${ROUNDS:-1} SOAK=${SOAK:-30} exec bash "$here/../fault/stress_test.sh" ;;
   native) exec bash "$here/native_test.sh" ;;
   docker) exec bash "$here/docker_test.sh" sandshim ;;

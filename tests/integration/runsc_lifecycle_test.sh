@@ -172,18 +172,18 @@ check_bad_input() {
 }
 
 check_missing_command() {
-  local id b rc=0
-  id=$(uniq_name nocmd)
-  b=$(bundle_with nocmd '.process.args = ["/no/such/command"]')
-  ss create --bundle "$b" "$id" || return $(fail "create failed")
-  ss start "$id" 2>"$WORK/err" && return $(fail "start of a missing command succeeded")
-  # docker maps exactly these phrases to exit code 127.
-  grep -q -e 'executable file not found' -e 'no such file or directory' "$WORK/err" ||
-    return $(fail "error lacks docker's not-found phrase: $(cat "$WORK/err")")
-  wait_until 10 sh -c "[ \"\$($SANDSHIM_BIN --root $ROOT state $id | jq -r .status)\" = stopped ]" ||
-    return $(fail "sandbox still up after failed start")
-  ss delete "$id" || rc=$?
-  assert_eq 0 "$rc" "delete after failed start"
+  local id b
+  for cmd in /no/such/command no-such-command; do
+    id=$(uniq_name nocmd)
+    b=$(bundle_with nocmd '.process.args = ["'"$cmd"'"]')
+    # Like runc, the command is looked up at create (in the rootfs), so docker and podman can
+    # report 127; runsc alone would only notice at start, with the sandbox already up.
+    ss create --bundle "$b" "$id" 2>"$WORK/err" && return $(fail "create of a missing command succeeded")
+    grep -q -e 'executable file not found' -e 'no such file or directory' "$WORK/err" ||
+      return $(fail "error lacks docker's not-found phrase: $(cat "$WORK/err")")
+    ss state "$id" >/dev/null 2>&1 && return $(fail "a record was left")
+  done
+  return 0
 }
 
 check_network_modes() {
