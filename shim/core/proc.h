@@ -5,6 +5,8 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,9 @@ std::vector<pid_t> AllPids();
 // Makes this process a child subreaper: orphans of children we spawn (runsc's sandbox and
 // gofer) are reparented to us rather than to PID 1, which reaps them slowly on this host.
 void BecomeSubreaper();
+// This process's own cgroup per controller ("" for the v2 hierarchy) where it is not "/";
+// pure, from the text of /proc/self/cgroup.
+std::map<std::string, std::string> OwnCgroups(const std::string& proc_self_cgroup);
 // Reaps any exited children without blocking.
 void ReapZombies();
 

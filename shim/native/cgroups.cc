@@ -7,6 +7,7 @@
 
 #include "bundle/spec.h"
 #include "shim/core/fs.h"
+#include "shim/core/proc.h"
 
 namespace sandshim::native {
 namespace json = boost::json;
@@ -157,10 +158,17 @@ std::vector<Hierarchy> Hierarchies() {
 std::vector<std::filesystem::path> CgroupDirs(const std::string& cgroups_path, const std::string& id) {
   // No shared parent of ours: a container's cgroup is all there is to remove.
   std::string rel = cgroups_path.empty() ? "/sandshim-" + id : cgroups_path;
+  // As runc: an absolute path starts at each hierarchy's root, a relative one (docker's
+  // --cgroup-parent without a slash) below our own cgroup in that hierarchy.
+  auto own = proc::OwnCgroups(fs::ReadFile("/proc/self/cgroup").value_or(""));
   std::vector<std::filesystem::path> dirs;
   for (const auto& h : Hierarchies()) {
-    // A v2 mount beside v1 controllers (hybrid) holds no controllers: track it all the same.
-    dirs.push_back(h.mount / std::filesystem::path(rel).relative_path());
+    std::filesystem::path base;
+    if (rel[0] != '/') {
+      std::string key = h.v2 ? "" : (h.controllers.empty() ? h.mount.filename().string() : h.controllers.front());
+      if (auto it = own.find(key); it != own.end()) base = std::filesystem::path(it->second).relative_path();
+    }
+    dirs.push_back(h.mount / base / std::filesystem::path(rel).relative_path());
   }
   return dirs;
 }

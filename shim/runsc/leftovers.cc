@@ -94,30 +94,13 @@ std::vector<std::filesystem::path> CgroupMounts(const std::string& mountinfo) {
   return out;
 }
 
-std::map<std::string, std::string> OwnCgroups(const std::string& proc_self_cgroup) {
-  std::map<std::string, std::string> out;
-  std::istringstream in(proc_self_cgroup);
-  std::string line;
-  while (std::getline(in, line)) {
-    // "4:memory:/process_api/95f2…" -> memory -> /process_api/95f2…
-    auto a = line.find(':'), b = line.find(':', a + 1);
-    if (a == std::string::npos || b == std::string::npos) continue;
-    std::string path = line.substr(b + 1);
-    if (path == "/") continue;
-    std::istringstream ctrls(line.substr(a + 1, b - a - 1));
-    std::string c;
-    while (std::getline(ctrls, c, ',')) out[c.rfind("name=", 0) == 0 ? c.substr(5) : c] = path;
-  }
-  return out;
-}
-
 Status RemoveCgroups(const std::string& cgroups_path) {
   if (cgroups_path.empty() || cgroups_path.find(':') != std::string::npos) return Ok();
   if (cgroups_path.find("..") != std::string::npos) return MakeError("refusing cgroupsPath with ..", EINVAL);
   auto mountinfo = fs::ReadFile("/proc/self/mountinfo");
   if (!mountinfo) return Ok();
   std::string err;
-  auto own = OwnCgroups(fs::ReadFile("/proc/self/cgroup").value_or(""));
+  auto own = proc::OwnCgroups(fs::ReadFile("/proc/self/cgroup").value_or(""));
   for (const auto& m : CgroupMounts(*mountinfo)) {
     // runsc places cgroupsPath under the hierarchy's root, or under its own cgroup where that
     // is not the root (this host's memory controller): try both.

@@ -33,8 +33,6 @@ Status RemoveStateFiles(const Owner& o);
 // Removes the container's cgroup in every mounted hierarchy (v1 controllers and v2).
 // cgroups_path as in the spec; systemd "slice:prefix:name" paths are left alone.
 Status RemoveCgroups(const std::string& cgroups_path);
-// This process's own cgroup per controller where it is not "/" (pure, from /proc/self/cgroup).
-std::map<std::string, std::string> OwnCgroups(const std::string& proc_self_cgroup);
 // The mount points of cgroup hierarchies, read from mountinfo text (pure).
 std::vector<std::filesystem::path> CgroupMounts(const std::string& mountinfo);
 

@@ -2,6 +2,7 @@
 
 #include "bundle/spec.h"
 #include "shim/core/fs.h"
+#include "shim/core/proc.h"
 #include "shim/runsc/client.h"
 #include "shim/runsc/flags.h"
 #include "shim/runsc/leftovers.h"
@@ -136,7 +137,8 @@ TEST_CASE("spec fixups: a pids limit moves into the sandbox as RLIMIT_NPROC") {
 }
 
 TEST_CASE("leftovers: own cgroups per controller from /proc/self/cgroup") {
-  auto own = OwnCgroups("4:memory:/process_api/abc\n3:cpu,cpuacct:/\n1:name=systemd:/x\n0::/\n");
+  auto own = proc::OwnCgroups("4:memory:/process_api/abc\n3:cpu,cpuacct:/\n1:name=systemd:/x\n0::/v2/path\n");
+  CHECK(own.at("") == "/v2/path");
   CHECK(own.at("memory") == "/process_api/abc");
   CHECK(own.at("systemd") == "/x");
   CHECK_FALSE(own.contains("cpu"));
