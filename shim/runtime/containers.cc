@@ -45,7 +45,10 @@ Result<BackendChoice> Containers::Choose(const bundle::Spec& spec, std::string* 
   in.flag = opts_.backend_flag;
   in.config = opts_.config.backend;
   if (auto it = spec.annotations.find(kBackendAnnotation); it != spec.annotations.end()) in.annotation = it->second;
-  auto probe = runsc::Probe(opts_.config.runsc, opts_.config.cache_dir, opts_.config.platform);
+  // An explicit native choice needs no knowledge of runsc.
+  bool native_asked = in.flag == "native" || (in.flag.empty() && in.config == "native");
+  auto probe = native_asked ? runsc::ProbeResult{.error = "not probed: native requested"}
+                            : runsc::Probe(opts_.config.runsc, opts_.config.cache_dir, opts_.config.platform);
   in.gvisor_usable = probe.usable;
   in.gvisor_problem = probe.error;
   in.native_available = true;
