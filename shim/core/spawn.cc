@@ -76,6 +76,15 @@ void ReapOthers(pid_t pid) {
 }
 
 std::optional<int> WaitPid(pid_t pid, std::optional<std::chrono::milliseconds> timeout) {
+  if (!timeout) {
+    // Block: any child that ends wakes us; the others are reaped on the way (see ReapOthers).
+    for (;;) {
+      int status = 0;
+      pid_t r = ::waitpid(-1, &status, 0);
+      if (r == pid) return status;
+      if (r < 0 && errno == ECHILD) return 0;
+    }
+  }
   auto deadline = std::chrono::steady_clock::now() + timeout.value_or(std::chrono::hours(24 * 365));
   useconds_t sleep_us = 200;
   for (;;) {
