@@ -65,6 +65,8 @@ check_soak() {
     fi
     [ "$i" -eq 0 ] && first=$(measure "$id")
     [ "$i" -eq $((SOAK - 1)) ] && last=$(measure "$id")
+    # Progress for long runs: cycles, seconds, failures, runsc processes on the host.
+    [ $((i % 100)) -eq 99 ] && log "soak progress: $((i + 1)) cycles, $((SECONDS - t0)) s, $fails failures, $(pgrep -c -f '[r]unsc-sandbox') sandboxes alive"
     ss delete --force "$id" || fails=$((fails + 1))
   done
   log "soak: $SOAK cycles in $((SECONDS - t0)) s, $fails failures; (sandshim RSS KiB, sandbox host fds, init fds) first: $first last: $last"
