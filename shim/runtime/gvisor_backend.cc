@@ -91,11 +91,14 @@ Result<std::vector<std::string>> GvisorBackend::PrepareCreate(const CreateReques
   return flags;
 }
 
-// runsc reads <bundle>/config.json: a spec that needs fix-ups gets a bundle of its own in
-// the state dir, with the rootfs and relative bind sources made absolute.
+// Every container gets a bundle of its own in its state dir (config.json with fix-ups, the
+// rootfs and relative bind sources made absolute). Besides carrying the fix-ups, it makes the
+// gofer findable: its command line names only --bundle, and callers share bundles (tests,
+// platforms running one image many times), so the caller's bundle would match other
+// containers' gofers too.
 static Result<std::filesystem::path> RunscBundle(const CreateRequest& r) {
   json::object doc = r.spec.doc;
-  if (!runsc::FixupSpec(doc)) return r.bundle;
+  runsc::FixupSpec(doc);
   if (auto* root = doc.if_contains("root") ? doc["root"].if_object() : nullptr)
     (*root)["path"] = bundle::RootfsPath(r.spec, r.bundle).string();
   if (auto* mounts = doc.if_contains("mounts") ? doc["mounts"].if_array() : nullptr)
@@ -219,10 +222,10 @@ Status GvisorBackend::Undo(const JournalEntry& e) {
   std::string id = bundle::GetString(e.data, "id");
   runsc::Client client(runsc::Global{config_.runsc, runsc_root, bundle::GetStrings(e.data, "flags")},
                        runsc_root / (id + ".error.json"));
-  auto s = client.Destroy({runsc_root, id, bundle::GetString(e.data, "bundle")}, bundle::GetString(e.data, "cgroups_path"));
-  std::string own = bundle::GetString(e.data, "runsc_bundle");
-  if (!own.empty()) (void)runsc::KillProcesses({runsc_root, id, own});
-  return s;
+  // Processes are matched by runsc id or by our own per-container bundle, never by the
+  // caller's bundle (which other containers may share).
+  return client.Destroy({runsc_root, id, bundle::GetString(e.data, "runsc_bundle")},
+                        bundle::GetString(e.data, "cgroups_path"));
 }
 
 }  // namespace sandshim::runtime
