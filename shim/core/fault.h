@@ -13,7 +13,7 @@ void Point(std::string_view name);
 inline constexpr std::string_view kPoints[] = {
     "create.after-record",   "create.after-journal", "create.after-backend", "start.before-backend",
     "start.after-backend",   "delete.before-replay", "delete.after-replay",  "run.after-journal",
-    "exec.before-backend",   "gc.before-replay",
+    "exec.before-backend",   "kill.before-backend",  "gc.before-replay",
 };
 
 }  // namespace sandshim::fault

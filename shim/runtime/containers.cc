@@ -192,6 +192,7 @@ Result<ContainerRecord> Containers::State(std::string_view id) {
 Status Containers::Kill(std::string_view id, int signal, bool all) {
   auto rec = TRY(store_.Load(id));
   TRY(Require(id, LiveStatus(rec), "kill", {S::kCreated, S::kRunning, S::kPaused}));
+  fault::Point("kill.before-backend");
   return BackendNamed(rec.backend).Kill(rec, signal, all);
 }
 

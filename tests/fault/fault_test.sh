@@ -104,6 +104,17 @@ check_exec_point() {
   assert_gone "$id"
 }
 
+check_kill_point() {
+  local id
+  id=$(uniq_name kill)
+  ss run -d --bundle "$(bundle_for "$id")" "$id" || return $(fail "run -d failed")
+  crash kill.before-backend kill "$id" KILL || return
+  assert_eq running "$(ss state "$id" | jq -r .status)" "container untouched by the crashed kill" || return
+  ss kill "$id" KILL || return $(fail "kill after the crash failed")
+  ss delete --force "$id" || return $(fail "delete failed")
+  assert_gone "$id"
+}
+
 check_gc_point() {
   local id
   id=$(uniq_name gc)
@@ -173,6 +184,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
   run_check "round $round: crash points in start" check_start_points
   run_check "round $round: crash points in delete" check_delete_points
   run_check "round $round: crash point in exec" check_exec_point
+  run_check "round $round: crash point in kill" check_kill_point
   run_check "round $round: crash point in gc" check_gc_point
   if [ "$BACKEND" = native ]; then
     run_check "round $round: container init killed" check_kill_native_init
