@@ -61,6 +61,7 @@ void RegisterPauseResume(Verbs& v);
 void RegisterUpdate(Verbs& v);
 void RegisterEvents(Verbs& v);
 void RegisterGc(Verbs& v);
+void RegisterDoctor(Verbs& v);
 
 // The whole program: parse, set up logging, run the chosen verb.
 int Main(int argc, char** argv);

@@ -135,6 +135,17 @@ check_fallback_and_fail_closed() {
   assert_contains "$out" "refusing to fall back" "fail-closed message"
 }
 
+check_doctor() {
+  local out rc=0
+  out=$("$SANDSHIM_BIN" doctor --json) || return $(fail "doctor failed on a host with runsc")
+  assert_eq 5 "$(jq length <<<"$out")" "doctor findings" || return
+  echo '{"runsc":"/nonexistent/runsc","cache_dir":"'"$WORK"'/cache"}' >"$WORK/cfg-doctor.json"
+  out=$(SANDSHIM_CONFIG=$WORK/cfg-doctor.json "$SANDSHIM_BIN" doctor) || rc=$?
+  assert_eq 1 "$rc" "doctor exit without runsc" || return
+  assert_contains "$out" "GAP   gvisor" "the gap is named" && assert_contains "$out" "install runsc" "with what to do"
+}
+
+run_check "doctor reports gaps and what to do" check_doctor
 run_check "native lifecycle: create/start/exec/kill/delete" check_lifecycle
 run_check "seccomp profile denies with errnoRet" check_seccomp_denies
 run_check "capabilities dropped to the spec's set" check_capability_drop

@@ -1,0 +1,74 @@
+#include "shim/runtime/doctor.h"
+
+#include <seccomp.h>
+
+#include "shim/core/fs.h"
+#include "shim/native/cgroups.h"
+#include "shim/runsc/probe.h"
+
+namespace sandshim::runtime {
+namespace {
+
+Finding Gvisor(const Config& c) {
+  auto p = runsc::Probe(c.runsc, c.cache_dir, c.platform);
+  Finding f{"gvisor", p.usable, "", ""};
+  if (!p.usable) {
+    f.detail = p.error;
+    f.advice = "install runsc (apt-get install runsc) or point \"runsc\" in the config at it; until then `auto` "
+               "uses the native runtime and `--backend gvisor` refuses";
+    return f;
+  }
+  f.detail = p.version + ", platform " + p.platform;
+  for (const auto& n : p.notes) f.detail += "; " + n;
+  if (p.version.find("20221219") != std::string::npos)
+    f.advice = "known bugs of this build, handled by sandshim: default network mode fails as root (sandshim picks "
+               "host/none), exec --detach drops arguments containing \"detach\", ids match by prefix";
+  return f;
+}
+
+Finding Userns() {
+  std::string max = fs::ReadFile("/proc/sys/user/max_user_namespaces").value_or("0");
+  bool ok = std::strtol(max.c_str(), nullptr, 10) > 0;
+  return {"userns", ok, "max_user_namespaces=" + max.substr(0, max.find('\n')),
+          ok ? "" : "set user.max_user_namespaces > 0 for specs with a user namespace"};
+}
+
+Finding Cgroups() {
+  auto hs = native::Hierarchies();
+  bool v1 = false, v2 = false;
+  for (const auto& h : hs) {
+    if (h.v2) v2 = true;
+    else if (!h.controllers.empty()) v1 = true;
+  }
+  std::string layout = v1 && v2 ? "hybrid (v1 controllers + unified mount)" : v2 ? "v2" : v1 ? "v1" : "none";
+  Finding f{"cgroups", v1 || v2, layout, ""};
+  if (v1 && v2) f.advice = "crun refuses this layout; sandshim handles it (limits go to the v1 controllers)";
+  if (!v1 && !v2) f.advice = "mount cgroupfs: without it no memory, cpu or pids limits";
+  return f;
+}
+
+Finding Seccomp() {
+  bool kernel = fs::Exists("/proc/sys/kernel/seccomp/actions_avail");
+  const scmp_version* v = seccomp_version();
+  std::string detail = "libseccomp " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
+                       std::to_string(v->micro) + (kernel ? ", kernel filters available" : ", kernel support missing");
+  return {"seccomp", kernel, detail, kernel ? "" : "a kernel with CONFIG_SECCOMP_FILTER is needed for native seccomp"};
+}
+
+Finding Overlay() {
+  bool ok = fs::ReadFile("/proc/filesystems").value_or("").find("overlay") != std::string::npos;
+  return {"overlayfs", ok, ok ? "overlay in /proc/filesystems" : "not available",
+          ok ? "" : "modprobe overlay (sessions use it for a writable layer on the native backend)"};
+}
+
+}  // namespace
+
+std::vector<Finding> Doctor(const Config& config) { return {Gvisor(config), Userns(), Cgroups(), Seccomp(), Overlay()}; }
+
+boost::json::array ToJson(const std::vector<Finding>& fs) {
+  boost::json::array a;
+  for (const auto& f : fs) a.push_back({{"area", f.area}, {"ok", f.ok}, {"detail", f.detail}, {"advice", f.advice}});
+  return a;
+}
+
+}  // namespace sandshim::runtime
