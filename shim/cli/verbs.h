@@ -62,6 +62,7 @@ void RegisterUpdate(Verbs& v);
 void RegisterEvents(Verbs& v);
 void RegisterGc(Verbs& v);
 void RegisterDoctor(Verbs& v);
+void RegisterSession(Verbs& v);
 
 // The whole program: parse, set up logging, run the chosen verb.
 int Main(int argc, char** argv);

@@ -60,6 +60,12 @@ Result<BackendChoice> Containers::Choose(const bundle::Spec& spec, std::string* 
   return choice;
 }
 
+Status Containers::Prepare(const bundle::Spec& spec) {
+  std::string platform;
+  TRY(Choose(spec, &platform));  // seals itself when the choice is native
+  return Ok();
+}
+
 Status Containers::Undo(const JournalEntry& e) {
   if (e.kind == kRunscJournalKind) return BackendNamed("gvisor").Undo(e);
   if (e.kind == kNativeJournalKind || e.kind == "process") return BackendNamed("native").Undo(e);

@@ -54,6 +54,10 @@ class Containers {
   std::vector<ContainerRecord> List();
   GcReport Gc();
 
+  // Does what must happen before any state exists for a container of this spec: today,
+  // re-executing from a sealed copy when the native backend will run it. Callers that make
+  // their own state first (sessions) call it before that.
+  Status Prepare(const bundle::Spec& spec);
   // The process of `exec` requested by args: the container's process with overrides.
   Result<bundle::Spec> SpecOf(std::string_view id);
   const StateStore& store() const { return store_; }

@@ -1,0 +1,102 @@
+#include "bundle/session_spec.h"
+
+#include <cctype>
+#include <charconv>
+
+#include "bundle/default_spec.h"
+
+namespace sandshim::bundle {
+namespace json = boost::json;
+
+Result<std::pair<std::string, std::string>> ParseEnv(std::string_view kv) {
+  auto eq = kv.find('=');
+  std::string key(kv.substr(0, eq));
+  bool ok = !key.empty() && !std::isdigit(static_cast<unsigned char>(key[0]));
+  for (unsigned char c : key) ok &= std::isalnum(c) || c == '_';
+  if (eq == std::string_view::npos || !ok) return MakeError("invalid --env \"" + std::string(kv) + "\": want KEY=VALUE", EINVAL);
+  return std::pair{key, std::string(kv.substr(eq + 1))};
+}
+
+Result<ExtraMount> ParseMount(std::string_view spec) {
+  ExtraMount m;
+  auto a = spec.find(':');
+  if (a == std::string_view::npos) return MakeError("invalid --mount \"" + std::string(spec) + "\": want SRC:DST[:ro]", EINVAL);
+  m.source = spec.substr(0, a);
+  auto rest = spec.substr(a + 1);
+  auto b = rest.find(':');
+  m.destination = rest.substr(0, b);
+  if (b != std::string_view::npos) {
+    if (rest.substr(b + 1) != "ro") return MakeError("invalid --mount option \"" + std::string(rest.substr(b + 1)) + "\": only ro", EINVAL);
+    m.readonly = true;
+  }
+  if (m.source.empty() || m.source[0] != '/' || m.destination.empty() || m.destination[0] != '/')
+    return MakeError("invalid --mount \"" + std::string(spec) + "\": paths must be absolute", EINVAL);
+  return m;
+}
+
+Result<int64_t> ParseBytes(std::string_view s) {
+  int64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || v < 0) return MakeError("invalid size \"" + std::string(s) + "\"", EINVAL);
+  std::string_view unit(p, static_cast<size_t>(s.data() + s.size() - p));
+  if (unit.empty() || unit == "b") return v;
+  if (unit == "k" || unit == "K") return v << 10;
+  if (unit == "m" || unit == "M") return v << 20;
+  if (unit == "g" || unit == "G") return v << 30;
+  return MakeError("invalid size \"" + std::string(s) + "\": unit must be k, m or g", EINVAL);
+}
+
+static json::array Env(const SessionProfile& p) {
+  std::map<std::string, std::string> env = {{"PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
+                                            {"HOME", p.workspace_dest},
+                                            {"TERM", "xterm"}};
+  if (!p.proxy.empty())
+    for (const char* k : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"}) env[k] = p.proxy;
+  if (!p.proxy.empty()) env["NO_PROXY"] = env["no_proxy"] = "localhost,127.0.0.1,::1";
+  for (const auto& [k, v] : p.env) env[k] = v;
+  json::array out;
+  for (const auto& [k, v] : env) out.emplace_back(k + "=" + v);
+  return out;
+}
+
+static json::object Bind(const std::string& src, const std::string& dst, bool ro) {
+  json::array opts{"rbind", "nosuid", "nodev"};
+  opts.emplace_back(ro ? "ro" : "rw");
+  return {{"destination", dst}, {"type", "bind"}, {"source", src}, {"options", std::move(opts)}};
+}
+
+Result<json::object> SessionSpec(const SessionProfile& p) {
+  if (p.rootfs.empty() || p.rootfs[0] != '/') return MakeError("session rootfs must be an absolute path", EINVAL);
+  if (p.workspace.empty() || p.workspace[0] != '/') return MakeError("--workspace must be an absolute path", EINVAL);
+  if (p.network != "none" && p.network != "host") return MakeError("--network must be none or host", EINVAL);
+  // An init that idles, ends on TERM and reaps orphans of exec'd commands.
+  auto spec = DefaultSpec({"/bin/sh", "-c", "trap 'exit 0' TERM; while :; do sleep 3600 & wait $!; done"}, false);
+  auto& proc = spec["process"].as_object();
+  proc["user"] = {{"uid", p.uid}, {"gid", p.gid}};
+  proc["env"] = Env(p);
+  proc["cwd"] = p.workspace_dest;
+  spec["root"] = {{"path", p.rootfs}, {"readonly", true}};
+  spec["hostname"] = p.hostname;
+  auto& mounts = spec["mounts"].as_array();
+  mounts.push_back({{"destination", "/tmp"}, {"type", "tmpfs"}, {"source", "tmpfs"},
+                    {"options", json::array{"nosuid", "nodev", "mode=1777", "size=" + p.tmp_size}}});
+  mounts.push_back(Bind(p.workspace, p.workspace_dest, false));
+  for (const auto& m : p.mounts) mounts.push_back(Bind(m.source, m.destination, m.readonly));
+  auto& linux_obj = spec["linux"].as_object();
+  json::object res = linux_obj["resources"].as_object();
+  if (p.memory_bytes > 0) res["memory"] = {{"limit", p.memory_bytes}};
+  if (p.cpus > 0) res["cpu"] = {{"quota", static_cast<int64_t>(p.cpus * 100000)}, {"period", 100000}};
+  if (p.pids > 0) res["pids"] = {{"limit", p.pids}};
+  linux_obj["resources"] = std::move(res);
+  if (p.network == "host") {
+    auto& nss = linux_obj["namespaces"].as_array();
+    json::array kept;
+    for (auto& ns : nss)
+      if (ns.as_object()["type"] != "network") kept.push_back(ns);
+    linux_obj["namespaces"] = std::move(kept);
+  }
+  spec["annotations"] = {{"dev.sandshim.session.workspace", p.workspace}};
+  return spec;
+}
+
+}  // namespace sandshim::bundle

@@ -1,0 +1,47 @@
+// From a session profile to an OCI spec, by pure code: the base rootfs read-only, the
+// workspace bind-mounted read-write, a sized tmpfs /tmp, an environment built from nothing
+// (the caller's never leaks in) plus the proxy variables, an unprivileged user, limits, and a
+// private network namespace unless the host network is asked for.
+#pragma once
+
+#include <boost/json.hpp>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "shim/core/result.h"
+
+namespace sandshim::bundle {
+
+struct ExtraMount {
+  std::string source, destination;
+  bool readonly = false;
+};
+
+struct SessionProfile {
+  std::string rootfs;                        // absolute path of the base root filesystem
+  std::string workspace;                     // host directory, absolute
+  std::string workspace_dest = "/workspace";
+  std::vector<ExtraMount> mounts;
+  std::map<std::string, std::string> env;    // on top of PATH/HOME/TERM defaults
+  std::string proxy;                         // sets HTTP(S)_PROXY, NO_PROXY and lowercase forms
+  uint32_t uid = 1000, gid = 1000;
+  std::string hostname = "sandbox";
+  int64_t memory_bytes = 0;                  // 0: no limit
+  double cpus = 0;                           // 0: no limit
+  int64_t pids = 0;                          // 0: no limit
+  std::string network = "none";              // none | host
+  std::string tmp_size = "256m";
+};
+
+// Parses "K=V"; the key must be a valid environment name.
+Result<std::pair<std::string, std::string>> ParseEnv(std::string_view kv);
+// Parses "SRC:DST[:ro]".
+Result<ExtraMount> ParseMount(std::string_view spec);
+// Parses sizes like "512m", "2g", "1048576".
+Result<int64_t> ParseBytes(std::string_view s);
+// The spec; the init process idles until killed (commands run through exec).
+Result<boost::json::object> SessionSpec(const SessionProfile& p);
+
+}  // namespace sandshim::bundle

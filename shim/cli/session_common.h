@@ -1,0 +1,17 @@
+// Shared by the `session` verbs: opening the session store and printing records.
+#pragma once
+
+#include "shim/cli/verbs.h"
+#include "shim/session/sessions.h"
+
+namespace sandshim::cli {
+
+Result<session::Sessions> OpenSessions(const GlobalOpts& g);
+boost::json::object SessionJson(const session::SessionRecord& r);
+
+void RegisterSessionCreate(Verbs& v, CLI::App* parent);
+void RegisterSessionExec(Verbs& v, CLI::App* parent);
+void RegisterSessionList(Verbs& v, CLI::App* parent);
+void RegisterSessionDelete(Verbs& v, CLI::App* parent);
+
+}  // namespace sandshim::cli
