@@ -11,15 +11,17 @@ CLI::App* Verbs::Add(const std::string& name, const std::string& help, VerbFn fn
   return sub;
 }
 
-Result<runtime::Containers> OpenContainers(const GlobalOpts& g) {
+Result<runtime::Options> RuntimeOptions(const GlobalOpts& g) {
   runtime::Options o;
   o.root = g.root;
   o.config = TRY(runtime::LoadConfig(runtime::DefaultConfigPath()));
   o.backend_flag = g.backend;
   o.runsc_flags = g.runsc_flags;
   o.debug = g.debug;
-  return runtime::Containers(std::move(o));
+  return o;
 }
+
+Result<runtime::Containers> OpenContainers(const GlobalOpts& g) { return runtime::Containers(TRY(RuntimeOptions(g))); }
 
 int ExitWith(const Status& s) {
   if (s) return 0;

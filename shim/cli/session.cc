@@ -3,15 +3,7 @@
 
 namespace sandshim::cli {
 
-Result<session::Sessions> OpenSessions(const GlobalOpts& g) {
-  runtime::Options o;
-  o.root = g.root;
-  o.config = TRY(runtime::LoadConfig(runtime::DefaultConfigPath()));
-  o.backend_flag = g.backend;
-  o.runsc_flags = g.runsc_flags;
-  o.debug = g.debug;
-  return session::Sessions(std::move(o));
-}
+Result<session::Sessions> OpenSessions(const GlobalOpts& g) { return session::Sessions(TRY(RuntimeOptions(g))); }
 
 boost::json::object SessionJson(const session::SessionRecord& r) {
   return {{"id", r.id},         {"container_id", r.container_id}, {"backend", r.backend}, {"status", r.status},

@@ -35,6 +35,8 @@ struct Verbs {
   CLI::App* Add(const std::string& name, const std::string& help, VerbFn fn, CLI::App* parent = nullptr);
 };
 
+// The runtime's options from the global flags and the config file.
+Result<runtime::Options> RuntimeOptions(const GlobalOpts& g);
 // Builds the runtime for the global options (config file + flags).
 Result<runtime::Containers> OpenContainers(const GlobalOpts& g);
 // Logs a failed result as one error line (stderr + --log) and returns the exit code for it.
