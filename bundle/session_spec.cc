@@ -75,7 +75,7 @@ Result<json::object> SessionSpec(const SessionProfile& p) {
   proc["user"] = {{"uid", p.uid}, {"gid", p.gid}};
   proc["env"] = Env(p);
   proc["cwd"] = p.workspace_dest;
-  spec["root"] = {{"path", p.rootfs}, {"readonly", true}};
+  spec["root"] = {{"path", p.root_path.empty() ? p.rootfs : p.root_path}, {"readonly", !p.writable_layer}};
   spec["hostname"] = p.hostname;
   auto& mounts = spec["mounts"].as_array();
   mounts.push_back({{"destination", "/tmp"}, {"type", "tmpfs"}, {"source", "tmpfs"},

@@ -33,6 +33,10 @@ struct SessionProfile {
   int64_t pids = 0;                          // 0: no limit
   std::string network = "none";              // none | host
   std::string tmp_size = "256m";
+  // A per-session writable layer over the shared base (the base itself is never written):
+  // the caller sets root_path to the merged directory, or asks gVisor for an overlay.
+  bool writable_layer = true;
+  std::string root_path;                     // empty: rootfs (read-only, no layer)
 };
 
 // Parses "K=V"; the key must be a valid environment name.

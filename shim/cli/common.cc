@@ -54,4 +54,18 @@ void PrintJson(const boost::json::value& v, bool pretty) {
   std::cout << "\n";
 }
 
+int PrintGcReport(const std::vector<std::string>& removed, const std::vector<std::string>& errors, bool json,
+                  std::string_view verb) {
+  if (json) {
+    boost::json::array r, e;
+    for (const auto& s : removed) r.emplace_back(s);
+    for (const auto& s : errors) e.emplace_back(s);
+    PrintJson(boost::json::object{{"removed", r}, {"errors", e}});
+  } else {
+    for (const auto& s : removed) std::cout << "removed " << s << "\n";
+    for (const auto& s : errors) std::cerr << "sandshim: " << verb << ": " << s << "\n";
+  }
+  return errors.empty() ? 0 : 1;
+}
+
 }  // namespace sandshim::cli

@@ -12,16 +12,7 @@ void RegisterGc(Verbs& v) {
     auto c = OpenContainers(v.global);
     if (!c) return ExitWith(Status(c.error()));
     auto report = c->Gc();
-    if (*json) {
-      boost::json::array removed, errors;
-      for (const auto& r : report.removed) removed.emplace_back(r);
-      for (const auto& e : report.errors) errors.emplace_back(e);
-      PrintJson(boost::json::object{{"removed", removed}, {"errors", errors}});
-    } else {
-      for (const auto& r : report.removed) std::cout << "removed " << r << "\n";
-      for (const auto& e : report.errors) std::cerr << "sandshim: gc: " << e << "\n";
-    }
-    return report.errors.empty() ? 0 : 1;
+    return PrintGcReport(report.removed, report.errors, *json, "gc");
   });
   sub->add_flag("--json", *json, "print the report as JSON");
 }

@@ -1,56 +1,100 @@
-// `session create`: build a session's bundle from flags and start its sandbox.
+// `session create`: build a session's bundle from a profile file and flags, start its sandbox.
 #include <iostream>
+#include <sstream>
 
+#include "bundle/session_profile.h"
 #include "shim/cli/session_common.h"
+#include "shim/core/fs.h"
 
 namespace sandshim::cli {
 
 struct SessionCreateArgs {
-  std::string id, memory, user = "1000:1000";
-  std::vector<std::string> env, mounts;
-  bundle::SessionProfile p;
-  bool json = false;
+  std::string id, name, profile_file, rootfs, workspace, workspace_dest, proxy, user, hostname, memory, network,
+      tmp_size;
+  std::vector<std::string> env, env_files, mounts;
+  double cpus = 0;
+  int64_t pids = 0;
+  bool json = false, read_only_root = false;
 };
 
-static Result<bundle::SessionProfile> Profile(SessionCreateArgs& a) {
-  bundle::SessionProfile p = a.p;
-  for (const auto& kv : a.env) p.env.insert(TRY(bundle::ParseEnv(kv)));
+// Profile file first, then every flag that was given: the command line wins.
+static Result<bundle::SessionProfile> Profile(const SessionCreateArgs& a, CLI::App* sub) {
+  bundle::SessionProfile p;
+  bundle::ProfileExtras extras;
+  if (!a.profile_file.empty()) TRY(bundle::LoadProfileFile(a.profile_file, &p, &extras));
+  auto given = [&](const char* flag) { return sub->count(flag) > 0; };
+  if (given("--rootfs")) p.rootfs = a.rootfs;
+  if (given("--workspace")) p.workspace = a.workspace;
+  if (given("--workspace-dest")) p.workspace_dest = a.workspace_dest;
+  if (given("--proxy")) p.proxy = a.proxy;
+  if (given("--hostname")) p.hostname = a.hostname;
+  if (given("--network")) p.network = a.network;
+  if (given("--tmp-size")) p.tmp_size = a.tmp_size;
+  if (given("--cpus")) p.cpus = a.cpus;
+  if (given("--pids")) p.pids = a.pids;
+  if (given("--memory")) p.memory_bytes = TRY(bundle::ParseBytes(a.memory));
+  if (given("--read-only-root")) p.writable_layer = !a.read_only_root;
+  if (given("--user")) {
+    auto [uid, gid] = TRY(bundle::ParseUser(a.user));
+    p.uid = uid;
+    p.gid = gid.value_or(uid);
+  }
+  for (const auto& f : a.env_files) {
+    auto text = TRY_CTX(fs::ReadFile(f), "--env-file " + f);
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.empty() || line[0] == '#') continue;
+      p.env.insert_or_assign(TRY(bundle::ParseEnv(line)).first, line.substr(line.find('=') + 1));
+    }
+  }
+  for (const auto& kv : a.env) {
+    auto [k, v] = TRY(bundle::ParseEnv(kv));
+    p.env.insert_or_assign(k, v);
+  }
   for (const auto& m : a.mounts) p.mounts.push_back(TRY(bundle::ParseMount(m)));
-  if (!a.memory.empty()) p.memory_bytes = TRY(bundle::ParseBytes(a.memory));
-  auto [uid, gid] = TRY(bundle::ParseUser(a.user));
-  p.uid = uid;
-  p.gid = gid.value_or(uid);
+  if (!extras.image.empty() && p.rootfs.empty())
+    return MakeError("profile \"image\" needs the rootfs builder; give --rootfs", ENOTSUP);
+  if (p.rootfs.empty()) return MakeError("--rootfs is required (or \"rootfs\" in --profile)", EINVAL);
+  if (p.workspace.empty()) return MakeError("--workspace is required", EINVAL);
   return p;
 }
 
 void RegisterSessionCreate(Verbs& v, CLI::App* parent) {
   auto a = std::make_shared<SessionCreateArgs>();
-  auto* sub = v.Add("create", "create a session around a workspace and start it", [&v, a] {
-    auto p = Profile(*a);
+  auto self = std::make_shared<CLI::App*>(nullptr);
+  auto* sub = v.Add("create", "create a session around a workspace and start it", [&v, a, self] {
+    auto p = Profile(*a, *self);
     if (!p) return ExitWith(Status(p.error().Wrap("session create")));
     auto s = OpenSessions(v.global);
     if (!s) return ExitWith(Status(s.error()));
-    auto r = s->Create(a->id, *p);
+    auto r = s->Create(a->id, a->name, *p);
     if (!r) return ExitWith(Status(r.error().Wrap("session create " + a->id)));
     if (a->json) PrintJson(SessionJson(*r));
     else std::cout << r->id << "\t" << r->backend << "\t" << r->workspace << "\n";
     return 0;
   }, parent);
+  *self = sub;
   sub->add_option("id", a->id, "session id (letters, digits, _+-.)")->required();
-  sub->add_option("--rootfs", a->p.rootfs, "base root filesystem (shared, read-only)")->required();
-  sub->add_option("--workspace", a->p.workspace, "host directory mounted read-write")->required();
-  sub->add_option("--workspace-dest", a->p.workspace_dest, "where the workspace appears")->capture_default_str();
+  sub->add_option("--name", a->name, "a unique name; every session verb accepts it instead of the id");
+  sub->add_option("--profile", a->profile_file, "JSON profile with defaults (flags win); see docs/SESSIONS.md");
+  sub->add_option("--rootfs", a->rootfs, "base root filesystem (shared, never written)");
+  sub->add_option("--workspace", a->workspace, "host directory mounted read-write");
+  sub->add_option("--workspace-dest", a->workspace_dest, "where the workspace appears (default /workspace)");
   sub->add_option("--mount", a->mounts, "SRC:DST[:ro] (repeatable)")->allow_extra_args(false);
   sub->add_option("-e,--env", a->env, "KEY=VALUE (repeatable); nothing else of the caller's environment enters")
       ->allow_extra_args(false);
-  sub->add_option("--proxy", a->p.proxy, "URL for HTTP_PROXY/HTTPS_PROXY (and lowercase), NO_PROXY=localhost");
-  sub->add_option("--user", a->user, "uid[:gid] of the session's processes")->capture_default_str();
-  sub->add_option("--hostname", a->p.hostname, "hostname inside")->capture_default_str();
+  sub->add_option("--env-file", a->env_files, "file of KEY=VALUE lines (repeatable)")->allow_extra_args(false);
+  sub->add_option("--proxy", a->proxy, "URL for HTTP_PROXY/HTTPS_PROXY (and lowercase), NO_PROXY=localhost");
+  sub->add_option("--user", a->user, "uid[:gid] of the session's processes (default 1000:1000)");
+  sub->add_option("--hostname", a->hostname, "hostname inside (default sandbox)");
   sub->add_option("--memory", a->memory, "memory limit, e.g. 512m");
-  sub->add_option("--cpus", a->p.cpus, "CPU limit, e.g. 1.5");
-  sub->add_option("--pids", a->p.pids, "process limit");
-  sub->add_option("--network", a->p.network, "none (default) or host")->check(CLI::IsMember({"none", "host"}));
-  sub->add_option("--tmp-size", a->p.tmp_size, "size of the tmpfs /tmp")->capture_default_str();
+  sub->add_option("--cpus", a->cpus, "CPU limit, e.g. 1.5");
+  sub->add_option("--pids", a->pids, "process limit");
+  sub->add_option("--network", a->network, "none (default: loopback only) or host (explicit opt-in)")
+      ->check(CLI::IsMember({"none", "host"}));
+  sub->add_option("--tmp-size", a->tmp_size, "size of the tmpfs /tmp (default 256m)");
+  sub->add_flag("--read-only-root", a->read_only_root,
+                "no writable layer: the root is the base, read-only (default: a private writable layer)");
   sub->add_flag("--json", a->json, "print the session as JSON");
 }
 

@@ -5,16 +5,22 @@
 namespace sandshim::cli {
 
 void RegisterSessionDelete(Verbs& v, CLI::App* parent) {
-  auto ids = std::make_shared<std::vector<std::string>>();
-  auto* sub = v.Add("delete", "delete sessions", [&v, ids] {
+  auto refs = std::make_shared<std::vector<std::string>>();
+  auto json = std::make_shared<bool>(false);
+  auto* sub = v.Add("delete", "delete sessions", [&v, refs, json] {
     auto s = OpenSessions(v.global);
     if (!s) return ExitWith(Status(s.error()));
     int rc = 0;
-    for (const auto& id : *ids)
-      if (auto d = s->Delete(id); !d) rc = ExitWith(Status(d.error().Wrap("session delete " + id)));
+    boost::json::array deleted;
+    for (const auto& ref : *refs) {
+      if (auto d = s->Delete(ref); !d) rc = ExitWith(Status(d.error().Wrap("session delete " + ref)));
+      else deleted.emplace_back(ref);
+    }
+    if (*json) PrintJson(boost::json::object{{"deleted", deleted}});
     return rc;
   }, parent);
-  sub->add_option("id", *ids, "session ids")->required();
+  sub->add_option("session", *refs, "session ids or names")->required();
+  sub->add_flag("--json", *json, "print {\"deleted\": [...]}");
 }
 
 }  // namespace sandshim::cli

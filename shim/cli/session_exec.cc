@@ -1,30 +1,60 @@
-// `session exec ID [flags] -- CMD...`: run a command in a session; its exit status is ours.
+// `session exec [flags] ID -- CMD...`: run a command in a session. Its stdout and stderr
+// stay apart, stdin is passed through, and its exit status is ours (128+n for a signal,
+// 124 when --timeout ended it).
 #include "bundle/process.h"
+#include "bundle/session_profile.h"
 #include "shim/cli/session_common.h"
 
 namespace sandshim::cli {
 
+struct SessionExecArgs {
+  bundle::ExecOverrides o;
+  std::string timeout;
+  bool shell = false, json = false;
+};
+
 void RegisterSessionExec(Verbs& v, CLI::App* parent) {
-  auto o = std::make_shared<bundle::ExecOverrides>();
+  auto a = std::make_shared<SessionExecArgs>();
   auto self = std::make_shared<CLI::App*>(nullptr);
-  auto* sub = v.Add("exec", "run a command in a session", [&v, o, self] {
+  auto* sub = v.Add("exec", "run a command in a session", [&v, a, self] {
     auto rest = (*self)->remaining();
     if (!rest.empty() && rest.front() == "--") rest.erase(rest.begin());
     if (rest.size() < 2) return ExitWith(Status(MakeError("session exec: usage: session exec ID -- CMD [ARG...]", EINVAL)));
     std::string id = rest.front();
     rest.erase(rest.begin());
     if (!rest.empty() && rest.front() == "--") rest.erase(rest.begin());
+    session::SessionExec e;
+    e.overrides = a->o;
+    e.overrides.args = std::move(rest);
+    e.shell = a->shell;
+    if (a->json) e.capture_limit = 16 << 20;
+    if (!a->timeout.empty()) {
+      auto t = bundle::ParseDuration(a->timeout);
+      if (!t) return ExitWith(Status(t.error().Wrap("session exec --timeout")));
+      e.timeout = *t;
+    }
     auto s = OpenSessions(v.global);
     if (!s) return ExitWith(Status(s.error()));
-    bundle::ExecOverrides ov = *o;
-    ov.args = std::move(rest);
-    auto status = s->Exec(id, ov);
-    if (!status) return ExitWith(Status(status.error().Wrap("session exec " + id)));
-    return *status;
+    auto out = s->Exec(id, e);
+    if (!out) return ExitWith(Status(out.error().Wrap("session exec " + id)));
+    if (a->json)
+      PrintJson(boost::json::object{{"exit", out->status},
+                                    {"timed_out", out->timed_out},
+                                    {"duration_ms", out->duration.count()},
+                                    {"stdout", out->out},
+                                    {"stderr", out->err},
+                                    {"bytes_out", out->bytes_out},
+                                    {"bytes_err", out->bytes_err}});
+    return out->status;
   }, parent);
-  sub->add_option("--cwd", o->cwd, "working directory (default: the workspace)");
-  sub->add_option("-e,--env", o->env, "KEY=VALUE (repeatable)")->allow_extra_args(false);
-  sub->add_option("-u,--user", o->user, "uid[:gid]");
+  sub->add_option("--cwd", a->o.cwd, "working directory (default: the workspace)");
+  sub->add_option("-e,--env", a->o.env, "KEY=VALUE (repeatable)")->allow_extra_args(false);
+  sub->add_option("-u,--user", a->o.user, "uid[:gid]");
+  sub->add_option("--timeout", a->timeout, "end the command and everything it started after this long (exit 124), e.g. 30s");
+  sub->add_flag("--shell", a->shell,
+                "persistent shell: run the arguments as one sh script; cd and export carry into the next --shell exec");
+  sub->add_flag("-t,--tty", a->o.tty, "give the command a terminal");
+  sub->add_flag("--json", a->json, "capture the output and print {exit, stdout, stderr, ...} as one JSON document");
   sub->prefix_command();
   *self = sub;
 }

@@ -1,7 +1,4 @@
 // `session list`: every session with its backend and live status.
-#include <iomanip>
-#include <iostream>
-
 #include "shim/cli/session_common.h"
 
 namespace sandshim::cli {
@@ -16,13 +13,9 @@ void RegisterSessionList(Verbs& v, CLI::App* parent) {
       boost::json::array arr;
       for (const auto& r : all) arr.push_back(SessionJson(r));
       PrintJson(arr);
-      return 0;
+    } else {
+      PrintSessionTable(all);
     }
-    std::cout << std::left << std::setw(24) << "ID" << std::setw(10) << "BACKEND" << std::setw(10) << "STATUS"
-              << std::setw(32) << "LAST USED" << "WORKSPACE\n";
-    for (const auto& r : all)
-      std::cout << std::setw(24) << r.id << std::setw(10) << r.backend << std::setw(10) << r.status << std::setw(32)
-                << r.last_used << r.workspace << "\n";
     return 0;
   }, parent);
   sub->add_flag("--json", *json, "print JSON");

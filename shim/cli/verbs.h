@@ -47,6 +47,10 @@ int ExitWith(const Result<T>& r) {
 }
 // Prints JSON to stdout followed by a newline.
 void PrintJson(const boost::json::value& v, bool pretty = false);
+// A gc report (containers or sessions): "removed ..." lines or {"removed": [], "errors": []};
+// exit status 1 if any error.
+int PrintGcReport(const std::vector<std::string>& removed, const std::vector<std::string>& errors, bool json,
+                  std::string_view verb);
 
 void RegisterCreate(Verbs& v);
 void RegisterStart(Verbs& v);
@@ -65,6 +69,7 @@ void RegisterEvents(Verbs& v);
 void RegisterGc(Verbs& v);
 void RegisterDoctor(Verbs& v);
 void RegisterSession(Verbs& v);
+void RegisterMetrics(Verbs& v);
 
 // The whole program: parse, set up logging, run the chosen verb.
 int Main(int argc, char** argv);

@@ -14,6 +14,9 @@ inline constexpr std::string_view kPoints[] = {
     "create.after-record",   "create.after-journal", "create.after-backend", "start.before-backend",
     "start.after-backend",   "delete.before-replay", "delete.after-replay",  "run.after-journal",
     "exec.before-backend",   "kill.before-backend",  "gc.before-replay",
+    // sessions
+    "session.create.after-dir", "session.create.after-journal", "session.create.after-container",
+    "session.exec.before-backend", "session.delete.before-replay", "session.delete.after-replay", "session.gc.before-replay",
 };
 
 }  // namespace sandshim::fault

@@ -133,6 +133,11 @@ Status Client::Kill(std::string_view id, int signal, bool all) {
   return Ok();
 }
 
+Status Client::KillPid(std::string_view id, pid_t pid, int signal) {
+  TRY(Captured(KillPidArgv(g_, id, pid, signal), "kill"));
+  return Ok();
+}
+
 Status Client::Pause(std::string_view id) {
   TRY(Captured(PauseArgv(g_, id), "pause"));
   return Ok();

@@ -25,6 +25,7 @@ class Client {
   Result<int> Run(std::string_view id, const CreateOpts& o);
   Status Start(std::string_view id);
   Status Kill(std::string_view id, int signal, bool all);
+  Status KillPid(std::string_view id, pid_t pid, int signal);
   Status Pause(std::string_view id);
   Status Resume(std::string_view id);
   // Foreground exec: becomes `runsc exec` (execv), reading the process from an in-memory

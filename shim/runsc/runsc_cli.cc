@@ -57,6 +57,28 @@ std::vector<std::string> KillArgv(const Global& g, std::string_view id, int sign
   return argv;
 }
 
+std::vector<std::pair<pid_t, pid_t>> ParsePsTable(std::string_view text) {
+  std::vector<std::pair<pid_t, pid_t>> out;
+  std::istringstream lines{std::string(text)};
+  std::string line;
+  std::getline(lines, line);  // UID PID PPID C TTY STIME TIME CMD
+  while (std::getline(lines, line)) {
+    std::istringstream f(line);
+    std::string uid;
+    long pid = 0, ppid = 0;
+    if (f >> uid >> pid >> ppid) out.emplace_back(static_cast<pid_t>(pid), static_cast<pid_t>(ppid));
+  }
+  return out;
+}
+
+std::vector<std::string> KillPidArgv(const Global& g, std::string_view id, pid_t pid, int signal) {
+  auto argv = Base(g, "kill");
+  argv.push_back("--pid=" + std::to_string(pid));
+  argv.emplace_back(id);
+  argv.push_back(std::to_string(signal));
+  return argv;
+}
+
 std::vector<std::string> DeleteArgv(const Global& g, std::string_view id, bool force) {
   auto argv = Base(g, "delete");
   if (force) argv.emplace_back("--force");

@@ -32,6 +32,10 @@ std::vector<std::string> RunArgv(const Global& g, const CreateOpts& o, std::stri
 std::vector<std::string> StartArgv(const Global& g, std::string_view id);
 std::vector<std::string> StateArgv(const Global& g, std::string_view id);
 std::vector<std::string> KillArgv(const Global& g, std::string_view id, int signal, bool all);
+// `kill --pid PID`: one process, by its pid inside the sandbox.
+// (pid, ppid) rows of `runsc ps` table output (its json format lists pids only).
+std::vector<std::pair<pid_t, pid_t>> ParsePsTable(std::string_view text);
+std::vector<std::string> KillPidArgv(const Global& g, std::string_view id, pid_t pid, int signal);
 std::vector<std::string> DeleteArgv(const Global& g, std::string_view id, bool force);
 std::vector<std::string> ExecArgv(const Global& g, const ExecOpts& o, std::string_view id);
 std::vector<std::string> PsArgv(const Global& g, std::string_view id, bool json);

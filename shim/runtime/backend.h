@@ -36,8 +36,17 @@ struct Created {
 struct ExecRequest {
   boost::json::object process;  // OCI process
   bool detach = false;
+  // gVisor: where runsc writes the process's pid inside the sandbox (what SignalProcess
+  // takes); the native backend's processes are host processes and need none.
+  std::optional<std::filesystem::path> internal_pid_file;
   std::optional<std::filesystem::path> pid_file, console_socket;
   int preserve_fds = 0;
+};
+
+// One process of a container, in the pid space SignalProcess uses (host pids for native,
+// the sandbox's own for gVisor).
+struct ProcEntry {
+  pid_t pid = 0, ppid = 0;
 };
 
 class Backend {
@@ -57,6 +66,10 @@ class Backend {
   // Host pids that make up the container (what `ps --format json` prints).
   virtual Result<std::vector<pid_t>> Pids(const ContainerRecord& c) = 0;
   virtual Result<std::string> PsTable(const ContainerRecord& c) = 0;
+  // Every process of the container with its parent, and a signal to one of them: what
+  // killing one exec's process tree (a session exec's --timeout) needs.
+  virtual Result<std::vector<ProcEntry>> ProcessTable(const ContainerRecord& c) = 0;
+  virtual Status SignalProcess(const ContainerRecord& c, pid_t pid, int signal) = 0;
   virtual Result<boost::json::value> Stats(const ContainerRecord& c) = 0;
   virtual Status Update(const ContainerRecord& c, const boost::json::object& resources) = 0;
   // Undoes one journal entry of a kind this backend writes. Idempotent.

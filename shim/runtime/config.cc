@@ -22,6 +22,7 @@ Result<Config> ParseConfig(std::string_view text) {
   c.runsc_flags = bundle::GetStrings(o, "runsc_flags");
   c.platform = bundle::GetString(o, "platform");
   c.cache_dir = bundle::GetString(o, "cache_dir", c.cache_dir.string());
+  c.audit_dir = bundle::GetString(o, "audit_dir", c.audit_dir.string());
   if (c.backend != "auto" && c.backend != "gvisor" && c.backend != "native")
     return MakeError("sandshim config: backend must be auto, gvisor or native, not \"" + c.backend + "\"", EINVAL);
   return c;

@@ -17,6 +17,9 @@ struct Config {
   std::vector<std::string> runsc_flags;   // extra global runsc flags; win over sandshim's policy
   std::string platform;                   // empty: probe
   std::filesystem::path cache_dir = "/run/sandshim/cache";
+  // Session audit logs (<audit_dir>/<session>.jsonl): outside the runtime root, so they
+  // outlive the sessions they describe.
+  std::filesystem::path audit_dir = "/var/log/sandshim/sessions";
 };
 
 std::filesystem::path DefaultConfigPath();

@@ -60,10 +60,9 @@ Result<BackendChoice> Containers::Choose(const bundle::Spec& spec, std::string* 
   return choice;
 }
 
-Status Containers::Prepare(const bundle::Spec& spec) {
+Result<BackendChoice> Containers::Prepare(const bundle::Spec& spec) {
   std::string platform;
-  TRY(Choose(spec, &platform));  // seals itself when the choice is native
-  return Ok();
+  return Choose(spec, &platform);  // seals itself when the choice is native
 }
 
 Status Containers::Undo(const JournalEntry& e) {
@@ -254,6 +253,23 @@ Result<std::string> Containers::PsTable(std::string_view id) {
   auto rec = TRY(store_.Load(id));
   TRY(Require(id, LiveStatus(rec), "ps", {S::kCreated, S::kRunning, S::kPaused}));
   return BackendNamed(rec.backend).PsTable(rec);
+}
+
+Result<std::vector<ProcEntry>> Containers::ProcessTable(std::string_view id) {
+  auto rec = TRY(store_.Load(id));
+  TRY(Require(id, LiveStatus(rec), "list processes of", {S::kCreated, S::kRunning, S::kPaused}));
+  return BackendNamed(rec.backend).ProcessTable(rec);
+}
+
+Status Containers::SignalProcess(std::string_view id, pid_t pid, int signal) {
+  auto rec = TRY(store_.Load(id));
+  return BackendNamed(rec.backend).SignalProcess(rec, pid, signal);
+}
+
+Status Containers::PrepareExec(std::string_view id) {
+  auto rec = TRY(store_.Load(id));
+  if (rec.backend == "native") EnsureSealedSelf();
+  return Ok();
 }
 
 Result<json::value> Containers::Stats(std::string_view id) {

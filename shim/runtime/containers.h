@@ -49,6 +49,11 @@ class Containers {
   Status Resume(std::string_view id);
   Result<std::vector<pid_t>> Pids(std::string_view id);
   Result<std::string> PsTable(std::string_view id);
+  Result<std::vector<ProcEntry>> ProcessTable(std::string_view id);
+  Status SignalProcess(std::string_view id, pid_t pid, int signal);
+  // Seals this process (re-executes from a sealed copy) when exec into id will use the
+  // native backend: callers that fork before calling Exec do it first.
+  Status PrepareExec(std::string_view id);
   Result<boost::json::value> Stats(std::string_view id);
   Status Update(std::string_view id, const boost::json::object& resources);
   std::vector<ContainerRecord> List();
@@ -57,7 +62,8 @@ class Containers {
   // Does what must happen before any state exists for a container of this spec: today,
   // re-executing from a sealed copy when the native backend will run it. Callers that make
   // their own state first (sessions) call it before that.
-  Status Prepare(const bundle::Spec& spec);
+  // Returns the backend that will run it (and why).
+  Result<BackendChoice> Prepare(const bundle::Spec& spec);
   // The process of `exec` requested by args: the container's process with overrides.
   Result<bundle::Spec> SpecOf(std::string_view id);
   const StateStore& store() const { return store_; }

@@ -167,7 +167,9 @@ Status GvisorBackend::Start(const ContainerRecord& c) {
 Result<int> GvisorBackend::Exec(const ContainerRecord& c, const ExecRequest& r) {
   if (r.preserve_fds > 0) return MakeError("--preserve-fds is not supported by the gvisor backend", ENOTSUP);
   auto client = ClientFor(c);
-  if (!r.detach) return client.ExecReplace(RunscId(root_, c.id), json::serialize(r.process), {.console_socket = r.console_socket});
+  if (!r.detach)
+    return client.ExecReplace(RunscId(root_, c.id), json::serialize(r.process),
+                              {.internal_pid_file = r.internal_pid_file, .console_socket = r.console_socket});
   auto dir = root_ / c.id;
   auto process_file = dir / ("exec-" + std::to_string(::getpid()) + "-" + RandomSuffix() + ".json");
   TRY(fs::WriteFileAtomic(process_file, json::serialize(r.process), 0600, /*sync=*/false));
@@ -202,6 +204,17 @@ Result<std::vector<pid_t>> GvisorBackend::Pids(const ContainerRecord& c) {
   std::vector<pid_t> pids;
   if (proc::IsAlive(c.init)) pids.push_back(c.init.pid);
   return pids;
+}
+
+Result<std::vector<ProcEntry>> GvisorBackend::ProcessTable(const ContainerRecord& c) {
+  // The table, not --format=json: runsc's json lists pids without their parents.
+  std::vector<ProcEntry> out;
+  for (auto [pid, ppid] : runsc::ParsePsTable(TRY(ClientFor(c).Ps(RunscId(root_, c.id), false)))) out.push_back({pid, ppid});
+  return out;
+}
+
+Status GvisorBackend::SignalProcess(const ContainerRecord& c, pid_t pid, int signal) {
+  return ClientFor(c).KillPid(RunscId(root_, c.id), pid, signal);
 }
 
 Result<std::string> GvisorBackend::PsTable(const ContainerRecord& c) { return ClientFor(c).Ps(RunscId(root_, c.id), false); }

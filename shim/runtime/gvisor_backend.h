@@ -26,6 +26,8 @@ class GvisorBackend : public Backend {
   Status Resume(const ContainerRecord& c) override;
   Result<std::vector<pid_t>> Pids(const ContainerRecord& c) override;
   Result<std::string> PsTable(const ContainerRecord& c) override;
+  Result<std::vector<ProcEntry>> ProcessTable(const ContainerRecord& c) override;
+  Status SignalProcess(const ContainerRecord& c, pid_t pid, int signal) override;
   Result<boost::json::value> Stats(const ContainerRecord& c) override;
   Status Update(const ContainerRecord& c, const boost::json::object& resources) override;
   Status Undo(const JournalEntry& e) override;

@@ -118,6 +118,28 @@ Status NativeBackend::Resume(const ContainerRecord& c) { return native::Freeze(D
 
 Result<std::vector<pid_t>> NativeBackend::Pids(const ContainerRecord& c) { return native::CgroupPids(Dirs(c.backend_data)); }
 
+Result<std::vector<ProcEntry>> NativeBackend::ProcessTable(const ContainerRecord& c) {
+  // Host pids: every process in the container's cgroup, with its parent from /proc.
+  std::vector<ProcEntry> out;
+  for (pid_t p : native::CgroupPids(Dirs(c.backend_data))) {
+    auto stat = fs::ReadFile("/proc/" + std::to_string(p) + "/stat");
+    if (!stat) continue;
+    auto close = stat->rfind(')');
+    if (close == std::string::npos) continue;
+    pid_t ppid = 0;
+    char state = 0;
+    if (std::sscanf(stat->c_str() + close + 1, " %c %d", &state, &ppid) == 2) out.push_back({p, ppid});
+  }
+  return out;
+}
+
+Status NativeBackend::SignalProcess(const ContainerRecord& c, pid_t pid, int signal) {
+  // Only a process of this container: a pid that has left the cgroup may be recycled.
+  for (pid_t p : native::CgroupPids(Dirs(c.backend_data)))
+    if (p == pid) return ::kill(pid, signal) == 0 || errno == ESRCH ? Ok() : ErrnoError("kill " + std::to_string(pid));
+  return Ok();
+}
+
 Result<std::string> NativeBackend::PsTable(const ContainerRecord& c) {
   std::ostringstream out;
   out << "PID\tCMD\n";

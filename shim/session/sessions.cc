@@ -1,95 +1,246 @@
 #include "shim/session/sessions.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "bundle/session_profile.h"
+#include "shim/core/fault.h"
 #include "shim/core/fs.h"
 #include "shim/core/ids.h"
 #include "shim/core/log.h"
 #include "shim/core/scope_exit.h"
+#include "shim/runtime/journal.h"
+#include "shim/session/audit.h"
+#include "shim/session/layer.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
 
-Sessions::Sessions(runtime::Options o) : root_(o.root), containers_(std::move(o)) {}
+// Journal kinds a session writes (on top of what its container journals for itself).
+constexpr const char* kContainerKind = "session-container";
+constexpr const char* kNameKind = "session-name";
+constexpr const char* kLayerKind = "session-layer";
+constexpr const char* kGvisorOverlayFlag = "--overlay2=root:memory";
 
-Status Sessions::Save(const SessionRecord& r) {
-  json::object o{{"id", r.id},           {"container_id", r.container_id}, {"backend", r.backend},
-                 {"workspace", r.workspace}, {"rootfs", r.rootfs},         {"created", r.created},
-                 {"last_used", r.last_used}};
-  return fs::WriteFileAtomic(Dir(r.id) / "session.json", json::serialize(o), 0644);
+Sessions::Sessions(runtime::Options o)
+    : opts_(o), store_(o.root / "@sessions"), containers_(std::move(o)) {}
+
+static Error NoSession(const std::string& ref) { return MakeError("session " + ref + " does not exist", ENOENT); }
+
+Result<std::string> Sessions::Resolve(const std::string& ref) const {
+  if (ValidateId(ref) && fs::Exists(Dir(ref) / "session.json")) return ref;
+  if (!ValidateId(ref)) return NoSession(ref);
+  std::error_code ec;
+  auto target = std::filesystem::read_symlink(NameLink(ref), ec);
+  if (ec || !ValidateId(target.string())) return NoSession(ref);
+  return target.string();
 }
 
-Result<SessionRecord> Sessions::Get(const std::string& id) {
-  TRY(ValidateId(id));
+Result<SessionRecord> Sessions::Load(const std::string& id) {
   auto text = fs::ReadFile(Dir(id) / "session.json");
-  if (!text) return MakeError("session " + id + " does not exist", ENOENT);
-  auto v = TRY(bundle::ParseJson(*text, "session " + id));
-  const auto& o = v.as_object();
-  SessionRecord r{bundle::GetString(o, "id"),        bundle::GetString(o, "container_id"),
-                  bundle::GetString(o, "backend"),   bundle::GetString(o, "workspace"),
-                  bundle::GetString(o, "rootfs"),    bundle::GetString(o, "created"),
-                  bundle::GetString(o, "last_used"), "unknown"};
+  if (!text) return NoSession(id);
+  auto r = TRY(RecordFromJson(TRY(bundle::ParseJson(*text, "session " + id))));
   auto st = containers_.State(r.container_id);
-  r.status = st ? std::string(runtime::StatusName(st->status)) : "gone";
+  // "gone": the sandbox vanished although the session was not stopped (killed, host reboot).
+  r.status = st ? std::string(runtime::StatusName(st->status)) : r.state == "stopped" ? "stopped" : "gone";
   return r;
 }
 
-Result<SessionRecord> Sessions::Create(const std::string& id, const bundle::SessionProfile& profile) {
+Result<SessionRecord> Sessions::Get(const std::string& ref) { return Load(TRY(Resolve(ref))); }
+
+Status Sessions::Save(const SessionRecord& r) {
+  // 0600: the record names the workspace and the profile, which are the platform's business.
+  return fs::WriteFileAtomic(Dir(r.id) / "session.json", json::serialize(RecordToJson(r)), 0600);
+}
+
+Status Sessions::Undo(const runtime::JournalEntry& e) {
+  auto path = bundle::GetString(e.data, "path");
+  if (e.kind == kContainerKind) {
+    auto s = containers_.Delete(bundle::GetString(e.data, "id"), /*force=*/true);
+    return s || s.error().err_no == ENOENT ? Ok() : s;
+  }
+  if (e.kind == kLayerKind) return UnmountLayer(path);
+  if (e.kind == kNameKind) {
+    // Only our own name: another session may hold it by now.
+    std::error_code ec;
+    if (std::filesystem::read_symlink(path, ec).string() == bundle::GetString(e.data, "id")) ::unlink(path.c_str());
+    return Ok();
+  }
+  return MakeError("unknown session journal entry \"" + e.kind + "\"", EINVAL);
+}
+
+Status Sessions::Teardown(const std::string& id) {
+  auto journal = TRY(runtime::Journal::Load(Dir(id) / "journal.json"));
+  TRY(runtime::Replay(journal.entries(), [this](const runtime::JournalEntry& e) { return Undo(e); }));
+  fault::Point("session.delete.after-replay");
+  return fs::RemoveAll(Dir(id));
+}
+
+Status Sessions::RunContainer(const SessionRecord& r) {
+  runtime::CreateRequest req;
+  req.id = r.container_id;
+  req.bundle = Dir(r.id) / "bundle";
+  req.spec = TRY(bundle::LoadSpec(req.bundle));
+  if (r.layer == "gvisor-overlay") {
+    // The base stays untouched: writes land in an overlay in the sandbox's memory. The
+    // user's --runsc-flag come after ours and win.
+    auto o = opts_;
+    o.backend_flag = r.backend;
+    o.runsc_flags.insert(o.runsc_flags.begin(), kGvisorOverlayFlag);
+    runtime::Containers with_overlay(std::move(o));
+    TRY(with_overlay.Run(std::move(req), /*detach=*/true));
+    return Ok();
+  }
+  auto o = opts_;
+  o.backend_flag = r.backend;  // a restarted session keeps the backend it was created with
+  runtime::Containers pinned(std::move(o));
+  TRY(pinned.Run(std::move(req), /*detach=*/true));
+  return Ok();
+}
+
+Result<SessionRecord> Sessions::Create(const std::string& id, const std::string& name,
+                                       const bundle::SessionProfile& profile) {
   TRY(ValidateId(id));
+  if (!name.empty()) TRY_CTX(ValidateId(name), "--name");
   bundle::SessionProfile p = profile;
   std::error_code ec;
   p.workspace = std::filesystem::canonical(p.workspace, ec).string();
-  if (ec || !std::filesystem::is_directory(p.workspace)) return MakeError("--workspace " + profile.workspace + ": not a directory", ENOENT);
+  if (ec || !std::filesystem::is_directory(p.workspace))
+    return MakeError("--workspace " + profile.workspace + ": not a directory", ENOENT);
   p.rootfs = std::filesystem::canonical(p.rootfs, ec).string();
   if (ec || !std::filesystem::is_directory(p.rootfs)) return MakeError("--rootfs " + profile.rootfs + ": not a directory", ENOENT);
-  auto spec_json = TRY(bundle::SessionSpec(p));
-  // Before the session's directory exists: the native backend re-executes sandshim here.
-  TRY(containers_.Prepare(TRY(bundle::ParseSpec(json::serialize(spec_json)))));
-  TRY(fs::MkdirAll(root_ / "@sessions", 0711));
+  // Which backend, before anything exists: the native backend re-executes sandshim here.
+  auto choice = TRY(containers_.Prepare(TRY(bundle::ParseSpec(json::serialize(TRY(bundle::SessionSpec(p)))))));
   auto dir = Dir(id);
-  if (::mkdir(dir.c_str(), 0755) != 0)
-    return errno == EEXIST ? MakeError("session " + id + " already exists", EEXIST) : ErrnoError("mkdir " + dir.string());
-  ScopeExit cleanup([&] { (void)fs::RemoveAll(dir); });
+  std::string layer;
+  if (p.writable_layer) {
+    layer = choice.backend == "native" ? "overlayfs" : "gvisor-overlay";
+    if (choice.backend == "native") p.root_path = (dir / "rootfs").string();
+  }
+  auto spec_json = TRY(bundle::SessionSpec(p));
+  spec_json["annotations"].as_object()[runtime::kBackendAnnotation] = choice.backend;
+
+  auto lock = TRY(store_.Lock(id, runtime::LockMode::kCreate));
+  if (fs::Exists(dir / "session.json")) return MakeError("session " + id + " already exists", EEXIST);
+  if (fs::Exists(dir / "journal.json")) TRY_CTX(Teardown(id), "session " + id + ": clearing a half-made create");
+  TRY(fs::MkdirAll(dir, 0755));
+  runtime::Journal journal(dir / "journal.json");
+  bool done = false;
+  ScopeExit rollback([&] {
+    if (done) return;
+    if (auto s = Teardown(id); !s) log::Warn("session " + id + ": rollback: " + s.error().msg);
+  });
+  fault::Point("session.create.after-dir");
+  if (!name.empty()) {
+    TRY(fs::MkdirAll(NameLink(name).parent_path(), 0700));
+    TRY(journal.Append({kNameKind, {{"path", NameLink(name).string()}, {"id", id}}}));
+    if (::symlink(id.c_str(), NameLink(name).c_str()) != 0)
+      return errno == EEXIST ? MakeError("session name " + name + " is taken", EEXIST) : ErrnoError("name " + name);
+  }
   TRY(fs::MkdirAll(dir / "bundle", 0755));
   TRY(fs::WriteFileAtomic(dir / "bundle" / "config.json", json::serialize(spec_json), 0644));
-  runtime::CreateRequest req;
-  req.id = "sess-" + id;
-  req.bundle = dir / "bundle";
-  req.spec = TRY(bundle::LoadSpec(req.bundle));
-  TRY_CTX(containers_.Run(std::move(req), /*detach=*/true), "session " + id);
-  auto st = TRY(containers_.State("sess-" + id));
-  SessionRecord r{id, "sess-" + id, st.backend, p.workspace, p.rootfs, log::NowRfc3339(), log::NowRfc3339(), "running"};
-  if (auto s = Save(r); !s) {
-    (void)containers_.Delete(r.container_id, true);
-    return s.error();
+  if (layer == "overlayfs") {
+    TRY(journal.Append({kLayerKind, {{"path", p.root_path}}}));
+    TRY(MountLayer(p.rootfs, dir / "layer", p.root_path));
   }
-  cleanup.Dismiss();
+  SessionRecord r;
+  r.id = id;
+  r.name = name;
+  r.container_id = "sess-" + id;
+  r.backend = choice.backend;
+  r.workspace = p.workspace;
+  r.rootfs = p.rootfs;
+  r.layer = layer;
+  r.audit = (opts_.config.audit_dir / (id + ".jsonl")).string();
+  r.profile = bundle::ProfileSummary(p);
+  r.profile["backend_reason"] = choice.reason;
+  r.created = r.last_used = log::NowRfc3339();
+  TRY(journal.Append({kContainerKind, {{"id", r.container_id}}}));
+  fault::Point("session.create.after-journal");
+  TRY_CTX(RunContainer(r), "session " + id);
+  fault::Point("session.create.after-container");
+  TRY(Save(r));
+  done = true;
+  if (p.network == "host") log::Warn("session " + id + " shares the host's network: nothing limits where it connects");
+  if (choice.fallback) log::Warn("session " + id + " runs on the native backend: " + choice.reason);
+  (void)AppendAudit(r.audit, "create",
+                    {{"session", id}, {"name", name}, {"backend", r.backend}, {"workspace", r.workspace},
+                     {"rootfs", r.rootfs}, {"profile", r.profile}});
+  r.status = "running";
   return r;
-}
-
-Result<int> Sessions::Exec(const std::string& id, const bundle::ExecOverrides& o) {
-  auto r = TRY(Get(id));
-  r.last_used = log::NowRfc3339();
-  TRY(Save(r));  // before the exec: for gVisor this process becomes the command
-  auto spec = TRY(containers_.SpecOf(r.container_id));
-  runtime::ExecRequest req;
-  req.process = TRY(bundle::ProcessFromOverrides(spec, o));
-  return containers_.Exec(r.container_id, std::move(req));
 }
 
 std::vector<SessionRecord> Sessions::List() {
   std::vector<SessionRecord> out;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(root_ / "@sessions", ec))
-    if (auto r = Get(e.path().filename().string()); r) out.push_back(std::move(*r));
+  for (const auto& id : store_.List())
+    if (auto r = Load(id); r) out.push_back(std::move(*r));
   return out;
 }
 
-Status Sessions::Delete(const std::string& id) {
-  auto r = TRY(Get(id));
-  auto s = containers_.Delete(r.container_id, true);
+static int64_t TreeBytes(const std::filesystem::path& dir) {
+  std::error_code ec;
+  int64_t total = 0;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, std::filesystem::directory_options::skip_permission_denied, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    struct stat st;
+    if (::lstat(it->path().c_str(), &st) == 0 && S_ISREG(st.st_mode)) total += st.st_size;
+  }
+  return total;
+}
+
+Result<Inspection> Sessions::Inspect(const std::string& ref) {
+  Inspection i;
+  i.record = TRY(Get(ref));
+  i.backend_reason = bundle::GetString(i.record.profile, "backend_reason");
+  if (auto stats = containers_.Stats(i.record.container_id); stats && stats->is_object()) {
+    const auto* data = stats->as_object().if_contains("data");
+    const auto& o = data && data->is_object() ? data->as_object() : stats->as_object();
+    if (const auto* m = o.if_contains("memory"); m && m->is_object())
+      if (const auto* u = m->as_object().if_contains("usage"); u && u->is_object())
+        if (const auto* n = u->as_object().if_contains("usage"); n && n->is_number()) i.memory_bytes = n->to_number<int64_t>();
+  }
+  i.workspace_bytes = TreeBytes(i.record.workspace);
+  return i;
+}
+
+Result<SessionRecord> Sessions::Stop(const std::string& ref) {
+  auto id = TRY(Resolve(ref));
+  auto lock = TRY(store_.Lock(id));
+  auto r = TRY(Load(id));
+  auto s = containers_.Delete(r.container_id, /*force=*/true);
   if (!s && s.error().err_no != ENOENT) return s.error().Wrap("session " + id);
-  return fs::RemoveAll(Dir(id));
+  r.state = "stopped";
+  TRY(Save(r));
+  (void)AppendAudit(r.audit, "stop", {{"session", id}, {"backend", r.backend}});
+  r.status = "stopped";
+  return r;
+}
+
+Result<SessionRecord> Sessions::Start(const std::string& ref) {
+  auto id = TRY(Resolve(ref));
+  auto lock = TRY(store_.Lock(id));
+  auto r = TRY(Load(id));
+  if (r.status == "running") return r;
+  // A sandbox that died (or was stopped) leaves a record in the runtime: clear it first.
+  auto s = containers_.Delete(r.container_id, /*force=*/true);
+  if (!s && s.error().err_no != ENOENT) return s.error().Wrap("session " + id);
+  TRY_CTX(RunContainer(r), "session " + id);
+  r.state = "running";
+  r.last_used = log::NowRfc3339();
+  TRY(Save(r));
+  (void)AppendAudit(r.audit, "start", {{"session", id}, {"backend", r.backend}});
+  r.status = "running";
+  return r;
+}
+
+Status Sessions::Delete(const std::string& ref) {
+  auto id = TRY(Resolve(ref));
+  auto lock = TRY(store_.Lock(id));
+  auto r = TRY(Load(id));
+  fault::Point("session.delete.before-replay");
+  TRY_CTX(Teardown(id), "session " + id);
+  (void)AppendAudit(r.audit, "delete", {{"session", id}, {"backend", r.backend}, {"execs", r.execs}});
+  return Ok();
 }
 
 }  // namespace sandshim::session

@@ -1,38 +1,75 @@
 // Sessions for agent platforms: one command from a workspace directory to a running sandbox,
 // then many execs, then delete. A session is a container ("sess-<id>") whose bundle sandshim
-// writes from a SessionProfile, plus a record under <root>/@sessions/<id>/.
+// writes from a SessionProfile, plus a directory <root>/@sessions/<id>/ holding its record
+// (session.json), its write-ahead journal, its bundle and (native) its writable layer, all
+// guarded by a flock. Everything a session creates is journaled before it is created, so
+// delete and gc undo it whatever was interrupted when.
 #pragma once
 
+#include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bundle/process.h"
 #include "bundle/session_spec.h"
 #include "shim/runtime/containers.h"
+#include "shim/session/exec_runner.h"
+#include "shim/session/metrics.h"
+#include "shim/session/record.h"
 
 namespace sandshim::session {
 
-struct SessionRecord {
-  std::string id, container_id, backend, workspace, rootfs, created, last_used;
-  std::string status;  // the container's live status
+struct SessionExec {
+  bundle::ExecOverrides overrides;
+  std::chrono::milliseconds timeout{0};  // 0: none
+  bool shell = false;                    // persistent shell: args are one script
+  size_t capture_limit = 0;              // >0: keep the output in the outcome instead
+};
+
+struct Inspection {
+  SessionRecord record;
+  std::string backend_reason;
+  int64_t memory_bytes = -1, workspace_bytes = -1;
+};
+
+struct SessionGcReport {
+  std::vector<std::string> removed, errors;
 };
 
 class Sessions {
  public:
   explicit Sessions(runtime::Options o);
-  Result<SessionRecord> Create(const std::string& id, const bundle::SessionProfile& p);
-  // Runs argv in the session; returns its exit status (for gVisor this process becomes the
-  // command and never returns on success).
-  Result<int> Exec(const std::string& id, const bundle::ExecOverrides& o);
-  Result<SessionRecord> Get(const std::string& id);
+  Result<SessionRecord> Create(const std::string& id, const std::string& name, const bundle::SessionProfile& p);
+  // Runs a command in the session and stays with it (exit status, timeout, audit).
+  Result<RunnerOutcome> Exec(const std::string& ref, const SessionExec& e);
+  // ref is an id or a name.
+  Result<SessionRecord> Get(const std::string& ref);
   std::vector<SessionRecord> List();
-  Status Delete(const std::string& id);
+  Result<Inspection> Inspect(const std::string& ref);
+  // Stop ends the sandbox (no process remains) and keeps the session; start runs it again.
+  Result<SessionRecord> Stop(const std::string& ref);
+  Result<SessionRecord> Start(const std::string& ref);
+  Status Delete(const std::string& ref);
+  // Half-made sessions (a create that died), and with idle, sessions unused for longer.
+  SessionGcReport Gc(std::optional<std::chrono::milliseconds> idle);
+  std::vector<SessionSample> Samples();
 
  private:
-  std::filesystem::path Dir(const std::string& id) const { return root_ / "@sessions" / id; }
+  std::filesystem::path Dir(const std::string& id) const { return store_.Dir(id); }
+  std::filesystem::path NameLink(const std::string& name) const { return store_.root() / "@names" / name; }
+  Result<std::string> Resolve(const std::string& ref) const;
+  Result<SessionRecord> Load(const std::string& id);
   Status Save(const SessionRecord& r);
+  Status RunContainer(const SessionRecord& r);
+  Status Undo(const runtime::JournalEntry& e);
+  // Replays the journal and removes the directory; the caller holds the lock.
+  Status Teardown(const std::string& id);
+  void KillTree(const std::string& container, pid_t runner, const std::filesystem::path& internal_pid_file);
+  Status UpdateAfterExec(const std::string& id, const RunnerOutcome& o);
 
-  std::filesystem::path root_;
+  runtime::Options opts_;
+  runtime::StateStore store_;
   runtime::Containers containers_;
 };
 

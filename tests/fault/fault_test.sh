@@ -20,6 +20,11 @@ install_traps
 on_exit 'rm -rf "$WORK" "$ROOT"'
 on_exit 'find /sys/fs/cgroup -maxdepth 4 -type d -name "$CG" 2>/dev/null | xargs -r rmdir 2>/dev/null'
 on_exit '"$SANDSHIM_BIN" --root "$ROOT" list -q 2>/dev/null | xargs -r -n1 "$SANDSHIM_BIN" --root "$ROOT" delete --force >/dev/null 2>&1'
+on_exit 'grep -o "$ROOT/@sessions/[^ ]*/rootfs" /proc/self/mountinfo | xargs -r -n1 umount -l 2>/dev/null'
+on_exit 'for s in $("$SANDSHIM_BIN" --root "$ROOT" session list --json 2>/dev/null | jq -r ".[].id"); do "$SANDSHIM_BIN" --root "$ROOT" session delete "$s" >/dev/null 2>&1; done'
+# Session audit logs go to our work dir, not /var/log.
+export SANDSHIM_CONFIG=$WORK/config.json
+echo "{\"audit_dir\": \"$WORK/audit\"}" >"$SANDSHIM_CONFIG"
 
 ss() { "$SANDSHIM_BIN" --root "$ROOT" --backend "$BACKEND" "$@"; }
 # A duration no other test uses, so its processes can be counted as ours.
@@ -156,8 +161,70 @@ check_kill_runsc_mid_create() {
   assert_gone "$id"
 }
 
+# Sessions: crash in session create, exec, delete and gc; the workspace keeps what was
+# written before the crash, and session gc (or the next delete) leaves nothing.
+SESS=sshimfs$$  # prefix of every session id here, so its cgroups and containers are ours
+mkdir -p "$WORK/ws" && chmod 777 "$WORK/ws"
+sess() { ss session "$@"; }
+sess_create() { sess create "$1" --rootfs "$WORK/b/rootfs" --workspace "$WORK/ws" "${@:2}"; }
+assert_session_gone() { # ID
+  local id=$1 left
+  [ ! -e "$ROOT/@sessions/$id" ] || { fail "session dir $ROOT/@sessions/$id left"; return 1; }
+  [ -z "$(ls "$ROOT/@sessions/@names" 2>/dev/null)" ] || { fail "session name left"; return 1; }
+  assert_gone "sess-$id" || return
+  left=$(grep -F "$ROOT/@sessions/$id" /proc/self/mountinfo || true)
+  [ -z "$left" ] || { fail "mounts left: $left"; return 1; }
+  left=$(find /sys/fs/cgroup -maxdepth 4 -type d -name "*sess-$id*" 2>/dev/null)
+  [ -z "$left" ] || { fail "session cgroups left: $left"; return 1; }
+  assert_eq precious "$(cat "$WORK/ws/keep.txt" 2>/dev/null)" "workspace intact"
+}
+
+check_session_create_points() {
+  local p id
+  echo precious >"$WORK/ws/keep.txt"
+  for p in session.create.after-dir session.create.after-journal session.create.after-container; do
+    id=$(uniq_name "$SESS-${p//./-}")
+    crash "$p" session create "$id" --name "n-$id" --rootfs "$WORK/b/rootfs" --workspace "$WORK/ws" || return
+    sess gc >/dev/null || return $(fail "$p: session gc failed")
+    assert_session_gone "$id" || { REASON="$p: $REASON"; return 1; }
+  done
+}
+
+check_session_exec_point() {
+  local id
+  id=$(uniq_name "$SESS-exec")
+  sess_create "$id" >/dev/null || return $(fail "session create failed")
+  crash session.exec.before-backend session exec "$id" -- sh -c 'echo x > /workspace/x' || return
+  assert_eq ok "$(sess exec "$id" -- echo ok)" "session usable after a crashed exec" || return
+  sess delete "$id" || return $(fail "delete failed")
+  assert_session_gone "$id"
+}
+
+check_session_delete_points() {
+  local p id
+  for p in session.delete.before-replay session.delete.after-replay; do
+    id=$(uniq_name "$SESS-${p//./-}")
+    sess_create "$id" --name "n-$id" >/dev/null || return $(fail "session create failed")
+    sess exec "$id" -- sh -c "echo written > /workspace/$id" || return $(fail "exec failed")
+    crash "$p" session delete "$id" || return
+    sess delete "$id" || return $(fail "$p: second delete failed")
+    assert_session_gone "$id" || { REASON="$p: $REASON"; return 1; }
+    assert_eq written "$(cat "$WORK/ws/$id")" "$p: a file written in the session survives" || return
+  done
+}
+
+check_session_gc_point() {
+  local id
+  id=$(uniq_name "$SESS-gc")
+  crash session.create.after-container session create "$id" --rootfs "$WORK/b/rootfs" --workspace "$WORK/ws" || return
+  crash session.gc.before-replay session gc || return
+  sess gc >/dev/null || return $(fail "second session gc failed")
+  assert_session_gone "$id" || return
+  assert_eq '{"removed":[],"errors":[]}' "$(sess gc --json)" "session gc after gc"
+}
+
 # Scoped to what this test made (its root, bundles and cgroup parent): other suites may run.
-LEAKS=("$CHECK_LEAKS" --match "$ROOT" --match "$WORK" --match "$CG" --root "$ROOT")
+LEAKS=("$CHECK_LEAKS" --match "$ROOT" --match "$WORK" --match "$CG" --match "$SESS" --root "$ROOT")
 no_leaks() {
   # The parent cgroup is ours, not the containers' (like docker's /docker): remove it if
   # empty; a container cgroup left inside keeps it and is reported.
@@ -186,6 +253,10 @@ for ((round = 1; round <= ROUNDS; round++)); do
   run_check "round $round: crash point in exec" check_exec_point
   run_check "round $round: crash point in kill" check_kill_point
   run_check "round $round: crash point in gc" check_gc_point
+  run_check "round $round: crash points in session create" check_session_create_points
+  run_check "round $round: crash point in session exec" check_session_exec_point
+  run_check "round $round: crash points in session delete" check_session_delete_points
+  run_check "round $round: crash point in session gc" check_session_gc_point
   if [ "$BACKEND" = native ]; then
     run_check "round $round: container init killed" check_kill_native_init
   else

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "bundle/session_profile.h"
 #include "bundle/session_spec.h"
 #include "bundle/spec.h"
 #include "bundle/validate.h"
@@ -17,6 +18,7 @@ TEST_CASE("session spec: read-only base, workspace rw, tmpfs /tmp, clean env wit
   p.pids = 64;
   p.cpus = 1.5;
   p.mounts = {{"/data", "/data", true}};
+  p.writable_layer = false;
   auto doc = SessionSpec(p);
   REQUIRE(doc.ok());
   auto spec = ParseSpec(boost::json::serialize(*doc));
@@ -72,4 +74,61 @@ TEST_CASE("session flags: env, mounts, sizes") {
   CHECK(*ParseBytes("100") == 100);
   CHECK_FALSE(ParseBytes("5x").ok());
   CHECK_FALSE(ParseBytes("-1").ok());
+}
+
+TEST_CASE("session spec: a writable layer makes the root writable at the merged path, the base stays the source") {
+  SessionProfile p;
+  p.rootfs = "/base";
+  p.workspace = "/w";
+  auto spec = ParseSpec(boost::json::serialize(*SessionSpec(p)));  // gVisor: overlay inside the sandbox
+  CHECK_FALSE(spec->root_readonly);
+  CHECK(spec->root_path == "/base");
+  p.root_path = "/run/sandshim/@sessions/x/rootfs";  // native: the overlayfs mount
+  spec = ParseSpec(boost::json::serialize(*SessionSpec(p)));
+  CHECK(spec->root_path == "/run/sandshim/@sessions/x/rootfs");
+}
+
+TEST_CASE("session profile file: keys overlay the defaults, typos and bad values are refused") {
+  SessionProfile p;
+  ProfileExtras x;
+  auto doc = boost::json::parse(R"({"rootfs":"/r","memory":"1g","cpus":1.5,"pids":64,"user":"2000:3000",
+      "env":{"LANG":"C.UTF-8"},"mounts":["/d:/d:ro"],"network":"host","writable_layer":false,"exec_timeout":"90s"})");
+  REQUIRE(ApplyProfileJson(doc.as_object(), &p, &x).ok());
+  CHECK(p.rootfs == "/r");
+  CHECK(p.memory_bytes == 1ll << 30);
+  CHECK(p.cpus == 1.5);
+  CHECK(p.pids == 64);
+  CHECK(p.uid == 2000);
+  CHECK(p.gid == 3000);
+  CHECK(p.env.at("LANG") == "C.UTF-8");
+  CHECK(p.mounts.size() == 1);
+  CHECK(p.network == "host");
+  CHECK_FALSE(p.writable_layer);
+  CHECK(x.exec_timeout == std::chrono::seconds(90));
+  SessionProfile q;
+  auto typo = ApplyProfileJson(boost::json::parse(R"({"memroy":"1g"})").as_object(), &q, &x);
+  REQUIRE_FALSE(typo.ok());
+  CHECK(typo.error().msg.find("memroy") != std::string::npos);
+  CHECK_FALSE(ApplyProfileJson(boost::json::parse(R"({"network":"bridge"})").as_object(), &q, &x).ok());
+  CHECK_FALSE(ApplyProfileJson(boost::json::parse(R"({"env":{"1A":"x"}})").as_object(), &q, &x).ok());
+  CHECK_FALSE(ApplyProfileJson(boost::json::parse(R"({"pids":"many"})").as_object(), &q, &x).ok());
+}
+
+TEST_CASE("profile summary keeps environment keys, never values") {
+  SessionProfile p;
+  p.env = {{"API_TOKEN", "s3cr3t"}};
+  auto text = boost::json::serialize(ProfileSummary(p));
+  CHECK(text.find("API_TOKEN") != std::string::npos);
+  CHECK(text.find("s3cr3t") == std::string::npos);
+}
+
+TEST_CASE("durations") {
+  CHECK(*ParseDuration("250ms") == std::chrono::milliseconds(250));
+  CHECK(*ParseDuration("30") == std::chrono::seconds(30));
+  CHECK(*ParseDuration("1.5s") == std::chrono::milliseconds(1500));
+  CHECK(*ParseDuration("10m") == std::chrono::minutes(10));
+  CHECK(*ParseDuration("2h") == std::chrono::hours(2));
+  CHECK(*ParseDuration("1d") == std::chrono::hours(24));
+  CHECK_FALSE(ParseDuration("5y").ok());
+  CHECK_FALSE(ParseDuration("soon").ok());
 }

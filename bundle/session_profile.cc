@@ -1,0 +1,114 @@
+#include "bundle/session_profile.h"
+
+#include <charconv>
+
+#include "bundle/process.h"
+#include "bundle/spec.h"
+#include "shim/core/fs.h"
+
+namespace sandshim::bundle {
+namespace json = boost::json;
+
+Result<std::chrono::milliseconds> ParseDuration(std::string_view s) {
+  double v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || v < 0) return MakeError("invalid duration \"" + std::string(s) + "\"", EINVAL);
+  std::string_view unit(p, static_cast<size_t>(s.data() + s.size() - p));
+  double ms = 0;
+  if (unit == "ms") ms = v;
+  else if (unit.empty() || unit == "s") ms = v * 1e3;
+  else if (unit == "m") ms = v * 60e3;
+  else if (unit == "h") ms = v * 3600e3;
+  else if (unit == "d") ms = v * 86400e3;
+  else return MakeError("invalid duration \"" + std::string(s) + "\": unit must be ms, s, m, h or d", EINVAL);
+  return std::chrono::milliseconds(static_cast<int64_t>(ms));
+}
+
+namespace {
+
+Result<std::string> Str(const json::value& v, std::string_view key) {
+  if (!v.is_string()) return MakeError("profile: \"" + std::string(key) + "\" must be a string", EINVAL);
+  return std::string(v.as_string());
+}
+
+Result<double> Num(const json::value& v, std::string_view key) {
+  if (v.is_int64()) return static_cast<double>(v.as_int64());
+  if (v.is_uint64()) return static_cast<double>(v.as_uint64());
+  if (v.is_double()) return v.as_double();
+  return MakeError("profile: \"" + std::string(key) + "\" must be a number", EINVAL);
+}
+
+// Sizes may be written as numbers (bytes) or strings ("512m").
+Result<int64_t> Size(const json::value& v, std::string_view key) {
+  if (v.is_string()) return ParseBytes(v.as_string());
+  return static_cast<int64_t>(TRY(Num(v, key)));
+}
+
+}  // namespace
+
+Status ApplyProfileJson(const json::object& doc, SessionProfile* p, ProfileExtras* extras) {
+  for (const auto& [k, v] : doc) {
+    std::string key(k);
+    if (key == "rootfs") p->rootfs = TRY(Str(v, key));
+    else if (key == "image") extras->image = TRY(Str(v, key));
+    else if (key == "workspace_dest") p->workspace_dest = TRY(Str(v, key));
+    else if (key == "proxy") p->proxy = TRY(Str(v, key));
+    else if (key == "hostname") p->hostname = TRY(Str(v, key));
+    else if (key == "network") p->network = TRY(Str(v, key));
+    else if (key == "tmp_size") p->tmp_size = TRY(Str(v, key));
+    else if (key == "memory") p->memory_bytes = TRY(Size(v, key));
+    else if (key == "pids") p->pids = static_cast<int64_t>(TRY(Num(v, key)));
+    else if (key == "cpus") p->cpus = TRY(Num(v, key));
+    else if (key == "writable_layer") {
+      if (!v.is_bool()) return MakeError("profile: \"writable_layer\" must be true or false", EINVAL);
+      p->writable_layer = v.as_bool();
+    } else if (key == "exec_timeout") extras->exec_timeout = TRY(ParseDuration(TRY(Str(v, key))));
+    else if (key == "user") {
+      auto [uid, gid] = TRY(ParseUser(TRY(Str(v, key))));
+      p->uid = uid;
+      p->gid = gid.value_or(uid);
+    } else if (key == "env") {
+      if (!v.is_object()) return MakeError("profile: \"env\" must be an object of strings", EINVAL);
+      for (const auto& [ek, ev] : v.as_object())
+        p->env.insert_or_assign(TRY(ParseEnv(std::string(ek) + "=" + TRY(Str(ev, "env." + std::string(ek))))).first,
+                                std::string(ev.as_string()));
+    } else if (key == "mounts") {
+      if (!v.is_array()) return MakeError("profile: \"mounts\" must be an array of \"SRC:DST[:ro]\"", EINVAL);
+      for (const auto& m : v.as_array()) p->mounts.push_back(TRY(ParseMount(TRY(Str(m, "mounts")))));
+    } else {
+      return MakeError("profile: unknown key \"" + key + "\"", EINVAL);
+    }
+  }
+  if (p->network != "none" && p->network != "host") return MakeError("profile: network must be none or host", EINVAL);
+  return Ok();
+}
+
+Status LoadProfileFile(const std::string& path, SessionProfile* p, ProfileExtras* extras) {
+  auto text = fs::ReadFile(path);
+  if (!text) return text.error().Wrap("profile " + path);
+  auto doc = TRY(ParseJson(*text, "profile " + path));
+  if (!doc.is_object()) return MakeError("profile " + path + ": not a JSON object", EINVAL);
+  if (auto s = ApplyProfileJson(doc.as_object(), p, extras); !s) return s.error().Wrap(path);
+  return Ok();
+}
+
+json::object ProfileSummary(const SessionProfile& p) {
+  json::array env_keys, mounts;
+  for (const auto& [k, v] : p.env) env_keys.emplace_back(k);
+  for (const auto& m : p.mounts) mounts.emplace_back(m.source + ":" + m.destination + (m.readonly ? ":ro" : ""));
+  return {{"rootfs", p.rootfs},
+          {"workspace_dest", p.workspace_dest},
+          {"env_keys", std::move(env_keys)},
+          {"mounts", std::move(mounts)},
+          {"proxy", p.proxy},
+          {"user", std::to_string(p.uid) + ":" + std::to_string(p.gid)},
+          {"hostname", p.hostname},
+          {"memory", p.memory_bytes},
+          {"cpus", p.cpus},
+          {"pids", p.pids},
+          {"network", p.network},
+          {"tmp_size", p.tmp_size},
+          {"writable_layer", p.writable_layer}};
+}
+
+}  // namespace sandshim::bundle

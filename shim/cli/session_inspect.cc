@@ -1,0 +1,37 @@
+// `session inspect ID|NAME`: the record, the backend and why it was chosen, resource use.
+#include <iostream>
+
+#include "shim/cli/session_common.h"
+
+namespace sandshim::cli {
+
+void RegisterSessionInspect(Verbs& v, CLI::App* parent) {
+  auto ref = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  auto* sub = v.Add("inspect", "show a session: record, backend, resource use", [&v, ref, json] {
+    auto s = OpenSessions(v.global);
+    if (!s) return ExitWith(Status(s.error()));
+    auto i = s->Inspect(*ref);
+    if (!i) return ExitWith(Status(i.error().Wrap("session inspect")));
+    auto o = SessionJson(i->record);
+    o["backend_reason"] = i->backend_reason;
+    o["memory_bytes"] = i->memory_bytes;
+    o["workspace_bytes"] = i->workspace_bytes;
+    if (*json) {
+      PrintJson(o, /*pretty=*/true);
+      return 0;
+    }
+    for (const char* k : {"id", "name", "status", "state", "backend", "backend_reason", "layer", "workspace", "rootfs",
+                          "created", "last_used", "execs", "exec_failures", "exec_timeouts", "exec_seconds",
+                          "memory_bytes", "workspace_bytes", "audit"}) {
+      const auto& val = o[k];
+      std::cout << k << ": " << (val.is_string() ? std::string(val.as_string()) : boost::json::serialize(val)) << "\n";
+    }
+    std::cout << "profile: " << boost::json::serialize(o["profile"]) << "\n";
+    return 0;
+  }, parent);
+  sub->add_option("session", *ref, "session id or name")->required();
+  sub->add_flag("--json", *json, "print JSON");
+}
+
+}  // namespace sandshim::cli

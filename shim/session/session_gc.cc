@@ -1,0 +1,51 @@
+// Sessions::Gc and the metrics snapshot: the whole-store passes over sessions.
+#include "shim/core/fault.h"
+#include "shim/core/fs.h"
+#include "shim/core/log.h"
+#include "shim/session/audit.h"
+#include "shim/session/sessions.h"
+
+namespace sandshim::session {
+
+SessionGcReport Sessions::Gc(std::optional<std::chrono::milliseconds> idle) {
+  SessionGcReport rep;
+  double now = EpochSeconds(log::NowRfc3339());
+  for (const auto& id : store_.List()) {
+    auto lock = store_.TryLock(id);
+    if (!lock) continue;  // busy (being created, used or deleted) or already gone
+    std::string why;
+    auto r = Load(id);
+    if (!fs::Exists(Dir(id) / "session.json")) why = "half-made";
+    else if (idle && r && now - EpochSeconds(r->last_used) > static_cast<double>(idle->count()) / 1000.0)
+      why = "idle since " + r->last_used;
+    if (why.empty()) continue;
+    fault::Point("session.gc.before-replay");
+    if (auto s = Teardown(id); !s) {
+      rep.errors.push_back("session " + id + ": " + s.error().msg);
+      continue;
+    }
+    rep.removed.push_back("session " + id + " (" + why + ")");
+    if (r) (void)AppendAudit(r->audit, "delete", {{"session", id}, {"backend", r->backend}, {"reason", why}});
+  }
+  // What sessions leave to the runtime (their containers) is the runtime gc's business.
+  auto rt = containers_.Gc();
+  rep.removed.insert(rep.removed.end(), rt.removed.begin(), rt.removed.end());
+  rep.errors.insert(rep.errors.end(), rt.errors.begin(), rt.errors.end());
+  return rep;
+}
+
+std::vector<SessionSample> Sessions::Samples() {
+  std::vector<SessionSample> out;
+  for (auto& r : List()) {
+    auto i = Inspect(r.id);
+    SessionSample s{std::move(r)};
+    if (i) {
+      s.workspace_bytes = i->workspace_bytes;
+      s.memory_bytes = i->memory_bytes;
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace sandshim::session

@@ -1,0 +1,148 @@
+// The session layer's pure parts and its exec runner (a real fork, no sandbox, no root).
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <csignal>
+
+#include "shim/runsc/runsc_cli.h"
+#include "shim/session/exec_runner.h"
+#include "shim/session/metrics.h"
+#include "shim/session/process_tree.h"
+#include "shim/session/record.h"
+#include "shim/session/shell_state.h"
+
+using namespace sandshim;
+using namespace sandshim::session;
+
+TEST_CASE("process tree: the exec's process and its descendants, never init, no cycles") {
+  // 1 init; 13 the exec (parent 0 in gVisor); 14, 15 its children; 16 a grandchild; 20 another exec.
+  std::vector<runtime::ProcEntry> t{{1, 0}, {2, 1}, {13, 0}, {14, 13}, {15, 13}, {16, 15}, {20, 0}, {21, 20}};
+  auto sub = Subtree(t, 13, 1);
+  std::sort(sub.begin(), sub.end());
+  CHECK(sub == std::vector<pid_t>{13, 14, 15, 16});
+  // Native: the root is our runner (not in the container's table); a child of init is spared.
+  std::vector<runtime::ProcEntry> n{{500, 400}, {501, 500}, {600, 1}, {1, 0}};
+  CHECK(Subtree(n, 400, 1) == std::vector<pid_t>{500, 501});
+  CHECK(Subtree(n, 1, 1) == std::vector<pid_t>{600});  // init itself never, even as root
+  std::vector<runtime::ProcEntry> cyc{{5, 6}, {6, 5}};
+  CHECK(Subtree(cyc, 5, 1).size() == 2);
+}
+
+TEST_CASE("runsc ps table: pid and parent of every row") {
+  auto rows = runsc::ParsePsTable(
+      "UID       PID       PPID      C         TTY       STIME     TIME      CMD\n"
+      "1000      1         0         0         ?         14:38     0s        sh\n"
+      "1000      13        0         0         ?         14:38     10ms      sh\n"
+      "1000      14        13        0         ?         14:38     10ms      sleep\n");
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[2] == std::pair<pid_t, pid_t>{14, 13});
+  CHECK(runsc::ParsePsTable("").empty());
+  CHECK(runsc::KillPidArgv({"runsc", "/r", {}}, "sshim-x", 14, 9) ==
+        std::vector<std::string>{"runsc", "--root=/r", "kill", "--pid=14", "sshim-x", "9"});
+}
+
+TEST_CASE("session record round-trips through JSON") {
+  SessionRecord r;
+  r.id = "s1";
+  r.name = "agent-7";
+  r.backend = "native";
+  r.state = "stopped";
+  r.execs = 3;
+  r.exec_failures = 1;
+  r.exec_seconds = 2.5;
+  r.profile = {{"env_keys", boost::json::array{"A"}}};
+  auto back = RecordFromJson(RecordToJson(r));
+  REQUIRE(back.ok());
+  CHECK(back->name == "agent-7");
+  CHECK(back->state == "stopped");
+  CHECK(back->execs == 3);
+  CHECK(back->exec_failures == 1);
+  CHECK(back->exec_seconds == 2.5);
+  CHECK_FALSE(RecordFromJson(boost::json::parse("[]")).ok());
+  CHECK_FALSE(RecordFromJson(boost::json::parse("{}")).ok());
+}
+
+TEST_CASE("metrics: Prometheus text with escaped labels and epoch timestamps") {
+  CHECK(EpochSeconds("1970-01-01T00:01:00Z") == 60);
+  CHECK(EpochSeconds("1970-01-01T01:00:00.5+01:00") == 0.5);
+  CHECK(EpochSeconds("garbage") == 0);
+  SessionSample a, b;
+  a.record.id = "a";
+  a.record.backend = "gvisor";
+  a.record.status = "running";
+  a.record.execs = 4;
+  a.record.created = a.record.last_used = "1970-01-01T00:00:10Z";
+  a.workspace_bytes = 100;
+  b.record = a.record;
+  b.record.id = "b\"x";
+  b.record.status = "stopped";
+  auto text = PrometheusText({a, b});
+  CHECK(text.find("sandshim_sessions{state=\"running\",backend=\"gvisor\"} 1\n") != std::string::npos);
+  CHECK(text.find("sandshim_sessions{state=\"stopped\",backend=\"gvisor\"} 1\n") != std::string::npos);
+  CHECK(text.find("sandshim_session_execs_total{session=\"a\",backend=\"gvisor\"} 4\n") != std::string::npos);
+  CHECK(text.find("session=\"b\\\"x\"") != std::string::npos);
+  CHECK(text.find("sandshim_session_last_used_timestamp_seconds{session=\"a\",backend=\"gvisor\"} 10\n") != std::string::npos);
+  CHECK(text.find("sandshim_session_memory_bytes{") == std::string::npos);  // unknown: not reported
+  CHECK(text.find("# TYPE sandshim_session_execs_total counter") != std::string::npos);
+}
+
+TEST_CASE("persistent shell: the script is an argument, never spliced into the wrapper") {
+  auto argv = ShellArgv("echo '$(rm -rf /)'");
+  REQUIRE(argv.size() == 5);
+  CHECK(argv[0] == "/bin/sh");
+  CHECK(argv[4] == "echo '$(rm -rf /)'");
+  CHECK(argv[2].find("rm -rf") == std::string::npos);
+  CHECK(argv[2].find("trap __save EXIT") != std::string::npos);
+}
+
+TEST_CASE("exec runner: separate streams, counts, exit status, signals as 128+n") {
+  RunnerOptions o;
+  o.capture_limit = 1 << 20;
+  auto r = RunChild(
+      [] {
+        (void)!::write(1, "hello\n", 6);
+        (void)!::write(2, "oops\n", 5);
+        return 7;
+      },
+      o, [](pid_t) {});
+  REQUIRE(r.ok());
+  CHECK(r->status == 7);
+  CHECK(r->out == "hello\n");
+  CHECK(r->err == "oops\n");
+  CHECK(r->bytes_out == 6);
+  CHECK(r->bytes_err == 5);
+  CHECK_FALSE(r->timed_out);
+  auto sig = RunChild([] { return ::raise(SIGTERM), 0; }, o, [](pid_t) {});
+  CHECK(sig->status == 128 + SIGTERM);
+}
+
+TEST_CASE("exec runner: the deadline calls on_timeout and the result is 124") {
+  RunnerOptions o;
+  o.capture_limit = 1024;
+  o.timeout = std::chrono::milliseconds(100);
+  pid_t seen = 0;
+  auto r = RunChild([] { return ::sleep(30), 0; }, o, [&](pid_t p) { seen = p, ::kill(p, SIGKILL); });
+  REQUIRE(r.ok());
+  CHECK(r->timed_out);
+  CHECK(r->status == 124);
+  CHECK(seen > 0);
+  CHECK(r->duration < std::chrono::seconds(5));
+}
+
+TEST_CASE("exec runner: a background process holding the pipe does not hold us after the child exits") {
+  RunnerOptions o;
+  o.capture_limit = 1024;
+  o.drain = std::chrono::milliseconds(50);
+  auto r = RunChild(
+      [] {
+        if (::fork() == 0) {  // keeps stdout open for 3 s
+          ::sleep(3);
+          ::_exit(0);
+        }
+        return 0;
+      },
+      o, [](pid_t) {});
+  REQUIRE(r.ok());
+  CHECK(r->status == 0);
+  CHECK(r->duration < std::chrono::seconds(2));
+}
