@@ -53,7 +53,7 @@ Status Sessions::UpdateAfterExec(const std::string& id, const RunnerOutcome& o) 
   if (o.status != 0) r.exec_failures++;
   if (o.timed_out) r.exec_timeouts++;
   r.exec_seconds += static_cast<double>(o.duration.count()) / 1000.0;
-  return Save(r);
+  return Save(r, /*durable=*/false);
 }
 
 Result<RunnerOutcome> Sessions::Exec(const std::string& ref, const SessionExec& e) {
@@ -66,7 +66,7 @@ Result<RunnerOutcome> Sessions::Exec(const std::string& ref, const SessionExec& 
     auto lock = TRY(store_.Lock(id));
     auto fresh = TRY(Load(id));
     fresh.last_used = log::NowRfc3339();
-    TRY(Save(fresh));
+    TRY(Save(fresh, /*durable=*/false));
   }
   bundle::ExecOverrides ov = e.overrides;
   if (e.shell) {

@@ -48,9 +48,9 @@ Result<SessionRecord> Sessions::Load(const std::string& id) {
 
 Result<SessionRecord> Sessions::Get(const std::string& ref) { return Load(TRY(Resolve(ref))); }
 
-Status Sessions::Save(const SessionRecord& r) {
+Status Sessions::Save(const SessionRecord& r, bool durable) {
   // 0600: the record names the workspace and the profile, which are the platform's business.
-  return fs::WriteFileAtomic(Dir(r.id) / "session.json", json::serialize(RecordToJson(r)), 0600);
+  return fs::WriteFileAtomic(Dir(r.id) / "session.json", json::serialize(RecordToJson(r)), 0600, durable);
 }
 
 Status Sessions::Undo(const runtime::JournalEntry& e) {

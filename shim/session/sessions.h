@@ -60,7 +60,9 @@ class Sessions {
   std::filesystem::path NameLink(const std::string& name) const { return store_.root() / "@names" / name; }
   Result<std::string> Resolve(const std::string& ref) const;
   Result<SessionRecord> Load(const std::string& id);
-  Status Save(const SessionRecord& r);
+  // durable: fsync'd (create, stop, start). Exec's bookkeeping (last used, counters) is
+  // not: losing it in a crash costs nothing, and exec latency is the product.
+  Status Save(const SessionRecord& r, bool durable = true);
   Status RunContainer(const SessionRecord& r);
   Status Undo(const runtime::JournalEntry& e);
   // Replays the journal and removes the directory; the caller holds the lock.
