@@ -76,7 +76,7 @@ void RegisterSessionCreate(Verbs& v, CLI::App* parent) {
   *self = sub;
   sub->add_option("id", a->id, "session id (letters, digits, _+-.)")->required();
   sub->add_option("--name", a->name, "a unique name; every session verb accepts it instead of the id");
-  sub->add_option("--profile", a->profile_file, "JSON profile with defaults (flags win); see docs/SESSIONS.md");
+  sub->add_option("--profile", a->profile_file, "JSON profile with defaults (flags win): docs/SESSIONS.md");
   sub->add_option("--rootfs", a->rootfs, "base root filesystem (shared, never written)");
   sub->add_option("--workspace", a->workspace, "host directory mounted read-write");
   sub->add_option("--workspace-dest", a->workspace_dest, "where the workspace appears (default /workspace)");
