@@ -57,7 +57,7 @@ int StatusOf(int wstatus) {
 Result<RunnerOutcome> RunChild(const std::function<int()>& child, const RunnerOptions& o,
                                const std::function<void(pid_t)>& on_timeout) {
   int out[2] = {-1, -1}, err[2] = {-1, -1};
-  if (o.pipe_output && (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)) return ErrnoError("pipe");
+  if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) return ErrnoError("pipe");
   UniqueFd out_r(out[0]), out_w(out[1]), err_r(err[0]), err_w(err[1]);
 
   sigset_t fwd, old;
@@ -72,10 +72,8 @@ Result<RunnerOutcome> RunChild(const std::function<int()>& child, const RunnerOp
   if (pid < 0) return ErrnoError("fork");
   if (pid == 0) {
     ::sigprocmask(SIG_SETMASK, &old, nullptr);  // exec keeps the mask: runsc must see signals
-    if (o.pipe_output) {
-      ::dup2(out[1], 1);  // dup2 leaves the copies inheritable
-      ::dup2(err[1], 2);
-    }
+    ::dup2(out[1], 1);  // dup2 leaves the copies inheritable
+    ::dup2(err[1], 2);
     ::_exit(child());
   }
   out_w.Reset();
@@ -84,7 +82,7 @@ Result<RunnerOutcome> RunChild(const std::function<int()>& child, const RunnerOp
   if (!pidfd.valid()) return ErrnoError("pidfd_open");
 
   RunnerOutcome r;
-  bool exited = false, out_open = o.pipe_output, err_open = o.pipe_output;
+  bool exited = false, out_open = true, err_open = true;
   // Clock::time_point::max() stands for "not set" (GCC misreads optionals here).
   constexpr auto kNever = Clock::time_point::max();
   auto deadline = o.timeout.count() > 0 ? start + o.timeout : kNever;

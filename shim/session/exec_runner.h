@@ -18,7 +18,6 @@ namespace sandshim::session {
 
 struct RunnerOptions {
   std::chrono::milliseconds timeout{0};  // 0: none
-  bool pipe_output = true;               // false (a tty): the child writes to our stdout/stderr
   // After the child exits, how long output still in flight (from its background
   // processes) is copied before we stop waiting for the pipes to close.
   std::chrono::milliseconds drain{200};

@@ -14,6 +14,7 @@
 #include "shim/session/process_tree.h"
 #include "shim/session/sessions.h"
 #include "shim/session/shell_state.h"
+#include "shim/session/tty_relay.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
@@ -83,15 +84,23 @@ Result<RunnerOutcome> Sessions::Exec(const std::string& ref, const SessionExec& 
     req.internal_pid_file = internal;
   }
   fault::Point("session.exec.before-backend");
-  RunnerOptions ro{.timeout = e.timeout, .pipe_output = !ov.tty, .capture_limit = e.capture_limit};
-  auto outcome = RunChild(
-      [&]() -> int {
-        auto status = containers_.Exec(r.container_id, req);
-        if (status) return *status;
-        std::cerr << "sandshim: session exec " << id << ": " << status.error().msg << "\n";
-        return 125;
-      },
-      ro, [&](pid_t runner) { KillTree(r.container_id, runner, internal); });
+  RunnerOptions ro{.timeout = e.timeout, .capture_limit = e.capture_limit};
+  auto child = [&]() -> int {
+    auto status = containers_.Exec(r.container_id, req);
+    if (status) return *status;
+    std::cerr << "sandshim: session exec " << id << ": " << status.error().msg << "\n";
+    return 125;
+  };
+  auto kill_tree = [&](pid_t runner) { KillTree(r.container_id, runner, internal); };
+  Result<RunnerOutcome> outcome = MakeError("not run");
+  if (ov.tty) {
+    // gVisor presents a host pty given as stdio as a terminal; the native runtime makes the
+    // pty inside the container and hands the master to a console socket.
+    if (r.backend == "native") req.console_socket = Dir(id) / ("tty-" + std::to_string(::getpid()) + ".sock");
+    outcome = RunChildWithTty(child, req.console_socket, ro, kill_tree);
+  } else {
+    outcome = RunChild(child, ro, kill_tree);
+  }
   if (!internal.empty()) ::unlink(internal.c_str());
   if (!outcome) return outcome.error();
   if (auto s = UpdateAfterExec(id, *outcome); !s) log::Warn("session " + id + ": " + s.error().msg);

@@ -20,7 +20,8 @@ build_rootfs "$WORK/rootfs" >/dev/null 2>&1 || die "rootfs"
 export SANDSHIM_CONFIG=$WORK/config.json
 echo "{\"audit_dir\": \"$WORK/audit\"}" >"$SANDSHIM_CONFIG"
 on_exit 'grep -o "$ROOT/@sessions/[^ ]*/rootfs" /proc/self/mountinfo | xargs -r -n1 umount -l 2>/dev/null' 
-LEAKS=("$CHECK_LEAKS" --match "$WORK" --match sess- --root "$ROOT")
+# Ids from uniq_name carry our pid: other suites (and people) may run sessions meanwhile.
+LEAKS=("$CHECK_LEAKS" --match "$WORK" --match "-$$-" --root "$ROOT")
 no_leaks() { "${LEAKS[@]}" --wait 5 --quiet >/dev/null || fail "leaks: $("${LEAKS[@]}" | tr '\n' ' ')"; }
 AFTER_CHECK_HOOK=no_leaks
 
@@ -95,6 +96,9 @@ check_exec_and_lifecycle() { # BACKEND
   [ $((SECONDS - t0)) -lt 15 ] || return $(fail "timeout took $((SECONDS - t0)) s")
   out=$(ss exec "$id" -- ps)
   assert_not_contains "$out" "sleep 100" "the whole tree of the timed-out exec is gone" || return
+  out=$(echo typed-in | ss exec -t "$id" -- sh -c '[ -t 0 ] && [ -t 1 ] && echo has-tty; read x; echo got=$x')
+  assert_contains "$out" "has-tty" "--tty gives a terminal" || return
+  assert_contains "$out" "got=typed-in" "--tty passes input" || return
   ss exec --shell "$id" -- 'mkdir -p /tmp/deep && cd /tmp/deep && export CARRIED=yes' || return $(fail "shell 1")
   assert_eq "/tmp/deep yes" "$(ss exec --shell "$id" -- 'echo $(pwd) $CARRIED')" "cd and export carry over" || return
   out=$(ss exec --json "$id" -- sh -c 'echo o; echo e >&2; exit 3'); rc=$?
