@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Concurrency and soak.
 #   WORKERS parallel workers (default 32) each run ROUNDS (default 2) of
-#   run -d -> exec -> list -> delete --force on their own containers, while the lists must
-#   stay consistent; then SOAK (default 50) sequential create/start/exec/delete cycles, with
+#   run -d -> exec -> list -> delete --force on their own containers and session create ->
+#   exec -> list -> delete on their own sessions (odd workers on the native backend), while
+#   the lists must stay consistent; then SOAK (default 50) sequential create/start/exec/delete cycles, with
 #   sandshim's peak RSS and open fds compared between the first and last cycles.
 # The documented long run: WORKERS=32 ROUNDS=5 SOAK=2000 (see docs/CRASH_SAFETY.md).
 set -u
@@ -20,7 +21,12 @@ on_exit 'rm -rf "$WORK" "$ROOT"'
 on_exit '"$SANDSHIM_BIN" --root "$ROOT" list -q 2>/dev/null | xargs -r -n1 "$SANDSHIM_BIN" --root "$ROOT" delete --force >/dev/null 2>&1'
 ss() { "$SANDSHIM_BIN" --root "$ROOT" "$@"; }
 make_bundle "$WORK/b" sleep 1000 >/dev/null || die "bundle"
-LEAKS=("$CHECK_LEAKS" --match "$ROOT" --match "$WORK" --root "$ROOT")
+TAG=sshimst$$  # in every session id: the native sessions' cgroups are named after it
+mkdir -p "$WORK/ws" && chmod 777 "$WORK/ws"
+export SANDSHIM_CONFIG=$WORK/config.json
+echo "{\"audit_dir\": \"$WORK/audit\"}" >"$SANDSHIM_CONFIG"
+on_exit 'for s in $("$SANDSHIM_BIN" --root "$ROOT" session list --json 2>/dev/null | jq -r ".[].id"); do "$SANDSHIM_BIN" --root "$ROOT" session delete "$s" >/dev/null 2>&1; done'
+LEAKS=("$CHECK_LEAKS" --match "$ROOT" --match "$WORK" --match "$TAG" --root "$ROOT")
 
 worker() { # N: prints one line per failure
   local n=$1 r id
@@ -31,6 +37,14 @@ worker() { # N: prints one line per failure
     ss list --format json 2>/dev/null | jq -e 'type == "array"' >/dev/null || echo "w$n: list inconsistent"
     ss state "$id" 2>/dev/null | jq -e '.status == "running"' >/dev/null || echo "w$n: state not running"
     ss delete --force "$id" 2>"$WORK/w$n.err" || echo "w$n: delete: $(cat "$WORK/w$n.err")"
+    id=$TAG-w$n-r$r
+    local be=gvisor
+    [ $((n % 2)) -eq 1 ] && be=native
+    ss --backend "$be" session create "$id" --rootfs "$WORK/b/rootfs" --workspace "$WORK/ws" >/dev/null 2>"$WORK/w$n.err" ||
+      { echo "w$n: session create ($be): $(cat "$WORK/w$n.err")"; continue; }
+    [ "$(ss session exec "$id" -- echo ok 2>&1)" = ok ] || echo "w$n: session exec failed ($be)"
+    ss session list --json 2>/dev/null | jq -e 'type == "array"' >/dev/null || echo "w$n: session list inconsistent"
+    ss session delete "$id" 2>"$WORK/w$n.err" || echo "w$n: session delete: $(cat "$WORK/w$n.err")"
   done
 }
 
@@ -42,7 +56,8 @@ check_concurrency() {
   failures=$(cat "$WORK"/fail.* 2>/dev/null)
   log "concurrency: $WORKERS workers x $ROUNDS rounds in $((SECONDS - t0)) s, $(printf '%s' "$failures" | grep -c .) failures"
   [ -z "$failures" ] || { fail "$(echo "$failures" | head -5 | tr '\n' ';')"; return 1; }
-  assert_eq "" "$(ss list -q)" "containers left"
+  assert_eq "" "$(ss list -q)" "containers left" || return
+  assert_eq "[]" "$(ss session list --json)" "sessions left"
 }
 
 # sandshim's peak RSS (KiB) for a state call, the fds the sandbox process holds on the host,
