@@ -1,129 +1,60 @@
 #include "shim/session/exec_runner.h"
 
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/signalfd.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <array>
-#include <optional>
-
-#include "shim/core/scope_exit.h"
 #include "shim/core/unique_fd.h"
+#include "shim/session/supervise.h"
 
 namespace sandshim::session {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-bool WriteAll(int fd, const char* p, size_t n) {
-  while (n > 0) {
-    ssize_t w = ::write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    p += w;
-    n -= static_cast<size_t>(w);
+// stdout and stderr through two pipes, copied to ours (or kept) and counted.
+class PipeStreams : public Streams {
+ public:
+  explicit PipeStreams(size_t capture_limit) : limit_(capture_limit) {}
+  Status Open2() {
+    int out[2], err[2];
+    if (::pipe2(out, O_CLOEXEC) != 0) return ErrnoError("pipe");
+    out_r_.Reset(out[0]);
+    out_w_.Reset(out[1]);
+    if (::pipe2(err, O_CLOEXEC) != 0) return ErrnoError("pipe");
+    err_r_.Reset(err[0]);
+    err_w_.Reset(err[1]);
+    return Ok();
   }
-  return true;
-}
-
-// Copies what is readable from `from` to `to` (or into keep, up to limit); false at EOF.
-bool Pump(int from, int to, uint64_t* count, std::string* keep, size_t limit) {
-  std::array<char, 65536> buf;
-  ssize_t n = ::read(from, buf.data(), buf.size());
-  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return true;
-  if (n <= 0) return false;
-  *count += static_cast<uint64_t>(n);
-  if (limit > 0) {
-    if (keep->size() < limit) keep->append(buf.data(), std::min(static_cast<size_t>(n), limit - keep->size()));
-    return true;
+  void InChild() override {
+    ::dup2(out_w_.get(), 1);  // dup2 leaves the copies inheritable
+    ::dup2(err_w_.get(), 2);
   }
-  WriteAll(to, buf.data(), static_cast<size_t>(n));  // a closed stdout of ours must not stop the child
-  return true;
-}
+  void AfterFork() override {
+    out_w_.Reset();
+    err_w_.Reset();
+  }
+  void Fill(std::vector<pollfd>& fds) override {
+    fds.push_back({out_open_ ? out_r_.get() : -1, POLLIN, 0});
+    fds.push_back({err_open_ ? err_r_.get() : -1, POLLIN, 0});
+  }
+  bool Open() const override { return out_open_ || err_open_; }
+  Status Ready(const pollfd* fds, RunnerOutcome& r) override {
+    if (fds[0].revents) out_open_ = Pump(out_r_.get(), 1, &r.bytes_out, &r.out, limit_);
+    if (fds[1].revents) err_open_ = Pump(err_r_.get(), 2, &r.bytes_err, &r.err, limit_);
+    return Ok();
+  }
 
-int StatusOf(int wstatus) {
-  if (WIFEXITED(wstatus)) return WEXITSTATUS(wstatus);
-  if (WIFSIGNALED(wstatus)) return 128 + WTERMSIG(wstatus);
-  return 255;
-}
+ private:
+  size_t limit_;
+  UniqueFd out_r_, out_w_, err_r_, err_w_;
+  bool out_open_ = true, err_open_ = true;
+};
 
 }  // namespace
 
 Result<RunnerOutcome> RunChild(const std::function<int()>& child, const RunnerOptions& o,
                                const std::function<void(pid_t)>& on_timeout) {
-  int out[2] = {-1, -1}, err[2] = {-1, -1};
-  if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) return ErrnoError("pipe");
-  UniqueFd out_r(out[0]), out_w(out[1]), err_r(err[0]), err_w(err[1]);
-
-  sigset_t fwd, old;
-  sigemptyset(&fwd);
-  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&fwd, s);
-  ::sigprocmask(SIG_BLOCK, &fwd, &old);
-  ScopeExit restore([&] { ::sigprocmask(SIG_SETMASK, &old, nullptr); });
-  UniqueFd sigfd(::signalfd(-1, &fwd, SFD_CLOEXEC | SFD_NONBLOCK));
-
-  auto start = Clock::now();
-  pid_t pid = ::fork();
-  if (pid < 0) return ErrnoError("fork");
-  if (pid == 0) {
-    ::sigprocmask(SIG_SETMASK, &old, nullptr);  // exec keeps the mask: runsc must see signals
-    ::dup2(out[1], 1);  // dup2 leaves the copies inheritable
-    ::dup2(err[1], 2);
-    ::_exit(child());
-  }
-  out_w.Reset();
-  err_w.Reset();
-  UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
-  if (!pidfd.valid()) return ErrnoError("pidfd_open");
-
-  RunnerOutcome r;
-  bool exited = false, out_open = true, err_open = true;
-  // Clock::time_point::max() stands for "not set" (GCC misreads optionals here).
-  constexpr auto kNever = Clock::time_point::max();
-  auto deadline = o.timeout.count() > 0 ? start + o.timeout : kNever;
-  auto drain_until = kNever;
-  int wstatus = 0;
-  while (!exited || out_open || err_open) {
-    auto now = Clock::now();
-    if (now >= deadline) {
-      r.timed_out = true;
-      on_timeout(pid);
-      deadline = kNever;
-    }
-    if (exited && drain_until == kNever) drain_until = now + o.drain;
-    if (now >= drain_until) break;  // background processes hold the pipes
-    auto until = std::min({deadline, drain_until, now + std::chrono::hours(1)});
-    int wait_ms = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(until - now).count()) + 1;
-    std::array<pollfd, 4> fds{{{out_open ? out_r.get() : -1, POLLIN, 0},
-                               {err_open ? err_r.get() : -1, POLLIN, 0},
-                               {exited ? -1 : pidfd.get(), POLLIN, 0},
-                               {sigfd.get(), POLLIN, 0}}};
-    int n = ::poll(fds.data(), fds.size(), wait_ms);
-    if (n < 0 && errno != EINTR) return ErrnoError("poll");
-    if (n <= 0) continue;
-    if (fds[0].revents) out_open = Pump(out_r.get(), 1, &r.bytes_out, &r.out, o.capture_limit);
-    if (fds[1].revents) err_open = Pump(err_r.get(), 2, &r.bytes_err, &r.err, o.capture_limit);
-    if (fds[3].revents) {
-      signalfd_siginfo si;
-      if (::read(sigfd.get(), &si, sizeof si) == sizeof si) ::kill(pid, static_cast<int>(si.ssi_signo));
-    }
-    if (fds[2].revents && !exited) {
-      while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
-      }
-      exited = true;
-    }
-  }
-  if (!exited)
-    while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
-    }
-  r.duration = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
-  r.status = r.timed_out ? 124 : StatusOf(wstatus);
-  return r;
+  PipeStreams io(o.capture_limit);
+  TRY(io.Open2());
+  return Supervise(child, io, o, on_timeout);
 }
 
 }  // namespace sandshim::session

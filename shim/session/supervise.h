@@ -1,0 +1,40 @@
+// What both session exec runners share: fork the command's side, forward INT/TERM/HUP/QUIT
+// to it, end its tree at the deadline, and wait for its exit status while a Streams object
+// moves its I/O (two pipes, or a terminal). Output still in flight from background
+// processes after the child exits is moved for RunnerOptions::drain, then we stop waiting.
+#pragma once
+
+#include <poll.h>
+
+#include <functional>
+#include <vector>
+
+#include "shim/session/exec_runner.h"
+
+namespace sandshim::session {
+
+class Streams {
+ public:
+  virtual ~Streams() = default;
+  // In the forked child, before the command's side runs: put its stdio in place.
+  virtual void InChild() = 0;
+  // In the parent right after the fork: close the child's ends.
+  virtual void AfterFork() {}
+  // The descriptors to poll this round (appended), and whether any of them is still open.
+  virtual void Fill(std::vector<pollfd>& fds) = 0;
+  virtual bool Open() const = 0;
+  // fds[first..] are the ones Fill appended, with revents set.
+  virtual Status Ready(const pollfd* fds, RunnerOutcome& r) = 0;
+  // Extra signals this kind of I/O wants (SIGWINCH for a terminal), and their handling.
+  virtual std::vector<int> Signals() const { return {}; }
+  virtual void OnSignal(int) {}
+};
+
+Result<RunnerOutcome> Supervise(const std::function<int()>& child, Streams& io, const RunnerOptions& o,
+                                const std::function<void(pid_t)>& on_timeout);
+
+// Copies what is readable from `from` to `to`, or into keep up to limit (limit 0: copy);
+// false at EOF or error (EIO on a pty master: its last holder is gone).
+bool Pump(int from, int to, uint64_t* count, std::string* keep = nullptr, size_t limit = 0);
+
+}  // namespace sandshim::session
