@@ -1,5 +1,6 @@
 #include "bundle/session_spec.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 
@@ -65,6 +66,8 @@ static json::object Bind(const std::string& src, const std::string& dst, bool ro
   return {{"destination", dst}, {"type", "bind"}, {"source", src}, {"options", std::move(opts)}};
 }
 
+int64_t HostMemoryWithHeadroom(int64_t inside) { return inside + std::max<int64_t>(64ll << 20, inside / 4); }
+
 Result<json::object> SessionSpec(const SessionProfile& p) {
   if (p.rootfs.empty() || p.rootfs[0] != '/') return MakeError("session rootfs must be an absolute path", EINVAL);
   if (p.workspace.empty() || p.workspace[0] != '/') return MakeError("--workspace must be an absolute path", EINVAL);
@@ -84,7 +87,13 @@ Result<json::object> SessionSpec(const SessionProfile& p) {
   for (const auto& m : p.mounts) mounts.push_back(Bind(m.source, m.destination, m.readonly));
   auto& linux_obj = spec["linux"].as_object();
   json::object res = linux_obj["resources"].as_object();
-  if (p.memory_bytes > 0) res["memory"] = {{"limit", p.memory_bytes}};
+  if (p.memory_bytes > 0 && p.limit_memory_inside) {
+    res["memory"] = {{"limit", HostMemoryWithHeadroom(p.memory_bytes)}};
+    proc["rlimits"].as_array().push_back(
+        {{"type", "RLIMIT_AS"}, {"hard", p.memory_bytes}, {"soft", p.memory_bytes}});
+  } else if (p.memory_bytes > 0) {
+    res["memory"] = {{"limit", p.memory_bytes}};
+  }
   if (p.cpus > 0) res["cpu"] = {{"quota", static_cast<int64_t>(p.cpus * 100000)}, {"period", 100000}};
   if (p.pids > 0) res["pids"] = {{"limit", p.pids}};
   linux_obj["resources"] = std::move(res);

@@ -37,7 +37,14 @@ struct SessionProfile {
   // the caller sets root_path to the merged directory, or asks gVisor for an overlay.
   bool writable_layer = true;
   std::string root_path;                     // empty: rootfs (read-only, no layer)
+  // gVisor: the sandbox dies as a whole when its host cgroup runs out of memory, so the
+  // limit is also set per process inside (RLIMIT_AS, which gVisor enforces: one hog fails
+  // alone) and the host limit gets headroom for the sentry itself.
+  bool limit_memory_inside = false;
 };
+
+// Host memory limit for a per-process limit of `inside` bytes: a quarter more, at least 64 MiB.
+int64_t HostMemoryWithHeadroom(int64_t inside);
 
 // Parses "K=V"; the key must be a valid environment name.
 Result<std::pair<std::string, std::string>> ParseEnv(std::string_view kv);

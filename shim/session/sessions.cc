@@ -113,6 +113,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   auto choice = TRY(containers_.Prepare(TRY(bundle::ParseSpec(json::serialize(TRY(bundle::SessionSpec(p)))))));
   auto dir = Dir(id);
   std::string layer;
+  p.limit_memory_inside = choice.backend == "gvisor";
   if (p.writable_layer) {
     layer = choice.backend == "native" ? "overlayfs" : "gvisor-overlay";
     if (choice.backend == "native") p.root_path = (dir / "rootfs").string();

@@ -109,6 +109,10 @@ check_exec_and_lifecycle() { # BACKEND
   # Limits: a fork bomb stops at the pids limit and the session survives it.
   ss exec --timeout 20s "$id" -- sh -c 'i=0; while [ $i -lt 100 ]; do sleep 30 & i=$((i+1)); done 2>/dev/null; wait' >/dev/null 2>&1
   assert_eq alive "$(ss exec "$id" -- echo alive)" "session survives hitting the pids limit" || return
+  # A memory hog fails alone (native: the cgroup's OOM killer; gVisor: RLIMIT_AS inside).
+  ss exec --timeout 60s "$id" -- sh -c 'x=$(head -c 200000000 /dev/zero | tr "\0" a); echo ${#x}' >/dev/null 2>&1 &&
+    return $(fail "a 200 MB allocation succeeded under --memory 64m")
+  assert_eq alive "$(ss exec "$id" -- echo alive)" "session survives a memory hog" || return
   # Inspect, stop (no process left), start.
   assert_eq "$be" "$(ss inspect --json "$id" | jq -r .backend)" "inspect backend" || return
   assert_eq "name-$id" "$(ss inspect --json "$id" | jq -r .name)" "inspect name" || return

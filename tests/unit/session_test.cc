@@ -132,3 +132,21 @@ TEST_CASE("durations") {
   CHECK_FALSE(ParseDuration("5y").ok());
   CHECK_FALSE(ParseDuration("soon").ok());
 }
+
+TEST_CASE("session spec: on gVisor the memory limit is also per process inside, with host headroom") {
+  SessionProfile p;
+  p.rootfs = "/r";
+  p.workspace = "/w";
+  p.memory_bytes = 128ll << 20;
+  p.limit_memory_inside = true;
+  auto doc = *SessionSpec(p);
+  auto text = boost::json::serialize(doc["process"].as_object()["rlimits"]);
+  CHECK(text.find(R"({"type":"RLIMIT_AS","hard":134217728,"soft":134217728})") != std::string::npos);
+  CHECK(doc["linux"].as_object()["resources"].as_object()["memory"].as_object()["limit"].to_number<int64_t>() ==
+        (128ll << 20) + (64ll << 20));
+  CHECK(HostMemoryWithHeadroom(1ll << 30) == (1ll << 30) + (256ll << 20));
+  p.limit_memory_inside = false;  // native: the cgroup alone (its OOM killer picks the hog)
+  doc = *SessionSpec(p);
+  CHECK(boost::json::serialize(doc["process"]).find("RLIMIT_AS") == std::string::npos);
+  CHECK(doc["linux"].as_object()["resources"].as_object()["memory"].as_object()["limit"].to_number<int64_t>() == 128ll << 20);
+}
