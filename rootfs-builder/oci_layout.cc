@@ -125,6 +125,7 @@ bool IsLayerMediaType(std::string_view mt) {
 }
 
 std::filesystem::path Image::Blob(const Descriptor& d) const {
+  if (!d.path.empty()) return dir / d.path;
   return dir / "blobs" / "sha256" / d.digest.substr(7);
 }
 

@@ -19,6 +19,7 @@ struct Descriptor {
   int64_t size = -1;
   std::string ref_name;      // annotations' org.opencontainers.image.ref.name (or containerd's)
   std::string os, arch;      // platform, for entries of an index
+  std::string path;          // docker-archive only: the blob's file, relative and clean
 };
 
 struct Manifest {

@@ -1,7 +1,8 @@
 // docker:IMAGE: a local docker daemon's image, through `docker save` (layers + config, so
-// Env/Cmd survive, unlike `docker export`). Docker 25+ saves an OCI layout, which is then
-// read exactly as oci: is, digests verified.
+// Env/Cmd survive, unlike `docker export`). Docker 25+ saves an OCI layout, read exactly as
+// oci: is; older daemons a docker archive, verified against the image id (docker_archive.h).
 #include "rootfs-builder/digest.h"
+#include "rootfs-builder/docker_archive.h"
 #include "rootfs-builder/extract.h"
 #include "rootfs-builder/sources.h"
 #include "shim/core/fs.h"
@@ -45,9 +46,9 @@ Result<ImageConfig> BuildDocker(const SourceRef& r, const BuildOptions& o, const
   x.progress = o.progress;
   TRY_CTX(Extract(tar, layout, x), "docker save " + r.arg);
   ::unlink(tar.c_str());
-  if (!fs::Exists(layout / "index.json"))
-    return MakeError("docker save " + r.arg + ": no index.json (docker older than 25 saves no OCI layout)", ENOTSUP);
-  Image img = TRY_CTX(OpenImage(layout, ""), "docker image " + r.arg);
+  // Docker 25+ saves an OCI layout; older daemons only the docker-archive format.
+  Image img = fs::Exists(layout / "index.json") ? TRY_CTX(OpenImage(layout, ""), "docker image " + r.arg)
+                                                 : TRY_CTX(OpenDockerArchive(layout, d.identity), "docker image " + r.arg);
   // The key was made from the id inspect gave; the saved image must be that one (a retag in
   // between would otherwise file other content under it).
   if (d.identity != img.manifest.config.digest && d.identity != img.manifest_digest)
