@@ -1,12 +1,13 @@
 // `session create`: build a session's bundle from flags and start its sandbox.
 #include <iostream>
 
+#include "rootfs-builder/rootfs.h"
 #include "shim/cli/session_common.h"
 
 namespace sandshim::cli {
 
 struct SessionCreateArgs {
-  std::string id, memory, user = "1000:1000";
+  std::string id, memory, user = "1000:1000", image, rootfs_cache = rootfs::kDefaultCacheDir;
   std::vector<std::string> env, mounts;
   bundle::SessionProfile p;
   bool json = false;
@@ -17,6 +18,12 @@ static Result<bundle::SessionProfile> Profile(SessionCreateArgs& a) {
   for (const auto& kv : a.env) p.env.insert(TRY(bundle::ParseEnv(kv)));
   for (const auto& m : a.mounts) p.mounts.push_back(TRY(bundle::ParseMount(m)));
   if (!a.memory.empty()) p.memory_bytes = TRY(bundle::ParseBytes(a.memory));
+  if (a.p.rootfs.empty() && a.image.empty()) return MakeError("--rootfs or --image is required", EINVAL);
+  if (!a.image.empty()) {  // built once into the shared cache, then reused by every session
+    rootfs::Progress progress = rootfs::Progress::Auto(a.json);
+    p.rootfs = TRY(rootfs::BuildOrReuse(a.image, {a.rootfs_cache, &progress})).rootfs.string();
+    progress.Done();
+  }
   auto [uid, gid] = TRY(bundle::ParseUser(a.user));
   p.uid = uid;
   p.gid = gid.value_or(uid);
@@ -37,7 +44,11 @@ void RegisterSessionCreate(Verbs& v, CLI::App* parent) {
     return 0;
   }, parent);
   sub->add_option("id", a->id, "session id (letters, digits, _+-.)")->required();
-  sub->add_option("--rootfs", a->p.rootfs, "base root filesystem (shared, read-only)")->required();
+  auto* rootfs_opt = sub->add_option("--rootfs", a->p.rootfs, "base root filesystem (shared, read-only)");
+  auto* image = sub->add_option("--image", a->image, "build or reuse the rootfs from a source (see rootfs build)");
+  rootfs_opt->excludes(image);
+  sub->add_option("--rootfs-cache", a->rootfs_cache, "rootfs cache for --image")
+      ->envname("SANDSHIM_ROOTFS_CACHE")->capture_default_str();
   sub->add_option("--workspace", a->p.workspace, "host directory mounted read-write")->required();
   sub->add_option("--workspace-dest", a->p.workspace_dest, "where the workspace appears")->capture_default_str();
   sub->add_option("--mount", a->mounts, "SRC:DST[:ro] (repeatable)")->allow_extra_args(false);

@@ -13,6 +13,7 @@
 
 #include "rootfs-builder/cache.h"
 #include "rootfs-builder/digest.h"
+#include "rootfs-builder/docker_archive.h"
 #include "rootfs-builder/extract.h"
 #include "rootfs-builder/oci_layout.h"
 #include "rootfs-builder/rootfs.h"
@@ -438,4 +439,43 @@ TEST_CASE("rootfs oci-archive: identity read from index.json inside the tar") {
   CHECK(Read(r->rootfs / "hello") == "hi");
   // oci: and oci-archive: of one image are different sources, but each reuses itself.
   CHECK(BuildOrReuse(ToString(*ref), o)->reused);
+}
+
+TEST_CASE("rootfs docker archive (pre-25 docker save): trusted through the image id and diff_ids") {
+  testing::TempDir t;
+  auto dir = t.path() / "save";
+  stdfs::create_directories(dir / "abc");
+  WriteTar(dir / "abc/layer.tar", {{"etc/", 'd'}, {"etc/motd", 'f', "hello"}});
+  std::string diff = "sha256:" + *Sha256File(dir / "abc/layer.tar");
+  std::string config = R"({"config":{"Env":["PATH=/bin"],"Cmd":["/bin/sh"]},"rootfs":{"type":"layers","diff_ids":[")" +
+                       diff + R"("]}})";
+  std::string id = "sha256:" + Sha256Hex(config);
+  REQUIRE(fs::WriteFileAtomic(dir / (id.substr(7) + ".json"), config, 0644, false));
+  auto manifest = [&](const std::string& layer) {
+    REQUIRE(fs::WriteFileAtomic(dir / "manifest.json",
+                                R"([{"Config":")" + id.substr(7) + R"(.json","RepoTags":["x:latest"],"Layers":[")" +
+                                    layer + R"("]}])",
+                                0644, false));
+  };
+  manifest("abc/layer.tar");
+  auto img = OpenDockerArchive(dir, id);
+  REQUIRE(img.ok());
+  CHECK(img->config.cmd == std::vector<std::string>{"/bin/sh"});
+  stdfs::create_directories(t.path() / "root");
+  REQUIRE(ApplyLayers(*img, t.path() / "root", nullptr).ok());
+  CHECK(Read(t.path() / "root/etc/motd") == "hello");
+  // Another id (a retag while saving, or a forged config) is refused.
+  CHECK_FALSE(OpenDockerArchive(dir, "sha256:" + std::string(64, '1')).ok());
+  // A layer path out of the archive is refused before anything reads it.
+  manifest("../../etc/passwd");
+  CHECK_FALSE(OpenDockerArchive(dir, id).ok());
+  // A layer whose bytes are not its diff_id is refused before extraction.
+  manifest("abc/layer.tar");
+  WriteTar(dir / "abc/layer.tar", {{"etc/", 'd'}, {"etc/motd", 'f', "evil!"}});
+  auto img2 = OpenDockerArchive(dir, id);
+  REQUIRE(img2.ok());
+  auto r = ApplyLayers(*img2, t.path() / "root", nullptr);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().msg.find("digest mismatch") != std::string::npos);
+  CHECK(Read(t.path() / "root/etc/motd") == "hello");
 }
