@@ -50,6 +50,21 @@ int OpenBeneath(int dirfd, const std::string& path, int flags) {
 struct ArchiveFree {
   void operator()(archive* a) const { archive_read_free(a); }
 };
+using ArchivePtr = std::unique_ptr<archive, ArchiveFree>;
+
+// Only tar (ustar, pax, gnu), plain or gzip or zstd: the formats images use, and all a static
+// link then pulls in (no xar/7zip/rar readers with their libraries and parsers).
+Result<ArchivePtr> OpenArchive(const std::filesystem::path& path, const std::string& what) {
+  ArchivePtr a(archive_read_new());
+  archive_read_support_filter_gzip(a.get());
+  archive_read_support_filter_zstd(a.get());
+  archive_read_support_format_tar(a.get());
+  archive_read_support_format_gnutar(a.get());
+  archive_read_support_format_empty(a.get());
+  if (archive_read_open_filename(a.get(), path.c_str(), 1 << 20) != ARCHIVE_OK)
+    return MakeError(what + ": " + archive_error_string(a.get()), EIO);
+  return a;
+}
 
 class Extractor {
  public:
@@ -331,15 +346,8 @@ Result<ExtractStats> Extract(const std::filesystem::path& archive_path, const st
                              const ExtractOptions& o) {
   UniqueFd root(::open(target.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!root.valid()) return ErrnoError("open target " + target.string());
-  std::unique_ptr<archive, ArchiveFree> a(archive_read_new());
-  archive_read_support_filter_gzip(a.get());
-  archive_read_support_filter_zstd(a.get());
-  archive_read_support_format_tar(a.get());
-  archive_read_support_format_gnutar(a.get());
-  archive_read_support_format_empty(a.get());
   std::string what = archive_path.filename().string();
-  if (archive_read_open_filename(a.get(), archive_path.c_str(), 1 << 20) != ARCHIVE_OK)
-    return MakeError(what + ": " + archive_error_string(a.get()), EIO);
+  auto a = TRY(OpenArchive(archive_path, what));
   std::error_code ec;
   uint64_t total = std::filesystem::file_size(archive_path, ec);
   Extractor x(root.get(), o);
@@ -358,14 +366,8 @@ Result<ExtractStats> Extract(const std::filesystem::path& archive_path, const st
 
 Result<std::string> ReadArchiveMember(const std::filesystem::path& archive_path, std::string_view member,
                                       size_t max_size) {
-  std::unique_ptr<archive, ArchiveFree> a(archive_read_new());
-  archive_read_support_filter_gzip(a.get());
-  archive_read_support_filter_zstd(a.get());
-  archive_read_support_format_tar(a.get());
-  archive_read_support_format_gnutar(a.get());
   std::string what = archive_path.string();
-  if (archive_read_open_filename(a.get(), archive_path.c_str(), 1 << 16) != ARCHIVE_OK)
-    return MakeError(what + ": " + archive_error_string(a.get()), EIO);
+  auto a = TRY(OpenArchive(archive_path, what));
   archive_entry* e;
   int r;
   while ((r = archive_read_next_header(a.get(), &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {

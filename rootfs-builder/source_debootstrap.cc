@@ -76,10 +76,11 @@ Result<std::string> DebootstrapIdentity(const SourceRef& r, const BuildOptions& 
 Result<ImageConfig> BuildDebootstrap(const SourceRef& r, const BuildOptions& o, const BuildDirs& d) {
   std::string mirror = TRY(Mirror(o));
   spawn::Command c;
-  c.argv = {"debootstrap", "--variant=minbase", r.arg, d.rootfs.string(), mirror};
-  // On a terminal the user watches debootstrap's own progress; otherwise it stays quiet and
-  // only a failure's tail is reported.
+  // On a terminal the user watches debootstrap's own progress (on stderr: stdout carries
+  // only the result); otherwise it stays quiet and only a failure's tail is reported.
   bool show = o.progress && o.progress->enabled();
+  c.argv = {"debootstrap", "--variant=minbase", r.arg, d.rootfs.string(), mirror};
+  if (show) c.argv.insert(c.argv.begin(), {"/bin/sh", "-c", "exec \"$@\" 1>&2", "sh"});
   c.capture = !show;
   c.forward_signals = true;
   c.timeout = std::chrono::minutes(60);

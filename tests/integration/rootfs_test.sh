@@ -69,6 +69,10 @@ check_source() { # SOURCE [EXTRA...]
   assert_eq true "$(jq -r .reused <<<"$second")" "$1: second build reuses" || return
   assert_eq "$(jq -r .key <<<"$first")" "$(jq -r .key <<<"$second")" "$1: same key" || return
   log "$1: first build $((t1 - t0)) ms, reused $((t2 - t1)) ms"
+  # Small images build in about the time a process starts; a real build must dwarf reuse.
+  if [ $((t1 - t0)) -gt 5000 ] && [ $(((t2 - t1) * 10)) -gt $((t1 - t0)) ]; then
+    return $(fail "$1: reuse took $((t2 - t1)) ms after a $((t1 - t0)) ms build")
+  fi
   echo "$1 first_ms=$((t1 - t0)) reused_ms=$((t2 - t1))" >>"${ROOTFS_TIMES:-/dev/null}"
   sessions_run "$1"
 }
