@@ -15,6 +15,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "rootfs-builder/digest.h"
 #include "rootfs-builder/tree.h"
 #include "shim/core/unique_fd.h"
 
@@ -52,17 +53,51 @@ struct ArchiveFree {
 };
 using ArchivePtr = std::unique_ptr<archive, ArchiveFree>;
 
+// Feeds libarchive from a file while hashing every byte it hands over.
+struct HashingReader {
+  UniqueFd fd;
+  Sha256 hash;
+  std::string buf = std::string(1 << 20, '\0');
+
+  static la_ssize_t Read(archive*, void* self, const void** out) {
+    auto* r = static_cast<HashingReader*>(self);
+    ssize_t n;
+    do n = ::read(r->fd.get(), r->buf.data(), r->buf.size());
+    while (n < 0 && errno == EINTR);
+    if (n > 0) r->hash.Update(r->buf.data(), static_cast<size_t>(n));
+    *out = r->buf.data();
+    return n;
+  }
+  // libarchive stops at the tar trailer; the digest covers the whole blob.
+  Result<std::string> Finish() {
+    la_ssize_t n;
+    const void* ignored;
+    while ((n = Read(nullptr, this, &ignored)) > 0) {
+    }
+    if (n < 0) return ErrnoError("read");
+    return hash.HexFinal();
+  }
+};
+
 // Only tar (ustar, pax, gnu), plain or gzip or zstd: the formats images use, and all a static
 // link then pulls in (no xar/7zip/rar readers with their libraries and parsers).
-Result<ArchivePtr> OpenArchive(const std::filesystem::path& path, const std::string& what) {
+Result<ArchivePtr> OpenArchive(const std::filesystem::path& path, const std::string& what,
+                               HashingReader* hashing = nullptr) {
   ArchivePtr a(archive_read_new());
   archive_read_support_filter_gzip(a.get());
   archive_read_support_filter_zstd(a.get());
   archive_read_support_format_tar(a.get());
   archive_read_support_format_gnutar(a.get());
   archive_read_support_format_empty(a.get());
-  if (archive_read_open_filename(a.get(), path.c_str(), 1 << 20) != ARCHIVE_OK)
-    return MakeError(what + ": " + archive_error_string(a.get()), EIO);
+  int r;
+  if (hashing) {
+    hashing->fd.Reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!hashing->fd.valid()) return ErrnoError(what + ": open");
+    r = archive_read_open(a.get(), hashing, nullptr, &HashingReader::Read, nullptr);
+  } else {
+    r = archive_read_open_filename(a.get(), path.c_str(), 1 << 20);
+  }
+  if (r != ARCHIVE_OK) return MakeError(what + ": " + archive_error_string(a.get()), EIO);
   return a;
 }
 
@@ -187,6 +222,13 @@ class Extractor {
     ::futimens(fd, ts);
   }
 
+  // Times of an entry we hold no fd for (symlinks, nodes): never through a link.
+  static void LinkTimes(int pfd, const std::string& base, archive_entry* e) {
+    struct timespec ts[2] = {{archive_entry_mtime(e), archive_entry_mtime_nsec(e)},
+                             {archive_entry_mtime(e), archive_entry_mtime_nsec(e)}};
+    ::utimensat(pfd, base.c_str(), ts, AT_SYMLINK_NOFOLLOW);
+  }
+
   Status Dir(const std::string& name, int pfd, const std::string& path, const std::string& base, archive_entry* e,
              bool existed) {
     if (!existed && ::mkdirat(pfd, base.c_str(), 0700) != 0) return ErrnoError("entry \"" + name + "\": mkdir");
@@ -234,8 +276,7 @@ class Extractor {
     if (!SymlinkStaysInside(path, target)) return Refuse(name, "symlink target \"" + target + "\" points outside the root");
     if (::symlinkat(target.c_str(), pfd, base.c_str()) != 0) return ErrnoError("entry \"" + name + "\": symlink");
     Own(-1, pfd, base, e);
-    struct timespec ts[2] = {{archive_entry_mtime(e), 0}, {archive_entry_mtime(e), 0}};
-    ::utimensat(pfd, base.c_str(), ts, AT_SYMLINK_NOFOLLOW);
+    LinkTimes(pfd, base, e);
     return Ok();
   }
 
@@ -272,6 +313,7 @@ class Extractor {
     }
     Own(-1, pfd, base, e);
     ::fchmodat(pfd, base.c_str(), archive_entry_perm(e), 0);  // a node, not a link: nothing followed
+    LinkTimes(pfd, base, e);
     return Ok();
   }
 
@@ -347,7 +389,10 @@ Result<ExtractStats> Extract(const std::filesystem::path& archive_path, const st
   UniqueFd root(::open(target.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!root.valid()) return ErrnoError("open target " + target.string());
   std::string what = archive_path.filename().string();
-  auto a = TRY(OpenArchive(archive_path, what));
+  std::string want;
+  if (!o.digest.empty()) want = TRY_CTX(ParseDigest(o.digest), what);
+  HashingReader hashing;
+  auto a = TRY(OpenArchive(archive_path, what, want.empty() ? nullptr : &hashing));
   std::error_code ec;
   uint64_t total = std::filesystem::file_size(archive_path, ec);
   Extractor x(root.get(), o);
@@ -359,6 +404,12 @@ Result<ExtractStats> Extract(const std::filesystem::path& archive_path, const st
     if (o.progress) o.progress->Bytes(static_cast<uint64_t>(archive_filter_bytes(a.get(), -1)), total);
   }
   if (r != ARCHIVE_EOF) return MakeError(what + ": " + archive_error_string(a.get()), EIO);
+  if (!want.empty()) {
+    std::string got = TRY_CTX(hashing.Finish(), what);
+    if (got != want)
+      return MakeError(what + ": digest mismatch while extracting: content is sha256:" + got + ", expected " + o.digest,
+                       EBADMSG);
+  }
   TRY(x.Finish());
   if (o.progress) o.progress->Bytes(total, total);
   return x.stats;

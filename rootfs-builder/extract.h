@@ -27,6 +27,10 @@ struct ExtractOptions {
   bool whiteouts = true;  // false for plain tarballs and image archives: ".wh." is just a name
   bool same_owner;        // chown entries to their numeric uid/gid (default: when root)
   Progress* progress = nullptr;
+  // "sha256:…": the bytes are hashed as they are read and the extraction fails unless they
+  // match, so a blob swapped after it was verified (a layout someone else can write) still
+  // cannot land. The caller builds into a temp dir, so failing at the end is safe.
+  std::string digest;
   ExtractOptions();
 };
 

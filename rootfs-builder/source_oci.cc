@@ -25,6 +25,7 @@ Status ApplyLayers(const Image& img, const std::filesystem::path& rootfs, Progre
     ExtractOptions o;
     o.whiteouts = true;
     o.progress = progress;
+    o.digest = l.digest;  // verified again while read: the check and the use see the same bytes
     TRY_CTX(Extract(img.Blob(l), rootfs, o), what);
   }
   if (progress) progress->Done();

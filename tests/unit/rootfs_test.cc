@@ -331,6 +331,15 @@ TEST_CASE("rootfs layers: whiteouts and opaque directories, gzip and zstd") {
   WriteTar(s.base / "l3.tar", {{"a/.wh...", 'f'}});
   CHECK_FALSE(Extract(s.base / "l3.tar", s.target, o).ok());
   CHECK(s.CanaryIntact());
+  // The digest is checked again on the bytes extraction reads (a blob swapped after its
+  // verification): a mismatch fails the extraction.
+  ExtractOptions checked;
+  checked.digest = "sha256:" + *Sha256File(s.base / "l1.tar.gz");
+  CHECK(Extract(s.base / "l1.tar.gz", s.target, checked).ok());
+  checked.digest = "sha256:" + std::string(64, 'e');
+  auto mismatch = Extract(s.base / "l1.tar.gz", s.target, checked);
+  REQUIRE_FALSE(mismatch.ok());
+  CHECK(mismatch.error().msg.find("digest mismatch while extracting") != std::string::npos);
   // Without whiteout semantics (plain tarballs) .wh. files are just files.
   Sandbox p;
   REQUIRE(p.Run({{".wh.keep", 'f', "k"}}, false).ok());
