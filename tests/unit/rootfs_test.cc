@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -34,6 +35,8 @@ struct TarEntry {
   char type = 'f';  // f file, d dir, l symlink, h hard link, p fifo, c char device
   std::string data;  // file content, or link target
   mode_t mode = 0644;
+  int64_t uid = 0;
+  std::string xattr;  // "name=value", one
 };
 
 enum class Filter { kNone, kGzip, kZstd };
@@ -49,6 +52,10 @@ void WriteTar(const stdfs::path& out, const std::vector<TarEntry>& entries, Filt
     archive_entry_set_pathname(e, t.name.c_str());
     archive_entry_set_perm(e, t.type == 'd' && t.mode == 0644 ? 0755 : t.mode);
     archive_entry_set_mtime(e, 1700000000, 0);
+    archive_entry_set_uid(e, t.uid);
+    archive_entry_set_gid(e, t.uid);
+    if (auto eq = t.xattr.find('='); eq != std::string::npos)
+      archive_entry_xattr_add_entry(e, t.xattr.substr(0, eq).c_str(), t.xattr.data() + eq + 1, t.xattr.size() - eq - 1);
     switch (t.type) {
       case 'd': archive_entry_set_filetype(e, AE_IFDIR); break;
       case 'l':
@@ -280,8 +287,20 @@ TEST_CASE("rootfs extraction keeps modes, links and special files") {
                   {"ro/", 'd', "", 0555},
                   {"ro/inside", 'f', "x", 0444},
                   {"fifo", 'p', "", 0600},
-                  {"null", 'c', "", 0666}});
+                  {"null", 'c', "", 0666},
+                  {"owned", 'f', "o", 0640, 1234, "user.sandshim=kept"},
+                  {"ovl", 'f', "o", 0644, 0, "trusted.overlay.opaque=y"}});
   REQUIRE(r.ok());
+  char xv[32] = {};
+  ssize_t xn = ::getxattr((s.target / "owned").c_str(), "user.sandshim", xv, sizeof xv);
+  if (xn >= 0) CHECK(std::string(xv, static_cast<size_t>(xn)) == "kept");
+  else CHECK(r->skipped_xattrs >= 1);  // a filesystem without user xattrs
+  CHECK(::getxattr((s.target / "ovl").c_str(), "trusted.overlay.opaque", xv, sizeof xv) < 0);  // never set
+  struct stat own {};
+  REQUIRE(::stat((s.target / "owned").c_str(), &own) == 0);
+  CHECK((own.st_mode & 07777) == 0640);
+  if (::geteuid() == 0) CHECK(own.st_uid == 1234);
+  else CHECK(own.st_uid == ::geteuid());
   struct stat a {}, b {};
   REQUIRE(::stat((s.target / "bin/tool").c_str(), &a) == 0);
   REQUIRE(::stat((s.target / "bin/alias").c_str(), &b) == 0);
