@@ -34,7 +34,8 @@ struct GcReport {
 
 class Cache {
  public:
-  explicit Cache(std::filesystem::path dir) : dir_(std::move(dir)) {}
+  // Made absolute: entry paths end up in session records and are compared with them.
+  explicit Cache(const std::filesystem::path& dir) : dir_(std::filesystem::absolute(dir).lexically_normal()) {}
   const std::filesystem::path& dir() const { return dir_; }
   std::filesystem::path EntryDir(const std::string& key) const { return dir_ / key; }
 

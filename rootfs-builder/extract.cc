@@ -178,7 +178,8 @@ class Extractor {
     for (auto c : Split(dir)) {
       std::string comp(c);
       sofar += (sofar.empty() ? "" : "/") + comp;
-      if (::mkdirat(cur.get(), comp.c_str(), 0755) == 0) dirs_.push_back({sofar, 0755, 0});
+      // A parent the archive never lists: 0755 and now, whatever the umask says.
+      if (::mkdirat(cur.get(), comp.c_str(), 0755) == 0) dirs_.push_back({sofar, 0755, ::time(nullptr)});
       else if (errno != EEXIST) return ErrnoError("mkdir " + sofar);
       UniqueFd next(OpenBeneath(cur.get(), comp, O_PATH | O_DIRECTORY));
       if (!next.valid()) return Why(errno, sofar);

@@ -63,7 +63,7 @@ Result<BuiltRootfs> BuildOrReuse(const std::string& source_ref, const BuildOptio
   Cache cache(opts.cache_dir);
   if (auto e = TRY(cache.Find(key))) return Reused(*e, source);
 
-  TRY(fs::MkdirAll(opts.cache_dir, 0755));
+  TRY(fs::MkdirAll(cache.dir(), 0755));
   UniqueFd lock = TRY(cache.Lock(key));
   // Whoever held the lock before us may have built it: then we are done.
   if (auto e = TRY(cache.Find(key))) return Reused(*e, source);
