@@ -6,10 +6,11 @@ set -euo pipefail
 BUILD_PKGS=(build-essential cmake pkg-config
   libboost1.81-dev libboost-json1.81-dev libboost-filesystem1.81-dev
   libspdlog-dev libfmt-dev doctest-dev libseccomp-dev libcli11-dev
-  libarchive-dev libssl-dev libcap-dev)
+  libarchive-dev libssl-dev libcap-dev libzstd-dev zlib1g-dev
+  liblzma-dev libbz2-dev libxml2-dev nettle-dev libacl1-dev liblz4-dev)
 # Real parts the integration tests and the main job drive.
 RUNTIME_PKGS=(runsc runc crun docker.io containerd podman skopeo busybox-static
-  iproute2 iptables procps psmisc jq util-linux bc python3)
+  iproute2 iptables procps psmisc jq util-linux bc python3 debootstrap zstd)
 
 missing=()
 for p in "${BUILD_PKGS[@]}" "${RUNTIME_PKGS[@]}"; do

@@ -64,7 +64,8 @@ int Main(int argc, char** argv) {
   Verbs verbs{app, g, {}};
   for (auto reg : {RegisterCreate, RegisterStart, RegisterRun, RegisterState, RegisterKill, RegisterDelete,
                    RegisterExec, RegisterPs, RegisterList, RegisterFeatures, RegisterSpec, RegisterPauseResume,
-                   RegisterUpdate, RegisterEvents, RegisterGc, RegisterDoctor, RegisterSession, RegisterMetrics})
+                   RegisterUpdate, RegisterEvents, RegisterGc, RegisterDoctor, RegisterSession, RegisterMetrics,
+                   RegisterRootfs})
     reg(verbs);
   try {
     app.parse(argc, argv);

@@ -3,14 +3,15 @@
 #include <sstream>
 
 #include "bundle/session_profile.h"
+#include "rootfs-builder/rootfs.h"
 #include "shim/cli/session_common.h"
 #include "shim/core/fs.h"
 
 namespace sandshim::cli {
 
 struct SessionCreateArgs {
-  std::string id, name, profile_file, rootfs, workspace, workspace_dest, proxy, user, hostname, memory, network,
-      tmp_size;
+  std::string id, name, profile_file, rootfs, image, rootfs_cache = rootfs::kDefaultCacheDir, workspace,
+      workspace_dest, proxy, user, hostname, memory, network, tmp_size;
   std::vector<std::string> env, env_files, mounts;
   double cpus = 0;
   int64_t pids = 0;
@@ -52,9 +53,18 @@ static Result<bundle::SessionProfile> Profile(const SessionCreateArgs& a, CLI::A
     p.env.insert_or_assign(k, v);
   }
   for (const auto& m : a.mounts) p.mounts.push_back(TRY(bundle::ParseMount(m)));
-  if (!extras.image.empty() && p.rootfs.empty())
-    return MakeError("profile \"image\" needs the rootfs builder; give --rootfs", ENOTSUP);
-  if (p.rootfs.empty()) return MakeError("--rootfs is required (or \"rootfs\" in --profile)", EINVAL);
+  std::string image = given("--image") ? a.image : extras.image;
+  if (given("--rootfs")) image.clear();  // the command line wins over a profile's image
+  if (!image.empty()) {  // built once into the shared cache, then reused by every session
+    rootfs::Progress progress = rootfs::Progress::Auto(a.json);
+    auto built = TRY(rootfs::BuildOrReuse(image, {a.rootfs_cache, &progress}));
+    progress.Done();
+    p.rootfs = built.rootfs.string();
+    // The image's environment (PATH, language versions) under ours: profile and flags win.
+    for (const auto& kv : built.config.env)
+      if (auto e = bundle::ParseEnv(kv); e && !p.env.count(e->first)) p.env.emplace(e->first, e->second);
+  }
+  if (p.rootfs.empty()) return MakeError("--rootfs or --image is required (or \"rootfs\"/\"image\" in --profile)", EINVAL);
   if (p.workspace.empty()) return MakeError("--workspace is required", EINVAL);
   return p;
 }
@@ -77,7 +87,11 @@ void RegisterSessionCreate(Verbs& v, CLI::App* parent) {
   sub->add_option("id", a->id, "session id (letters, digits, _+-.)")->required();
   sub->add_option("--name", a->name, "a unique name; every session verb accepts it instead of the id");
   sub->add_option("--profile", a->profile_file, "JSON profile with defaults (flags win): docs/SESSIONS.md");
-  sub->add_option("--rootfs", a->rootfs, "base root filesystem (shared, never written)");
+  auto* rootfs_opt = sub->add_option("--rootfs", a->rootfs, "base root filesystem (shared, never written)");
+  auto* image = sub->add_option("--image", a->image, "build or reuse the base rootfs from a source (see rootfs build)");
+  rootfs_opt->excludes(image);
+  sub->add_option("--rootfs-cache", a->rootfs_cache, "rootfs cache for --image")
+      ->envname("SANDSHIM_ROOTFS_CACHE")->capture_default_str();
   sub->add_option("--workspace", a->workspace, "host directory mounted read-write");
   sub->add_option("--workspace-dest", a->workspace_dest, "where the workspace appears (default /workspace)");
   sub->add_option("--mount", a->mounts, "SRC:DST[:ro] (repeatable)")->allow_extra_args(false);

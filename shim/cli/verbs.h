@@ -70,6 +70,7 @@ void RegisterGc(Verbs& v);
 void RegisterDoctor(Verbs& v);
 void RegisterSession(Verbs& v);
 void RegisterMetrics(Verbs& v);
+void RegisterRootfs(Verbs& v);
 
 // The whole program: parse, set up logging, run the chosen verb.
 int Main(int argc, char** argv);
