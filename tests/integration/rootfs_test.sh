@@ -41,19 +41,24 @@ build() { # SOURCE [EXTRA...]: builds, records the path, checks the JSON
   [ -x "${BUILT[$1]}/bin/sh" ] || [ -L "${BUILT[$1]}/bin/sh" ] || { REASON="no /bin/sh in ${BUILT[$1]}"; return 1; }
 }
 
-# A session on each backend runs a command in the rootfs, then goes away.
+# A session on each backend runs a command in the rootfs, then goes away. The session names
+# its base by source (`--image`): it must reuse the entry just built, not build again.
 sessions_run() { # SOURCE
-  local path=${BUILT[$1]} be id ws=$WORK/ws out
+  local path=${BUILT[$1]} be id ws=$WORK/ws out before
   mkdir -p "$ws" && chmod 777 "$ws"
+  before=$(S rootfs list --json | jq length)
   for be in $BACKENDS; do
     id=$(uniq_name rfs)
-    S --backend "$be" session create "$id" --rootfs "$path" --workspace "$ws" >/dev/null 2>"$WORK/err" ||
-      return $(fail "$1 on $be: create: $(tail -n 2 "$WORK/err")")
+    DOCKER_HOST=unix://${DOCKER_SOCK:-/nonexistent} S --backend "$be" session create "$id" --image "$1" \
+      --workspace "$ws" >/dev/null 2>"$WORK/err" || return $(fail "$1 on $be: create: $(tail -n 2 "$WORK/err")")
+    assert_eq "$path" "$(S session inspect --json "$id" | jq -r .rootfs)" "$1: --image reuses the built rootfs" ||
+      { S session delete "$id" >/dev/null 2>&1; return 1; }
     out=$(S session exec "$id" -- /bin/sh -c 'echo ok-$(id -u)' 2>&1)
     S session delete "$id" >/dev/null 2>&1
     assert_eq "ok-1000" "$out" "$1: command in a $be session" || return
     log "$1: session on $be ran a command"
   done
+  assert_eq "$before" "$(S rootfs list --json | jq length)" "$1: sessions built nothing new"
 }
 
 check_source() { # SOURCE [EXTRA...]
