@@ -64,7 +64,7 @@ int Main(int argc, char** argv) {
   Verbs verbs{app, g, {}};
   for (auto reg : {RegisterCreate, RegisterStart, RegisterRun, RegisterState, RegisterKill, RegisterDelete,
                    RegisterExec, RegisterPs, RegisterList, RegisterFeatures, RegisterSpec, RegisterPauseResume,
-                   RegisterUpdate, RegisterEvents, RegisterGc, RegisterDoctor, RegisterSession})
+                   RegisterUpdate, RegisterEvents, RegisterGc, RegisterDoctor, RegisterSession, RegisterProxy})
     reg(verbs);
   try {
     app.parse(argc, argv);

@@ -65,6 +65,7 @@ void RegisterEvents(Verbs& v);
 void RegisterGc(Verbs& v);
 void RegisterDoctor(Verbs& v);
 void RegisterSession(Verbs& v);
+void RegisterProxy(Verbs& v);
 
 // The whole program: parse, set up logging, run the chosen verb.
 int Main(int argc, char** argv);
