@@ -9,7 +9,8 @@ BUILD_PKGS=(build-essential cmake pkg-config
   libarchive-dev libssl-dev libcap-dev)
 # Real parts the integration tests and the main job drive.
 RUNTIME_PKGS=(runsc runc crun docker.io containerd podman skopeo busybox-static
-  iproute2 iptables procps psmisc jq util-linux bc python3)
+  iproute2 iptables procps psmisc jq util-linux bc python3
+  curl)  # egress_test.sh: plain HTTP and CONNECT through the proxy
 
 missing=()
 for p in "${BUILD_PKGS[@]}" "${RUNTIME_PKGS[@]}"; do

@@ -37,7 +37,8 @@ std::vector<std::string> PassThrough(const net::ProxyProcessOptions& o) {
   if (!o.audit_file.empty()) a.insert(a.end(), {"--audit", o.audit_file});
   if (!o.session.empty()) a.insert(a.end(), {"--session", o.session});
   a.insert(a.end(), {"--max-connections", std::to_string(o.max_connections), "--max-header-bytes",
-                     std::to_string(o.max_header_bytes), "--idle-timeout", std::to_string(o.idle_timeout_s)});
+                     std::to_string(o.max_header_bytes), "--idle-timeout", std::to_string(o.idle_timeout_s),
+                     "--relay-mode", o.relay_mode});
   return a;
 }
 
@@ -87,6 +88,9 @@ void RegisterProxy(Verbs& v) {
   sub->add_option("--max-connections", o.max_connections, "concurrent connections; more get 503")->capture_default_str();
   sub->add_option("--max-header-bytes", o.max_header_bytes, "request head size limit; larger get 431")->capture_default_str();
   sub->add_option("--idle-timeout", o.idle_timeout_s, "seconds without traffic before a tunnel is closed")->capture_default_str();
+  sub->add_option("--relay-mode", o.relay_mode, "tunnel bytes with copy (read/send, default) or splice")
+      ->check(CLI::IsMember({"copy", "splice"}))
+      ->capture_default_str();
   sub->add_option("--pid-file", o.pid_file, "write {pid,start,listen} here once listening");
   sub->add_option("--ready-fd", o.ready_fd, "write \"ready ADDR:PORT\" to this fd once listening");
   sub->add_flag("--detach", f->detach, "start as a detached relay (needs --netns and --pid-file); print its pid as JSON");

@@ -98,6 +98,9 @@ static Result<ProxyOptions> BuildOptions(const ProxyProcessOptions& o) {
   p.max_connections = o.max_connections;
   p.max_header_bytes = o.max_header_bytes;
   p.idle_timeout = std::chrono::seconds(o.idle_timeout_s);
+  if (o.relay_mode != "copy" && o.relay_mode != "splice")
+    return MakeError("--relay-mode must be copy or splice", EINVAL);
+  p.splice = o.relay_mode == "splice";
   return p;
 }
 
@@ -167,11 +170,13 @@ Status RunProxy(const ProxyProcessOptions& o) {
 
   if (!o.pid_file.empty()) TRY(fs::WriteFileAtomic(o.pid_file, FormatPidFile(proc::Self(), bound), 0644));
   if (o.ready_fd >= 0) {
+    // Recorded in the pid file: from here on the relay outlives its creator (see relay.h).
+    // This must come before "ready": the creator exits as soon as it reads it, and a
+    // death signal still armed then would kill the relay it just started.
+    ::prctl(PR_SET_PDEATHSIG, 0);
     std::string line = "ready " + bound + "\n";
     (void)!::write(o.ready_fd, line.data(), line.size());
     ::close(o.ready_fd);
-    // Ready and recorded: from here on the relay outlives its creator (see relay.h).
-    ::prctl(PR_SET_PDEATHSIG, 0);
   }
   log::Debug("proxy: listening on " + bound + (o.netns.empty() ? "" : " in " + o.netns));
   io.run();

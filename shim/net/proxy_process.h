@@ -22,6 +22,7 @@ struct ProxyProcessOptions {
   size_t max_connections = 512;
   size_t max_header_bytes = 16 * 1024;
   unsigned idle_timeout_s = 600;
+  std::string relay_mode = "copy";  // copy | splice
   std::string pid_file;  // written (atomically) once listening: {"pid","start","listen"}
   int ready_fd = -1;     // "ready ADDR:PORT\n" written then closed once listening
 };

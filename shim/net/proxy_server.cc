@@ -79,6 +79,8 @@ struct ProxyServer::Impl : std::enable_shared_from_this<Impl> {
 namespace {
 
 constexpr size_t kPipeSize = 1 << 20;
+// Per direction per tunnel, allocated when the tunnel starts: 512 tunnels cost 256 MiB at most.
+constexpr size_t kCopyBuf = 256 << 10;
 
 const char* StatusText(int status) {
   switch (status) {
@@ -140,6 +142,8 @@ class Conn : public std::enable_shared_from_this<Conn> {
     size_t in_pipe = 0;
     bool eof = false, done = false;
     uint64_t bytes = 0;
+    std::vector<char> copybuf;
+    size_t off = 0;
   };
 
   void OnHead(error_code ec) {
@@ -310,6 +314,7 @@ class Conn : public std::enable_shared_from_this<Conn> {
 
   void StartTunnel() {
     for (auto* d : {&up_, &down_}) {
+      if (!srv_->opts.splice) break;
       if (::pipe2(d->pipe, O_NONBLOCK | O_CLOEXEC) != 0) return Finish();
       ::fcntl(d->pipe[1], F_SETPIPE_SZ, kPipeSize);  // best effort: a larger pipe means fewer splices
     }
@@ -335,11 +340,12 @@ class Conn : public std::enable_shared_from_this<Conn> {
     });
   }
 
-  // Moves bytes src -> pipe -> dst with splice(2) until a socket would block, then waits
+  // --relay-mode splice: moves bytes src -> pipe -> dst with splice(2) until a socket would block, then waits
   // for it. A bounded number of rounds per call keeps one busy tunnel from starving the
   // others on this single thread.
   void Pump(bool up) {
     if (finished_) return;
+    if (!srv_->opts.splice) return PumpCopy(up);
     Dir& d = up ? up_ : down_;
     tcp::socket& src = up ? client_.socket() : dst_.socket();
     tcp::socket& dst = up ? dst_.socket() : client_.socket();
@@ -383,6 +389,63 @@ class Conn : public std::enable_shared_from_this<Conn> {
       }
       if (d.eof) {
         // Half-close: the other side learns that this one is done sending, and may still answer.
+        ::shutdown(dst.native_handle(), SHUT_WR);
+        d.done = true;
+        if (up_.done && down_.done) Finish();
+        return;
+      }
+    }
+    asio::post(srv_->io, [self, up] { self->Pump(up); });
+  }
+
+  // read/send through a 256 KiB user buffer, the default. Measured on loopback (Linux 6.x,
+  // docs/BENCHMARKS.md) it beats splice: splice parks the sender's skb pages in the pipe
+  // until they are forwarded, and the sender then pays to allocate fresh ones; a copy frees
+  // them at once and costs less than that.
+  void PumpCopy(bool up) {
+    Dir& d = up ? up_ : down_;
+    tcp::socket& src = up ? client_.socket() : dst_.socket();
+    tcp::socket& dst = up ? dst_.socket() : client_.socket();
+    auto self = shared_from_this();
+    if (d.copybuf.empty()) d.copybuf.resize(kCopyBuf);
+    for (int round = 0; round < 64; ++round) {
+      if (d.in_pipe == 0 && !d.eof) {
+        ssize_t n = ::read(src.native_handle(), d.copybuf.data(), d.copybuf.size());
+        if (n > 0) {
+          d.in_pipe = static_cast<size_t>(n);
+          d.off = 0;
+        } else if (n == 0) {
+          d.eof = true;
+        } else if (errno == EAGAIN) {
+          src.async_wait(tcp::socket::wait_read, [self, up](error_code ec) {
+            if (ec) return self->Finish();
+            self->Pump(up);
+          });
+          return;
+        } else if (errno != EINTR) {
+          return Finish();
+        }
+      }
+      if (d.in_pipe > 0) {
+        ssize_t n = ::send(dst.native_handle(), d.copybuf.data() + d.off, d.in_pipe, MSG_NOSIGNAL);
+        if (n > 0) {
+          d.in_pipe -= static_cast<size_t>(n);
+          d.off += static_cast<size_t>(n);
+          d.bytes += static_cast<uint64_t>(n);
+          last_ = Clock::now();
+          continue;
+        }
+        if (n < 0 && errno == EAGAIN) {
+          dst.async_wait(tcp::socket::wait_write, [self, up](error_code ec) {
+            if (ec) return self->Finish();
+            self->Pump(up);
+          });
+          return;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        return Finish();
+      }
+      if (d.eof) {
         ::shutdown(dst.native_handle(), SHUT_WR);
         d.done = true;
         if (up_.done && down_.done) Finish();

@@ -7,7 +7,7 @@
 //      name is never resolved again for it, so DNS rebinding cannot switch it;
 //      or, with an upstream proxy, CONNECT through it (the upstream resolves and is trusted
 //      with the address check; IP-literal destinations are still checked here);
-//   4. relay bytes both ways with splice(2) through a pipe (no copy into user space);
+//   4. relay bytes both ways through a 1 MiB buffer (or splice(2) through a pipe);
 //   5. one audit line when the connection ends.
 // Plain HTTP is rewritten to origin form with hop-by-hop and Proxy-* headers removed and
 // "Connection: close" added, so the origin closes after one response; anything further the
@@ -47,6 +47,7 @@ struct ProxyOptions {
   std::chrono::milliseconds header_timeout{30'000};
   std::chrono::milliseconds connect_timeout{10'000};
   std::chrono::milliseconds idle_timeout{600'000};
+  bool splice = false;  // relay tunnels with splice(2) instead of read/send (see PumpCopy)
 };
 
 class ProxyServer {

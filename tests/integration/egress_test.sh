@@ -166,6 +166,38 @@ EOF
   assert_contains "$r" "| HTTP/1.0 200" "a slot frees once idle clients leave"
 }
 
+check_upstream_chaining() {
+  # A front proxy that chains to an upstream (here: another sandshim proxy, which resolves
+  # and checks addresses). The front still applies its own domain rules.
+  ss proxy --listen 127.0.0.1:0 --pid-file "$WORK/front.pid" --audit "$WORK/front.audit" \
+    --allow-domain allowed.test --allow-domain private.test --deny-domain '*.blocked.test' \
+    --proxy "http://user:pw@127.0.0.1:$PORT_main" 2>>"$WORK/front.log" &
+  wait_until 10 test -s "$WORK/front.pid" || return $(fail "front proxy did not start")
+  local F=http://$(jq -r .listen "$WORK/front.pid")
+  assert_eq PUBLIC-CONTENT "$(body -x "$F" http://allowed.test:8080/)" "plain HTTP via upstream" || return
+  assert_eq PUBLIC-CONTENT "$(body -p -x "$F" http://allowed.test:8080/)" "CONNECT via upstream" || return
+  assert_contains "$(body -x "$F" http://x.blocked.test:8080/)" "denied by rule '*.blocked.test'" "front's deny rule" || return
+  assert_eq 502 "$(code -x "$F" http://private.test:8080/)" "upstream refusal surfaces as 502" || return
+  grep -q '"address":"upstream 127.0.0.1:' "$WORK/front.audit" || fail "front audit names the upstream"
+}
+
+check_policy_file() {
+  cat >"$WORK/policy.json" <<'EOF2'
+{"network": {"allowedDomains": [".blocked.test", "allowed.test", "private.test"], "blockedDomains": ["x.blocked.test"],
+             "allowedRegistries": ["npm"], "allowPrivate": true, "someOtherKey": 1}}
+EOF2
+  ss proxy --listen 127.0.0.1:0 --pid-file "$WORK/pol.pid" --policy "$WORK/policy.json" "${RESOLVE[@]}" 2>>"$WORK/pol.log" &
+  wait_until 10 test -s "$WORK/pol.pid" || return $(fail "policy proxy did not start: $(cat "$WORK/pol.log")")
+  local Q=http://$(jq -r .listen "$WORK/pol.pid")
+  assert_eq PUBLIC-CONTENT "$(body -x "$Q" http://allowed.test:8080/)" "allowedDomains" || return
+  assert_contains "$(body -x "$Q" http://x.blocked.test:8080/)" "denied by rule 'x.blocked.test'" "blockedDomains wins" || return
+  assert_eq PRIVATE-CONTENT "$(body -x "$Q" http://private.test:8080/)" "allowPrivate" || return
+  assert_contains "$(body -x "$Q" http://unlisted.test:8080/)" "not in the allowlist" "default deny" || return
+  printf '{"network": {"allowedDomains": "oops"}}' >"$WORK/bad.json"
+  local out; out=$(ss proxy --listen 127.0.0.1:0 --policy "$WORK/bad.json" 2>&1) && return $(fail "bad policy accepted")
+  assert_contains "$out" "must be an array of strings" "bad policy error"
+}
+
 # --- the sandbox side -----------------------------------------------------------------------
 NS=$WORK/netns
 RELAY_ARGS=(--allow-domain allowed.test --deny-domain '*.blocked.test' --allow-domain .blocked.test
@@ -273,7 +305,8 @@ check_relay_start_failure() {
 }
 
 check_no_leaks() {
-  kill "$(jq -r .pid "$WORK/main.pid")" "$(jq -r .pid "$WORK/priv.pid")" "$(jq -r .pid "$WORK/rawip.pid" 2>/dev/null)" 2>/dev/null
+  local f
+  for f in main priv rawip front pol; do [ -s "$WORK/$f.pid" ] && kill "$(jq -r .pid "$WORK/$f.pid")" 2>/dev/null; done
   local out
   out=$("$CHECK_LEAKS" --match "$WORK" --root "$ROOT" --wait 10 2>&1) || return $(fail "leaks: $out")
   ls "$WORK"/netns* >/dev/null 2>&1 && return $(fail "netns files left: $(ls "$WORK"/netns*)")
@@ -288,6 +321,8 @@ run_check "proxy: metadata, private, loopback refused unless allowed" check_meta
 run_check "proxy: DNS rebinding pinned to the checked address" check_rebinding
 run_check "proxy: header size limit and malformed head" check_header_limit
 run_check "proxy: connection limit" check_connection_limit
+run_check "proxy: upstream proxy chaining" check_upstream_chaining
+run_check "proxy: policy file" check_policy_file
 run_check "sandbox: netns + relay, nsenter: allowed works, bypass fails, denied 403" check_netns_relay_nsenter
 run_check "sandbox: runsc container in the netns" check_runsc
 run_check "sandbox: native container in the netns" check_native
