@@ -35,11 +35,19 @@ python3 "$here/egress_bench.py" sink "$SINK_PORT" & SINK=$!
 for _ in $(seq 50); do python3 -c "import socket; socket.create_connection(('127.0.0.1', $SINK_PORT))" 2>/dev/null && break; sleep 0.1; done
 inns() { nsenter --net="$NS" "$@"; }
 
-direct_bulk=() relay_bulk=()
+RELAY=$(jq -r .pid "$W/relay.pid")
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }  # utime + stime
+direct_bulk=() relay_bulk=() relay_ticks=0 sink_direct=0 sink_relay=0
 for ((r = 0; r < ROUNDS; r++)); do  # interleaved, so machine noise hits both paths alike
+  s0=$(ticks "$SINK")
   direct_bulk+=("$(py bulk 127.0.0.1 "$SINK_PORT" "$BULK_BYTES")")
+  s1=$(ticks "$SINK") r0=$(ticks "$RELAY")
   relay_bulk+=("$(inns python3 "$here/egress_bench.py" bulk 127.0.0.1 "$SINK_PORT" "$BULK_BYTES" 127.0.0.1:3128)")
+  relay_ticks=$((relay_ticks + $(ticks "$RELAY") - r0))
+  sink_direct=$((sink_direct + s1 - s0)) sink_relay=$((sink_relay + $(ticks "$SINK") - s1))
 done
+hz=$(getconf CLK_TCK)
+gib=$(echo "scale=3; $BULK_BYTES * $ROUNDS / 1073741824" | bc)
 db=$(printf '%s\n' "${direct_bulk[@]}" | median)
 rb=$(printf '%s\n' "${relay_bulk[@]}" | median)
 
@@ -60,5 +68,9 @@ echo "bulk $((BULK_BYTES >> 20)) MiB x $ROUNDS (MB/s) relay:  ${relay_bulk[*]}"
 printf 'bulk throughput     direct %8.1f MB/s  relay+proxy %8.1f MB/s  ratio %.3f  %s (>= 0.80)\n' "$db" "$rb" "$ratio" "$bv"
 printf 'connection setup    direct %8.3f ms    relay+proxy %8.3f ms    added %+.3f ms  %s (< 1 ms), median of %d (best of 2 runs)\n' \
   "$dcm" "$rcm" "$added" "$lv" "$CONNECTS"
+printf 'CPU per GiB         relay+proxy process %.2f s; sink %.2f s direct, %.2f s via relay\n' \
+  "$(echo "scale=3; $relay_ticks / $hz / $gib" | bc)" "$(echo "scale=3; $sink_direct / $hz / $gib" | bc)" \
+  "$(echo "scale=3; $sink_relay / $hz / $gib" | bc)"
+echo "cores: $(nproc)"
 echo "relay mode: $RELAY_MODE; load average at the end: $(cut -d" " -f1-3 /proc/loadavg)"
 echo "audit lines written: $lines (one per proxied connection)"

@@ -12,6 +12,7 @@
 #include <functional>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 
@@ -33,28 +34,14 @@ static Result<UniqueFd> Listen(const std::string& spec) {
   auto addr = TRY_CTX(ParseAddress(spec.substr(0, colon)), "--listen");
   int port = std::atoi(spec.c_str() + colon + 1);
   if (port < 0 || port > 65535) return MakeError("--listen '" + spec + "': bad port", EINVAL);
-  sockaddr_storage ss{};
-  socklen_t len;
-  if (addr.is_v4()) {
-    auto* in = reinterpret_cast<sockaddr_in*>(&ss);
-    in->sin_family = AF_INET;
-    in->sin_port = htons(static_cast<uint16_t>(port));
-    auto b = addr.to_v4().to_bytes();
-    std::memcpy(&in->sin_addr, b.data(), 4);
-    len = sizeof *in;
-  } else {
-    auto* in6 = reinterpret_cast<sockaddr_in6*>(&ss);
-    in6->sin6_family = AF_INET6;
-    in6->sin6_port = htons(static_cast<uint16_t>(port));
-    auto b = addr.to_v6().to_bytes();
-    std::memcpy(&in6->sin6_addr, b.data(), 16);
-    len = sizeof *in6;
-  }
-  UniqueFd fd(::socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  // Asio's endpoint lays out the sockaddr for either family; the socket itself is made by
+  // hand so that it can be created inside another network namespace and handed over.
+  asio::ip::tcp::endpoint ep(addr, static_cast<uint16_t>(port));
+  UniqueFd fd(::socket(addr.is_v4() ? AF_INET : AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!fd.valid()) return ErrnoError("socket");
   int one = 1;
   ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&ss), len) != 0) return ErrnoError("bind " + spec);
+  if (::bind(fd.get(), ep.data(), static_cast<socklen_t>(ep.size())) != 0) return ErrnoError("bind " + spec);
   if (::listen(fd.get(), 1024) != 0) return ErrnoError("listen " + spec);
   return fd;
 }

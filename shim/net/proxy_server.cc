@@ -139,7 +139,7 @@ class Conn : public std::enable_shared_from_this<Conn> {
  private:
   struct Dir {
     int pipe[2] = {-1, -1};
-    size_t in_pipe = 0;
+    size_t held = 0;  // bytes read from src, not yet written to dst
     bool eof = false, done = false;
     uint64_t bytes = 0;
     std::vector<char> copybuf;
@@ -340,50 +340,43 @@ class Conn : public std::enable_shared_from_this<Conn> {
     });
   }
 
-  // --relay-mode splice: moves bytes src -> pipe -> dst with splice(2) until a socket would block, then waits
-  // for it. A bounded number of rounds per call keeps one busy tunnel from starving the
-  // others on this single thread.
+  // Moves bytes src -> held (a pipe or a buffer) -> dst until a socket would block, then
+  // waits for that socket. A bounded number of rounds per call keeps one busy tunnel from
+  // starving the others on this single thread.
   void Pump(bool up) {
     if (finished_) return;
-    if (!srv_->opts.splice) return PumpCopy(up);
     Dir& d = up ? up_ : down_;
     tcp::socket& src = up ? client_.socket() : dst_.socket();
     tcp::socket& dst = up ? dst_.socket() : client_.socket();
     auto self = shared_from_this();
+    auto wait = [&](tcp::socket& s, tcp::socket::wait_type w) {
+      s.async_wait(w, [self, up](error_code ec) {
+        if (ec) return self->Finish();
+        self->Pump(up);
+      });
+    };
     for (int round = 0; round < 64; ++round) {
-      if (d.in_pipe == 0 && !d.eof) {
-        ssize_t n = ::splice(src.native_handle(), nullptr, d.pipe[1], nullptr, kPipeSize,
-                             SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+      if (d.held == 0 && !d.eof) {
+        ssize_t n = Fill(d, src.native_handle());
         if (n > 0) {
-          d.in_pipe = static_cast<size_t>(n);
+          d.held = static_cast<size_t>(n);
         } else if (n == 0) {
           d.eof = true;
         } else if (errno == EAGAIN) {
-          src.async_wait(tcp::socket::wait_read, [self, up](error_code ec) {
-            if (ec) return self->Finish();
-            self->Pump(up);
-          });
-          return;
+          return wait(src, tcp::socket::wait_read);
         } else if (errno != EINTR) {
           return Finish();
         }
       }
-      if (d.in_pipe > 0) {
-        ssize_t n = ::splice(d.pipe[0], nullptr, dst.native_handle(), nullptr, d.in_pipe,
-                             SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+      if (d.held > 0) {
+        ssize_t n = Drain(d, dst.native_handle());
         if (n > 0) {
-          d.in_pipe -= static_cast<size_t>(n);
+          d.held -= static_cast<size_t>(n);
           d.bytes += static_cast<uint64_t>(n);
           last_ = Clock::now();
           continue;
         }
-        if (n < 0 && errno == EAGAIN) {
-          dst.async_wait(tcp::socket::wait_write, [self, up](error_code ec) {
-            if (ec) return self->Finish();
-            self->Pump(up);
-          });
-          return;
-        }
+        if (n < 0 && errno == EAGAIN) return wait(dst, tcp::socket::wait_write);
         if (n < 0 && errno == EINTR) continue;
         return Finish();
       }
@@ -398,61 +391,22 @@ class Conn : public std::enable_shared_from_this<Conn> {
     asio::post(srv_->io, [self, up] { self->Pump(up); });
   }
 
-  // read/send through a 256 KiB user buffer, the default. Measured on loopback (Linux 6.x,
-  // docs/BENCHMARKS.md) it beats splice: splice parks the sender's skb pages in the pipe
-  // until they are forwarded, and the sender then pays to allocate fresh ones; a copy frees
-  // them at once and costs less than that.
-  void PumpCopy(bool up) {
-    Dir& d = up ? up_ : down_;
-    tcp::socket& src = up ? client_.socket() : dst_.socket();
-    tcp::socket& dst = up ? dst_.socket() : client_.socket();
-    auto self = shared_from_this();
+  // --relay-mode copy (default): read/send through a 256 KiB buffer. Measured on loopback
+  // (docs/BENCHMARKS.md) it beats splice: splice parks the sender's skb pages in the pipe
+  // until they are forwarded and the sender pays to allocate fresh ones; a copy frees them
+  // at once. --relay-mode splice: src -> pipe -> dst with splice(2), no user-space copy.
+  ssize_t Fill(Dir& d, int fd) {
+    if (srv_->opts.splice) return ::splice(fd, nullptr, d.pipe[1], nullptr, kPipeSize, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
     if (d.copybuf.empty()) d.copybuf.resize(kCopyBuf);
-    for (int round = 0; round < 64; ++round) {
-      if (d.in_pipe == 0 && !d.eof) {
-        ssize_t n = ::read(src.native_handle(), d.copybuf.data(), d.copybuf.size());
-        if (n > 0) {
-          d.in_pipe = static_cast<size_t>(n);
-          d.off = 0;
-        } else if (n == 0) {
-          d.eof = true;
-        } else if (errno == EAGAIN) {
-          src.async_wait(tcp::socket::wait_read, [self, up](error_code ec) {
-            if (ec) return self->Finish();
-            self->Pump(up);
-          });
-          return;
-        } else if (errno != EINTR) {
-          return Finish();
-        }
-      }
-      if (d.in_pipe > 0) {
-        ssize_t n = ::send(dst.native_handle(), d.copybuf.data() + d.off, d.in_pipe, MSG_NOSIGNAL);
-        if (n > 0) {
-          d.in_pipe -= static_cast<size_t>(n);
-          d.off += static_cast<size_t>(n);
-          d.bytes += static_cast<uint64_t>(n);
-          last_ = Clock::now();
-          continue;
-        }
-        if (n < 0 && errno == EAGAIN) {
-          dst.async_wait(tcp::socket::wait_write, [self, up](error_code ec) {
-            if (ec) return self->Finish();
-            self->Pump(up);
-          });
-          return;
-        }
-        if (n < 0 && errno == EINTR) continue;
-        return Finish();
-      }
-      if (d.eof) {
-        ::shutdown(dst.native_handle(), SHUT_WR);
-        d.done = true;
-        if (up_.done && down_.done) Finish();
-        return;
-      }
-    }
-    asio::post(srv_->io, [self, up] { self->Pump(up); });
+    d.off = 0;
+    return ::read(fd, d.copybuf.data(), d.copybuf.size());
+  }
+  ssize_t Drain(Dir& d, int fd) {
+    if (srv_->opts.splice)
+      return ::splice(d.pipe[0], nullptr, fd, nullptr, d.held, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+    ssize_t n = ::send(fd, d.copybuf.data() + d.off, d.held, MSG_NOSIGNAL);
+    if (n > 0) d.off += static_cast<size_t>(n);
+    return n;
   }
 
   void Reply(int status, const std::string& reason, const std::string& decision, const std::string& rule) {

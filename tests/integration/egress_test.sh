@@ -34,6 +34,7 @@ ip addr add 203.0.113.1/24 dev "$VETH" && ip addr add 10.213.77.1/24 dev "$VETH"
 mkdir -p "$WORK/pub" "$WORK/priv"
 echo PUBLIC-CONTENT >"$WORK/pub/index.html"
 echo PRIVATE-CONTENT >"$WORK/priv/index.html"
+head -c 8388608 /dev/urandom >"$WORK/pub/big.bin"
 ip netns exec "$TH" python3 -m http.server 8080 --bind "$PUB" --directory "$WORK/pub" >/dev/null 2>&1 &
 ip netns exec "$TH" python3 -m http.server 8080 --bind "$PRIV" --directory "$WORK/priv" >/dev/null 2>&1 &
 wait_until 10 curl -sf --noproxy '*' "http://$PUB:8080/" -o /dev/null || die "public test server not up"
@@ -164,6 +165,21 @@ EOF
 )
   assert_contains "$r" "HTTP/1.1 503" "fifth connection refused" || return
   assert_contains "$r" "| HTTP/1.0 200" "a slot frees once idle clients leave"
+}
+
+check_bulk_both_relay_modes() {
+  # 8 MiB both ways of relaying (copy and splice), byte for byte, and the audit counts them.
+  local want got Q
+  want=$(md5sum <"$WORK/pub/big.bin")
+  start_proxy spl --relay-mode splice
+  for Q in "$P" "http://127.0.0.1:$PORT_spl"; do
+    got=$(curl -s --max-time 30 -p -x "$Q" http://allowed.test:8080/big.bin | md5sum)
+    assert_eq "$want" "$got" "CONNECT bulk via $Q" || return
+    got=$(curl -s --max-time 30 -x "$Q" http://allowed.test:8080/big.bin | md5sum)
+    assert_eq "$want" "$got" "plain HTTP bulk via $Q" || return
+  done
+  wait_until 5 sh -c "[ \$(jq -s 'map(select(.bytes_down > 8388608)) | length' '$WORK/spl.audit') = 2 ]" ||
+    fail "splice audit bytes_down: $(tail -2 "$WORK/spl.audit")"
 }
 
 check_upstream_chaining() {
@@ -306,7 +322,7 @@ check_relay_start_failure() {
 
 check_no_leaks() {
   local f
-  for f in main priv rawip front pol; do [ -s "$WORK/$f.pid" ] && kill "$(jq -r .pid "$WORK/$f.pid")" 2>/dev/null; done
+  for f in main priv rawip front pol spl; do [ -s "$WORK/$f.pid" ] && kill "$(jq -r .pid "$WORK/$f.pid")" 2>/dev/null; done
   local out
   out=$("$CHECK_LEAKS" --match "$WORK" --root "$ROOT" --wait 10 2>&1) || return $(fail "leaks: $out")
   ls "$WORK"/netns* >/dev/null 2>&1 && return $(fail "netns files left: $(ls "$WORK"/netns*)")
@@ -321,6 +337,7 @@ run_check "proxy: metadata, private, loopback refused unless allowed" check_meta
 run_check "proxy: DNS rebinding pinned to the checked address" check_rebinding
 run_check "proxy: header size limit and malformed head" check_header_limit
 run_check "proxy: connection limit" check_connection_limit
+run_check "proxy: 8 MiB byte-exact through copy and splice tunnels" check_bulk_both_relay_modes
 run_check "proxy: upstream proxy chaining" check_upstream_chaining
 run_check "proxy: policy file" check_policy_file
 run_check "sandbox: netns + relay, nsenter: allowed works, bypass fails, denied 403" check_netns_relay_nsenter
