@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "shim/cli/verbs.h"
+#include "shim/net/egress.h"
 #include "shim/net/netns.h"
 #include "shim/net/proxy_process.h"
 #include "shim/net/relay.h"
@@ -20,27 +21,6 @@ struct ProxyFlags {
   bool detach = false, stop = false;
   std::string create_netns, remove_netns, log_file, exe = "/proc/self/exe";
 };
-
-// The filter flags again, as `sandshim proxy` argv for a detached relay.
-std::vector<std::string> PassThrough(const net::ProxyProcessOptions& o) {
-  std::vector<std::string> a;
-  auto each = [&](const char* flag, const std::vector<std::string>& vs) {
-    for (const auto& v : vs) a.insert(a.end(), {flag, v});
-  };
-  each("--allow-domain", o.allow_domains);
-  each("--deny-domain", o.deny_domains);
-  each("--allow-cidr", o.allow_cidrs);
-  each("--resolve", o.resolve);
-  if (!o.policy_file.empty()) a.insert(a.end(), {"--policy", o.policy_file});
-  if (!o.upstream.empty()) a.insert(a.end(), {"--proxy", o.upstream});
-  if (o.allow_private) a.emplace_back("--allow-private");
-  if (!o.audit_file.empty()) a.insert(a.end(), {"--audit", o.audit_file});
-  if (!o.session.empty()) a.insert(a.end(), {"--session", o.session});
-  a.insert(a.end(), {"--max-connections", std::to_string(o.max_connections), "--max-header-bytes",
-                     std::to_string(o.max_header_bytes), "--idle-timeout", std::to_string(o.idle_timeout_s),
-                     "--relay-mode", o.relay_mode});
-  return a;
-}
 
 int RunProxyVerb(const ProxyFlags& f) {
   if (!f.create_netns.empty()) return ExitWith(net::CreateNetns(f.create_netns));
@@ -57,7 +37,7 @@ int RunProxyVerb(const ProxyFlags& f) {
     r.port = static_cast<uint16_t>(colon == std::string::npos ? 0 : std::atoi(f.o.listen.c_str() + colon + 1));
     r.pid_file = f.o.pid_file;
     r.log_file = f.log_file;
-    r.proxy_args = PassThrough(f.o);
+    r.proxy_args = net::ProxyArgs(f.o);
     auto h = net::StartRelay(r);
     if (!h) return ExitWith(h);
     PrintJson(boost::json::object{{"pid", h->process.pid}, {"start", h->process.start}, {"listen", h->listen},

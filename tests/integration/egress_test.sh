@@ -222,6 +222,20 @@ start_relay() { # NETNS PIDFILE
   ss proxy --detach --netns "$1" --listen 127.0.0.1:3128 --pid-file "$2" --relay-log "$WORK/relay.log" "${RELAY_ARGS[@]}"
 }
 
+check_none_mode() {
+  # `none`: the namespace alone. Nothing outside is reachable, not even through a proxy port.
+  local ns0=$WORK/netns0 out
+  ss proxy --create-netns "$ns0" || return $(fail "create netns")
+  assert_eq "lo " "$(nsenter --net="$ns0" ip -o link | awk -F': ' '{print $2}' | tr '\n' ' ')" "loopback only" || return
+  assert_contains "$(nsenter --net="$ns0" ip -o link show lo)" "UP" "lo is up" || return
+  out=$(nsenter --net="$ns0" curl -s --max-time 5 --noproxy '*' "http://$PUB:8080/" 2>&1; echo "rc=$?")
+  assert_contains "$out" "rc=7" "direct to the test host" || return
+  out=$(nsenter --net="$ns0" curl -s --max-time 5 -x "http://127.0.0.1:$PORT_main" http://allowed.test:8080/ 2>&1; echo "rc=$?")
+  assert_contains "$out" "rc=7" "the host's proxy port is not reachable from inside" || return
+  ss proxy --create-netns "$ns0" 2>/dev/null && return $(fail "creating over an existing netns succeeded")
+  ss proxy --remove-netns "$ns0" && [ ! -e "$ns0" ] || fail "remove"
+}
+
 check_netns_relay_nsenter() {
   ss proxy --create-netns "$NS" || return $(fail "create netns")
   local h; h=$(start_relay "$NS" "$WORK/relay.pid") || return $(fail "start relay: $h")
@@ -340,6 +354,7 @@ run_check "proxy: connection limit" check_connection_limit
 run_check "proxy: 8 MiB byte-exact through copy and splice tunnels" check_bulk_both_relay_modes
 run_check "proxy: upstream proxy chaining" check_upstream_chaining
 run_check "proxy: policy file" check_policy_file
+run_check "sandbox: none mode reaches nothing" check_none_mode
 run_check "sandbox: netns + relay, nsenter: allowed works, bypass fails, denied 403" check_netns_relay_nsenter
 run_check "sandbox: runsc container in the netns" check_runsc
 run_check "sandbox: native container in the netns" check_native

@@ -312,3 +312,31 @@ TEST_CASE("net: relay argv and pid file") {
   CHECK(StopRelayFromPidFile("/nonexistent/sandshim-relay.pid").ok());
   CHECK(StopRelay({0, 0}).ok());
 }
+
+#include "shim/net/egress.h"
+
+TEST_CASE("net: egress journal data, undo kinds, proxy args and env") {
+  CHECK(NetnsJournalData("/run/s/ns") == boost::json::object{{"path", "/run/s/ns"}});
+  CHECK(RelayJournalData("/run/s/relay.pid") == boost::json::object{{"pid_file", "/run/s/relay.pid"}});
+  CHECK(IsEgressKind("netns"));
+  CHECK(IsEgressKind("egress-relay"));
+  CHECK_FALSE(IsEgressKind("dir"));
+  // Idempotent undo: nothing there is done, not an error.
+  CHECK(UndoEgress("egress-relay", RelayJournalData("/nonexistent/sandshim-relay.pid")).ok());
+  CHECK(UndoEgress("netns", NetnsJournalData("/nonexistent/sandshim-netns")).ok());
+  CHECK_FALSE(UndoEgress("netns", {}).ok());
+  CHECK_FALSE(UndoEgress("dir", {{"path", "/x"}}).ok());
+  ProxyProcessOptions o;
+  o.allow_domains = {"pypi.org"};
+  o.deny_domains = {"*.evil.com"};
+  o.audit_file = "/a.log";
+  o.session = "s1";
+  auto a = ProxyArgs(o);
+  CHECK(std::vector<std::string>(a.begin(), a.begin() + 8) ==
+        std::vector<std::string>{"--allow-domain", "pypi.org", "--deny-domain", "*.evil.com", "--audit", "/a.log",
+                                 "--session", "s1"});
+  CHECK(std::find(a.begin(), a.end(), "--relay-mode") != a.end());
+  auto env = ProxyEnv(3128);
+  CHECK(std::find(env.begin(), env.end(), "HTTP_PROXY=http://127.0.0.1:3128") != env.end());
+  CHECK(std::find(env.begin(), env.end(), "https_proxy=http://127.0.0.1:3128") != env.end());
+}
