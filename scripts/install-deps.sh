@@ -10,7 +10,8 @@ BUILD_PKGS=(build-essential cmake pkg-config
   liblzma-dev libbz2-dev libxml2-dev nettle-dev libacl1-dev liblz4-dev)
 # Real parts the integration tests and the main job drive.
 RUNTIME_PKGS=(runsc runc crun docker.io containerd podman skopeo busybox-static
-  iproute2 iptables procps psmisc jq util-linux bc python3 debootstrap zstd)
+  iproute2 iptables procps psmisc jq util-linux bc python3 debootstrap zstd
+  curl)  # egress_test.sh: plain HTTP and CONNECT through the proxy
 
 missing=()
 for p in "${BUILD_PKGS[@]}" "${RUNTIME_PKGS[@]}"; do

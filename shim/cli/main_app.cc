@@ -65,7 +65,7 @@ int Main(int argc, char** argv) {
   for (auto reg : {RegisterCreate, RegisterStart, RegisterRun, RegisterState, RegisterKill, RegisterDelete,
                    RegisterExec, RegisterPs, RegisterList, RegisterFeatures, RegisterSpec, RegisterPauseResume,
                    RegisterUpdate, RegisterEvents, RegisterGc, RegisterDoctor, RegisterSession, RegisterMetrics,
-                   RegisterRootfs})
+                   RegisterRootfs, RegisterProxy})
     reg(verbs);
   try {
     app.parse(argc, argv);

@@ -71,6 +71,7 @@ void RegisterDoctor(Verbs& v);
 void RegisterSession(Verbs& v);
 void RegisterMetrics(Verbs& v);
 void RegisterRootfs(Verbs& v);
+void RegisterProxy(Verbs& v);
 
 // The whole program: parse, set up logging, run the chosen verb.
 int Main(int argc, char** argv);

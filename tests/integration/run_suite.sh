@@ -13,6 +13,7 @@ case $suite in
   native) exec bash "$here/native_test.sh" ;;
   session) exec bash "$here/session_test.sh" ;;
   rootfs) exec bash "$here/rootfs_test.sh" ;;
+  egress) exec bash "$here/egress_test.sh" ;;
   docker) exec bash "$here/docker_test.sh" sandshim ;;
   docker_native) SANDSHIM_ARGS="--backend native" exec bash "$here/docker_test.sh" sandshim ;;
   ctr) exec bash "$here/ctr_test.sh" "$SANDSHIM_BIN" ;;

@@ -1,0 +1,58 @@
+#include "shim/net/egress.h"
+
+#include "shim/net/netns.h"
+#include "shim/net/relay.h"
+
+namespace sandshim::net {
+
+boost::json::object NetnsJournalData(const std::filesystem::path& netns) { return {{"path", netns.string()}}; }
+boost::json::object RelayJournalData(const std::filesystem::path& pid_file) {
+  return {{"pid_file", pid_file.string()}};
+}
+
+bool IsEgressKind(std::string_view kind) { return kind == kJournalNetns || kind == kJournalRelay; }
+
+static Result<std::string> Field(const boost::json::object& data, std::string_view key, std::string_view kind) {
+  const auto* v = data.if_contains(key);
+  if (!v || !v->is_string() || v->get_string().empty())
+    return MakeError("journal " + std::string(kind) + ": missing '" + std::string(key) + "'", EINVAL);
+  return std::string(v->get_string());
+}
+
+Status UndoEgress(std::string_view kind, const boost::json::object& data) {
+  if (kind == kJournalRelay) return StopRelayFromPidFile(TRY(Field(data, "pid_file", kind)));
+  if (kind == kJournalNetns) return RemoveNetns(TRY(Field(data, "path", kind)));
+  return MakeError("not an egress journal kind: " + std::string(kind), EINVAL);
+}
+
+std::vector<std::string> ProxyArgs(const ProxyProcessOptions& o) {
+  std::vector<std::string> a;
+  auto each = [&](const char* flag, const std::vector<std::string>& vs) {
+    for (const auto& v : vs) a.insert(a.end(), {flag, v});
+  };
+  auto one = [&](const char* flag, const std::string& v) {
+    if (!v.empty()) a.insert(a.end(), {flag, v});
+  };
+  each("--allow-domain", o.allow_domains);
+  each("--deny-domain", o.deny_domains);
+  each("--allow-cidr", o.allow_cidrs);
+  each("--resolve", o.resolve);
+  one("--policy", o.policy_file);
+  one("--proxy", o.upstream);
+  if (o.allow_private) a.emplace_back("--allow-private");
+  one("--audit", o.audit_file);
+  one("--session", o.session);
+  a.insert(a.end(), {"--max-connections", std::to_string(o.max_connections), "--max-header-bytes",
+                     std::to_string(o.max_header_bytes), "--idle-timeout", std::to_string(o.idle_timeout_s),
+                     "--relay-mode", o.relay_mode});
+  return a;
+}
+
+std::vector<std::string> ProxyEnv(uint16_t port) {
+  std::string url = "http://127.0.0.1:" + std::to_string(port);
+  // Both spellings: curl reads only lower-case http_proxy; most others take either.
+  return {"HTTP_PROXY=" + url, "HTTPS_PROXY=" + url, "http_proxy=" + url, "https_proxy=" + url,
+          "NO_PROXY=localhost,127.0.0.1", "no_proxy=localhost,127.0.0.1"};
+}
+
+}  // namespace sandshim::net

@@ -1,0 +1,181 @@
+#include "shim/net/proxy_process.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include <cstring>
+#include <functional>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include "shim/core/fs.h"
+#include "shim/core/log.h"
+#include "shim/core/proc.h"
+#include "shim/net/netns.h"
+#include "shim/net/policy_file.h"
+#include "shim/net/proxy_server.h"
+#include "shim/net/relay.h"
+
+namespace sandshim::net {
+
+namespace asio = boost::asio;
+
+static Result<UniqueFd> Listen(const std::string& spec) {
+  auto colon = spec.rfind(':');
+  if (colon == std::string::npos) return MakeError("--listen '" + spec + "': expected ADDR:PORT", EINVAL);
+  auto addr = TRY_CTX(ParseAddress(spec.substr(0, colon)), "--listen");
+  int port = std::atoi(spec.c_str() + colon + 1);
+  if (port < 0 || port > 65535) return MakeError("--listen '" + spec + "': bad port", EINVAL);
+  // Asio's endpoint lays out the sockaddr for either family; the socket itself is made by
+  // hand so that it can be created inside another network namespace and handed over.
+  asio::ip::tcp::endpoint ep(addr, static_cast<uint16_t>(port));
+  UniqueFd fd(::socket(addr.is_v4() ? AF_INET : AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd.valid()) return ErrnoError("socket");
+  int one = 1;
+  ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (::bind(fd.get(), ep.data(), static_cast<socklen_t>(ep.size())) != 0) return ErrnoError("bind " + spec);
+  if (::listen(fd.get(), 1024) != 0) return ErrnoError("listen " + spec);
+  return fd;
+}
+
+static std::string BoundAddress(int fd) {
+  sockaddr_storage ss{};
+  socklen_t len = sizeof ss;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len);
+  char host[INET6_ADDRSTRLEN] = {};
+  uint16_t port = 0;
+  if (ss.ss_family == AF_INET) {
+    auto* in = reinterpret_cast<sockaddr_in*>(&ss);
+    ::inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
+    port = ntohs(in->sin_port);
+    return std::string(host) + ":" + std::to_string(port);
+  }
+  auto* in6 = reinterpret_cast<sockaddr_in6*>(&ss);
+  ::inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof host);
+  return "[" + std::string(host) + "]:" + std::to_string(ntohs(in6->sin6_port));
+}
+
+static Result<ProxyOptions> BuildOptions(const ProxyProcessOptions& o) {
+  ProxyOptions p;
+  std::vector<std::string> allow = o.allow_domains, deny = o.deny_domains, cidrs = o.allow_cidrs;
+  p.addresses.allow_private = o.allow_private;
+  std::string upstream = o.upstream;
+  if (!o.policy_file.empty()) {
+    auto pol = TRY(LoadPolicy(o.policy_file));
+    auto extra = pol.EffectiveAllow();
+    allow.insert(allow.end(), extra.begin(), extra.end());
+    deny.insert(deny.end(), pol.blocked_domains.begin(), pol.blocked_domains.end());
+    cidrs.insert(cidrs.end(), pol.allow_cidrs.begin(), pol.allow_cidrs.end());
+    p.addresses.allow_private = p.addresses.allow_private || pol.allow_private;
+    if (upstream.empty()) upstream = pol.upstream_proxy;  // the command line wins
+  }
+  p.rules = TRY(DomainRules::Make(allow, deny));
+  for (const auto& c : cidrs) p.addresses.allow.push_back(TRY_CTX(ParseCidr(c), "--allow-cidr"));
+  if (!upstream.empty()) p.upstream = TRY(ParseProxyUrl(upstream));
+  if (allow.empty()) log::Warn("proxy: no allow rules: every destination will be refused");
+  p.session = o.session;
+  p.max_connections = o.max_connections;
+  p.max_header_bytes = o.max_header_bytes;
+  p.idle_timeout = std::chrono::seconds(o.idle_timeout_s);
+  if (o.relay_mode != "copy" && o.relay_mode != "splice")
+    return MakeError("--relay-mode must be copy or splice", EINVAL);
+  p.splice = o.relay_mode == "splice";
+  return p;
+}
+
+Status RunProxy(const ProxyProcessOptions& o) {
+  // splice(2) into a socket the peer has closed raises SIGPIPE; the error return is enough.
+  ::signal(SIGPIPE, SIG_IGN);
+  // Every tunnel holds two sockets and two pipes: lift the soft descriptor limit to the hard one.
+  rlimit rl{};
+  if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &rl);
+  }
+  auto popts = TRY(BuildOptions(o));
+  AuditLog audit;
+  if (!o.audit_file.empty()) audit = TRY(AuditLog::Open(o.audit_file));
+
+  UniqueFd ns_fd, listener;
+  if (!o.netns.empty()) {
+    ns_fd = TRY(OpenNetns(o.netns));
+    TRY_CTX(InNetns(ns_fd.get(),
+                    [&]() -> Status {
+                      listener = TRY(Listen(o.listen));
+                      return Ok();
+                    }),
+            "listen in " + o.netns);
+  } else {
+    listener = TRY(Listen(o.listen));
+  }
+  std::string bound = BoundAddress(listener.get());
+
+  asio::io_context io(1);
+  std::unique_ptr<Resolver> resolver = MakeSystemResolver(io);
+  if (!o.resolve.empty()) {
+    auto fixed = std::make_unique<StaticResolver>(std::move(resolver));
+    for (const auto& r : o.resolve) TRY(fixed->Add(r));
+    resolver = std::move(fixed);
+  }
+  ProxyServer server(io, std::move(popts), std::move(resolver), std::move(audit));
+  TRY(server.Serve(std::move(listener)));
+
+  asio::signal_set signals(io, SIGTERM, SIGINT, SIGHUP);
+  signals.async_wait([&](const boost::system::error_code& ec, int sig) {
+    if (ec) return;
+    log::Debug("proxy: signal " + std::to_string(sig) + ", stopping");
+    io.stop();
+  });
+
+  // A relay lives exactly as long as its namespace file: once the file is unmounted or
+  // removed (session deleted, gc), nothing can reach the listener any more, so exit.
+  asio::steady_timer watch(io);
+  struct stat ns_st {};
+  if (ns_fd.valid()) ::fstat(ns_fd.get(), &ns_st);
+  std::function<void()> arm = [&] {
+    watch.expires_after(std::chrono::milliseconds(500));
+    watch.async_wait([&](const boost::system::error_code& ec) {
+      if (ec) return;
+      struct stat st {};
+      if (::stat(o.netns.c_str(), &st) != 0 || st.st_ino != ns_st.st_ino || st.st_dev != ns_st.st_dev) {
+        log::Info("proxy: network namespace " + o.netns + " is gone, exiting");
+        io.stop();
+        return;
+      }
+      arm();
+    });
+  };
+  if (ns_fd.valid()) arm();
+
+  if (!o.pid_file.empty()) TRY(fs::WriteFileAtomic(o.pid_file, FormatPidFile(proc::Self(), bound), 0644));
+  if (o.ready_fd >= 0) {
+    // Recorded in the pid file: from here on the relay outlives its creator (see relay.h).
+    // This must come before "ready": the creator exits as soon as it reads it, and a
+    // death signal still armed then would kill the relay it just started.
+    ::prctl(PR_SET_PDEATHSIG, 0);
+    std::string line = "ready " + bound + "\n";
+    (void)!::write(o.ready_fd, line.data(), line.size());
+    ::close(o.ready_fd);
+  }
+  log::Debug("proxy: listening on " + bound + (o.netns.empty() ? "" : " in " + o.netns));
+  io.run();
+  if (!o.pid_file.empty()) {
+    // Remove the pid file only while it still names this process.
+    auto text = fs::ReadFile(o.pid_file);
+    if (text) {
+      auto h = ParsePidFile(*text);
+      if (h && h->process.pid == ::getpid()) ::unlink(o.pid_file.c_str());
+    }
+  }
+  return Ok();
+}
+
+}  // namespace sandshim::net

@@ -1,0 +1,33 @@
+// The whole `sandshim proxy` process: options in, proxy running until SIGTERM/SIGINT (or,
+// as a relay, until its network namespace file disappears). The verb only parses flags.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "shim/core/result.h"
+
+namespace sandshim::net {
+
+struct ProxyProcessOptions {
+  std::string listen = "127.0.0.1:3128";  // ADDR:PORT; port 0 picks a free one (see ready/pid file)
+  std::string netns;                      // listen inside this namespace; connect from ours
+  std::vector<std::string> allow_domains, deny_domains, allow_cidrs, resolve;
+  std::string policy_file;
+  std::string upstream;                   // http://host:port
+  bool allow_private = false;
+  std::string audit_file;
+  std::string session;
+  size_t max_connections = 512;
+  size_t max_header_bytes = 16 * 1024;
+  unsigned idle_timeout_s = 600;
+  std::string relay_mode = "copy";  // copy | splice
+  std::string pid_file;  // written (atomically) once listening: {"pid","start","listen"}
+  int ready_fd = -1;     // "ready ADDR:PORT\n" written then closed once listening
+};
+
+// Runs until told to stop; returns the reason it could not start (or Ok on a clean stop).
+Status RunProxy(const ProxyProcessOptions& o);
+
+}  // namespace sandshim::net

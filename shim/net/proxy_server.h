@@ -1,0 +1,70 @@
+// The filtering proxy: HTTP CONNECT tunnels and absolute-form plain-HTTP forwarding, one
+// single-threaded io_context. Per connection:
+//   1. read the request head (Beast; limit --max-header-bytes -> 431, malformed -> 400);
+//   2. domain rules on the requested host and port (deny wins; 403 names the rule);
+//   3. resolve once, check every address against the address policy (any refused -> 403),
+//      connect to a checked address: the connection is pinned to what was checked and the
+//      name is never resolved again for it, so DNS rebinding cannot switch it;
+//      or, with an upstream proxy, CONNECT through it (the upstream resolves and is trusted
+//      with the address check; IP-literal destinations are still checked here);
+//   4. relay bytes both ways through a 1 MiB buffer (or splice(2) through a pipe);
+//   5. one audit line when the connection ends.
+// Plain HTTP is rewritten to origin form with hop-by-hop and Proxy-* headers removed and
+// "Connection: close" added, so the origin closes after one response; anything further the
+// client sends on that connection can only reach the same checked destination.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "shim/core/result.h"
+#include "shim/core/unique_fd.h"
+#include "shim/net/address_policy.h"
+#include "shim/net/audit.h"
+#include "shim/net/domain_rules.h"
+#include "shim/net/resolver.h"
+
+namespace sandshim::net {
+
+struct UpstreamProxy {
+  std::string host;
+  uint16_t port = 0;
+  std::string authorization;  // "Basic ..." from user:password in the URL, or empty
+  bool empty() const { return host.empty(); }
+};
+// "http://[user:password@]host[:port][/]" (port defaults to 3128 then 80 per scheme: 80).
+Result<UpstreamProxy> ParseProxyUrl(const std::string& url);
+
+struct ProxyOptions {
+  DomainRules rules;
+  AddressPolicy addresses;
+  UpstreamProxy upstream;
+  std::string session;
+  size_t max_connections = 512;
+  size_t max_header_bytes = 16 * 1024;
+  std::chrono::milliseconds header_timeout{30'000};
+  std::chrono::milliseconds connect_timeout{10'000};
+  std::chrono::milliseconds idle_timeout{600'000};
+  bool splice = false;  // relay tunnels with splice(2) instead of read/send (see PumpCopy)
+};
+
+class ProxyServer {
+ public:
+  ProxyServer(boost::asio::io_context& io, ProxyOptions opts, std::unique_ptr<Resolver> resolver, AuditLog audit);
+  ~ProxyServer();
+  // Starts accepting on a bound, listening TCP socket (created by the caller, possibly
+  // inside another network namespace).
+  Status Serve(UniqueFd listener);
+  // Stops accepting; open connections finish on their own.
+  void StopAccepting();
+  size_t active() const;
+
+  struct Impl;
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace sandshim::net
