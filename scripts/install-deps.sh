@@ -3,7 +3,7 @@
 # Idempotent: a second run installs nothing and exits quickly.
 set -euo pipefail
 
-BUILD_PKGS=(build-essential cmake pkg-config
+BUILD_PKGS=(build-essential cmake pkg-config ccache
   libboost1.81-dev libboost-json1.81-dev libboost-filesystem1.81-dev
   libspdlog-dev libfmt-dev doctest-dev libseccomp-dev libcli11-dev
   libarchive-dev libssl-dev libcap-dev libzstd-dev zlib1g-dev
