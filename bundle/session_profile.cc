@@ -72,6 +72,18 @@ Status ApplyProfileJson(const json::object& doc, SessionProfile* p, ProfileExtra
       for (const auto& [ek, ev] : v.as_object())
         p->env.insert_or_assign(TRY(ParseEnv(std::string(ek) + "=" + TRY(Str(ev, "env." + std::string(ek))))).first,
                                 std::string(ev.as_string()));
+    } else if (key == "allow_domains" || key == "deny_domains" || key == "allow_cidrs") {
+      auto& list = key == "allow_domains" ? p->allow_domains : key == "deny_domains" ? p->deny_domains : p->allow_cidrs;
+      if (!v.is_array()) return MakeError("profile: \"" + key + "\" must be an array of strings", EINVAL);
+      for (const auto& d : v.as_array()) list.push_back(TRY(Str(d, key)));
+    } else if (key == "allow_private") {
+      if (!v.is_bool()) return MakeError("profile: \"allow_private\" must be true or false", EINVAL);
+      p->allow_private = v.as_bool();
+    } else if (key == "network_policy") {
+      // The shape platforms already write (shim/net/policy_file.h); checked by the session
+      // layer, which owns the parser, before anything is created.
+      if (!v.is_object()) return MakeError("profile: \"network_policy\" must be an object", EINVAL);
+      p->egress_policy_json = json::serialize(v);
     } else if (key == "mounts") {
       if (!v.is_array()) return MakeError("profile: \"mounts\" must be an array of \"SRC:DST[:ro]\"", EINVAL);
       for (const auto& m : v.as_array()) p->mounts.push_back(TRY(ParseMount(TRY(Str(m, "mounts")))));
@@ -79,7 +91,7 @@ Status ApplyProfileJson(const json::object& doc, SessionProfile* p, ProfileExtra
       return MakeError("profile: unknown key \"" + key + "\"", EINVAL);
     }
   }
-  if (p->network != "none" && p->network != "host") return MakeError("profile: network must be none or host", EINVAL);
+  if (!ValidNetworkMode(p->network)) return MakeError("profile: network must be " + std::string(kNetworkModes), EINVAL);
   return Ok();
 }
 
@@ -100,13 +112,18 @@ json::object ProfileSummary(const SessionProfile& p) {
           {"workspace_dest", p.workspace_dest},
           {"env_keys", std::move(env_keys)},
           {"mounts", std::move(mounts)},
-          {"proxy", p.proxy},
+          {"proxy", RedactUrl(p.proxy)},
           {"user", std::to_string(p.uid) + ":" + std::to_string(p.gid)},
           {"hostname", p.hostname},
           {"memory", p.memory_bytes},
           {"cpus", p.cpus},
           {"pids", p.pids},
           {"network", p.network},
+          {"allow_domains", json::value_from(p.allow_domains)},
+          {"deny_domains", json::value_from(p.deny_domains)},
+          {"allow_cidrs", json::value_from(p.allow_cidrs)},
+          {"allow_private", p.allow_private},
+          {"network_policy", p.egress_policy_json.empty() ? json::value(nullptr) : json::parse(p.egress_policy_json)},
           {"tmp_size", p.tmp_size},
           {"writable_layer", p.writable_layer}};
 }

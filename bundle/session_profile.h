@@ -6,7 +6,10 @@
 //    "env": {"LANG": "C.UTF-8"}, "proxy": "http://proxy:3128", "user": "1000:1000",
 //    "hostname": "sandbox", "memory": "1g", "cpus": 1.5, "pids": 256, "network": "none",
 //    "tmp_size": "256m", "mounts": ["/data:/data:ro"], "writable_layer": true,
-//    "exec_timeout": "10m", "image": "docker:python:3"}
+//    "exec_timeout": "10m", "image": "docker:python:3",
+//    "allow_domains": ["pypi.org"], "deny_domains": ["*.evil.com"], "allow_cidrs": [],
+//    "allow_private": false, "network_policy": {"allowedDomains": [...], "allowedRegistries": ["pypi"]}}
+// ("network": "proxy" makes the allow/deny lists and network_policy the session's egress rules.)
 #pragma once
 
 #include <boost/json.hpp>

@@ -47,13 +47,27 @@ Result<int64_t> ParseBytes(std::string_view s) {
   return MakeError("invalid size \"" + std::string(s) + "\": unit must be k, m or g", EINVAL);
 }
 
+bool ValidNetworkMode(std::string_view mode) { return mode == "none" || mode == "proxy" || mode == "host"; }
+
+std::string RedactUrl(std::string_view url) {
+  auto scheme = url.find("://");
+  size_t start = scheme == std::string_view::npos ? 0 : scheme + 3;
+  auto at = url.find('@', start);
+  auto slash = url.find('/', start);
+  if (at == std::string_view::npos || (slash != std::string_view::npos && slash < at)) return std::string(url);
+  return std::string(url.substr(0, start)) + std::string(url.substr(at + 1));
+}
+
 static json::array Env(const SessionProfile& p) {
   std::map<std::string, std::string> env = {{"PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
                                             {"HOME", p.workspace_dest},
                                             {"TERM", "xterm"}};
-  if (!p.proxy.empty())
-    for (const char* k : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"}) env[k] = p.proxy;
-  if (!p.proxy.empty()) env["NO_PROXY"] = env["no_proxy"] = "localhost,127.0.0.1,::1";
+  // In proxy mode the variables name the relay; the user's proxy is the relay's upstream
+  // and its address (and credentials) never enter the sandbox.
+  std::string proxy = p.network == "proxy" ? "http://127.0.0.1:" + std::to_string(kRelayPort) : p.proxy;
+  if (!proxy.empty())
+    for (const char* k : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"}) env[k] = proxy;
+  if (!proxy.empty()) env["NO_PROXY"] = env["no_proxy"] = "localhost,127.0.0.1,::1";
   for (const auto& [k, v] : p.env) env[k] = v;
   json::array out;
   for (const auto& [k, v] : env) out.emplace_back(k + "=" + v);
@@ -71,7 +85,9 @@ int64_t HostMemoryWithHeadroom(int64_t inside) { return inside + std::max<int64_
 Result<json::object> SessionSpec(const SessionProfile& p) {
   if (p.rootfs.empty() || p.rootfs[0] != '/') return MakeError("session rootfs must be an absolute path", EINVAL);
   if (p.workspace.empty() || p.workspace[0] != '/') return MakeError("--workspace must be an absolute path", EINVAL);
-  if (p.network != "none" && p.network != "host") return MakeError("--network must be none or host", EINVAL);
+  if (!ValidNetworkMode(p.network)) return MakeError("--network must be " + std::string(kNetworkModes), EINVAL);
+  if (p.network == "proxy" && (p.netns_path.empty() || p.netns_path[0] != '/'))
+    return MakeError("proxy network mode needs the session's namespace path", EINVAL);
   // An init that idles, ends on TERM and reaps orphans of exec'd commands.
   auto spec = DefaultSpec({"/bin/sh", "-c", "trap 'exit 0' TERM; while :; do sleep 3600 & wait $!; done"}, false);
   auto& proc = spec["process"].as_object();
@@ -97,11 +113,11 @@ Result<json::object> SessionSpec(const SessionProfile& p) {
   if (p.cpus > 0) res["cpu"] = {{"quota", static_cast<int64_t>(p.cpus * 100000)}, {"period", 100000}};
   if (p.pids > 0) res["pids"] = {{"limit", p.pids}};
   linux_obj["resources"] = std::move(res);
-  if (p.network == "host") {
-    auto& nss = linux_obj["namespaces"].as_array();
+  if (p.network != "none") {  // host: no network namespace entry; proxy: join the session's
     json::array kept;
-    for (auto& ns : nss)
+    for (auto& ns : linux_obj["namespaces"].as_array())
       if (ns.as_object()["type"] != "network") kept.push_back(ns);
+    if (p.network == "proxy") kept.push_back({{"type", "network"}, {"path", p.netns_path}});
     linux_obj["namespaces"] = std::move(kept);
   }
   spec["annotations"] = {{"dev.sandshim.session.workspace", p.workspace}};

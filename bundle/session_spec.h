@@ -31,7 +31,16 @@ struct SessionProfile {
   int64_t memory_bytes = 0;                  // 0: no limit
   double cpus = 0;                           // 0: no limit
   int64_t pids = 0;                          // 0: no limit
-  std::string network = "none";              // none | host
+  // none: a private namespace with only loopback. proxy: the same, joined by path
+  // (netns_path, made by the session layer), with a relay on 127.0.0.1:kRelayPort inside
+  // that is the only way out; the proxy variables point at it and `proxy` (if set) becomes
+  // the relay's upstream. host: the host's network, explicit opt-in.
+  std::string network = "none";
+  std::string netns_path;
+  // proxy mode: what the relay lets through (see shim/net/policy_file.h for the file shape).
+  std::vector<std::string> allow_domains, deny_domains, allow_cidrs;
+  bool allow_private = false;
+  std::string egress_policy_json;            // {"network": {"allowedDomains": [...], ...}}, or empty
   std::string tmp_size = "256m";
   // A per-session writable layer over the shared base (the base itself is never written):
   // the caller sets root_path to the merged directory, or asks gVisor for an overlay.
@@ -42,6 +51,14 @@ struct SessionProfile {
   // alone) and the host limit gets headroom for the sentry itself.
   bool limit_memory_inside = false;
 };
+
+// Where the relay listens inside a proxy-mode session (each session has its own namespace).
+inline constexpr uint16_t kRelayPort = 3128;
+inline constexpr const char* kNetworkModes = "none, proxy or host";
+bool ValidNetworkMode(std::string_view mode);
+// userinfo removed ("http://user:secret@proxy:3128" -> "http://proxy:3128"): records and
+// audit lines name a proxy, never its credentials.
+std::string RedactUrl(std::string_view url);
 
 // Host memory limit for a per-process limit of `inside` bytes: a quarter more, at least 64 MiB.
 int64_t HostMemoryWithHeadroom(int64_t inside);

@@ -12,6 +12,7 @@ Result<session::Sessions> OpenSessions(const GlobalOpts& g) { return session::Se
 boost::json::object SessionJson(const session::SessionRecord& r) {
   auto o = session::RecordToJson(r);
   o["status"] = r.status;
+  o.erase("relay_args");  // internal: how to restart the relay
   return o;
 }
 

@@ -12,7 +12,9 @@ namespace sandshim::cli {
 struct SessionCreateArgs {
   std::string id, name, profile_file, rootfs, image, rootfs_cache = rootfs::kDefaultCacheDir, workspace,
       workspace_dest, proxy, user, hostname, memory, network, tmp_size;
-  std::vector<std::string> env, env_files, mounts;
+  std::vector<std::string> env, env_files, mounts, allow_domains, deny_domains, allow_cidrs, resolve;
+  std::string egress_policy;
+  bool allow_private = false;
   double cpus = 0;
   int64_t pids = 0;
   bool json = false, read_only_root = false;
@@ -53,6 +55,12 @@ static Result<bundle::SessionProfile> Profile(const SessionCreateArgs& a, CLI::A
     p.env.insert_or_assign(k, v);
   }
   for (const auto& m : a.mounts) p.mounts.push_back(TRY(bundle::ParseMount(m)));
+  // Egress rules add to the profile's; a policy file replaces the profile's network_policy.
+  p.allow_domains.insert(p.allow_domains.end(), a.allow_domains.begin(), a.allow_domains.end());
+  p.deny_domains.insert(p.deny_domains.end(), a.deny_domains.begin(), a.deny_domains.end());
+  p.allow_cidrs.insert(p.allow_cidrs.end(), a.allow_cidrs.begin(), a.allow_cidrs.end());
+  if (given("--allow-private")) p.allow_private = a.allow_private;
+  if (given("--egress-policy")) p.egress_policy_json = TRY_CTX(fs::ReadFile(a.egress_policy), "--egress-policy");
   std::string image = given("--image") ? a.image : extras.image;
   if (given("--rootfs")) image.clear();  // the command line wins over a profile's image
   if (!image.empty()) {  // built once into the shared cache, then reused by every session
@@ -77,7 +85,7 @@ void RegisterSessionCreate(Verbs& v, CLI::App* parent) {
     if (!p) return ExitWith(Status(p.error().Wrap("session create")));
     auto s = OpenSessions(v.global);
     if (!s) return ExitWith(Status(s.error()));
-    auto r = s->Create(a->id, a->name, *p);
+    auto r = s->Create(a->id, a->name, *p, a->resolve);
     if (!r) return ExitWith(Status(r.error().Wrap("session create " + a->id)));
     if (a->json) PrintJson(SessionJson(*r));
     else std::cout << r->id << "\t" << r->backend << "\t" << r->workspace << "\n";
@@ -98,14 +106,31 @@ void RegisterSessionCreate(Verbs& v, CLI::App* parent) {
   sub->add_option("-e,--env", a->env, "KEY=VALUE (repeatable); nothing else of the caller's environment enters")
       ->allow_extra_args(false);
   sub->add_option("--env-file", a->env_files, "file of KEY=VALUE lines (repeatable)")->allow_extra_args(false);
-  sub->add_option("--proxy", a->proxy, "URL for HTTP_PROXY/HTTPS_PROXY (and lowercase), NO_PROXY=localhost");
+  sub->add_option("--proxy", a->proxy,
+                  "URL for HTTP_PROXY/HTTPS_PROXY (and lowercase), NO_PROXY=localhost; with --network proxy, "
+                  "the relay's upstream instead");
   sub->add_option("--user", a->user, "uid[:gid] of the session's processes (default 1000:1000)");
   sub->add_option("--hostname", a->hostname, "hostname inside (default sandbox)");
   sub->add_option("--memory", a->memory, "memory limit, e.g. 512m");
   sub->add_option("--cpus", a->cpus, "CPU limit, e.g. 1.5");
   sub->add_option("--pids", a->pids, "process limit");
-  sub->add_option("--network", a->network, "none (default: loopback only) or host (explicit opt-in)")
-      ->check(CLI::IsMember({"none", "host"}));
+  sub->add_option("--network", a->network,
+                  "none (default: loopback only), proxy (loopback + a filtering relay, the only way out) "
+                  "or host (explicit opt-in)")
+      ->check(CLI::IsMember({"none", "proxy", "host"}));
+  sub->add_option("--allow-domain", a->allow_domains,
+                  "proxy mode: allow a host: example.com, *.example.com, .example.com, host:443, an IP (repeatable)")
+      ->allow_extra_args(false);
+  sub->add_option("--deny-domain", a->deny_domains, "proxy mode: deny a host, same forms; deny wins (repeatable)")
+      ->allow_extra_args(false);
+  sub->add_option("--allow-cidr", a->allow_cidrs, "proxy mode: allow destination addresses in this CIDR (repeatable)")
+      ->allow_extra_args(false);
+  sub->add_flag("--allow-private", a->allow_private, "proxy mode: allow private, CGNAT and unique-local addresses");
+  sub->add_option("--egress-policy", a->egress_policy,
+                  "proxy mode: JSON policy ({\"network\":{\"allowedDomains\":[...],\"allowedRegistries\":[...]}})");
+  sub->add_option("--egress-resolve", a->resolve, "test seam: NAME=IP fixed answers for the relay's resolver")
+      ->allow_extra_args(false)
+      ->group("");  // hidden
   sub->add_option("--tmp-size", a->tmp_size, "size of the tmpfs /tmp (default 256m)");
   sub->add_flag("--read-only-root", a->read_only_root,
                 "no writable layer: the root is the base, read-only (default: a private writable layer)");

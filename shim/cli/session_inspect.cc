@@ -21,7 +21,7 @@ void RegisterSessionInspect(Verbs& v, CLI::App* parent) {
       PrintJson(o, /*pretty=*/true);
       return 0;
     }
-    for (const char* k : {"id", "name", "status", "state", "backend", "backend_reason", "layer", "workspace", "rootfs",
+    for (const char* k : {"id", "name", "status", "state", "backend", "backend_reason", "layer", "network", "workspace", "rootfs",
                           "created", "last_used", "execs", "exec_failures", "exec_timeouts", "exec_seconds",
                           "memory_bytes", "workspace_bytes", "audit"}) {
       const auto& val = o[k];

@@ -15,7 +15,8 @@ inline constexpr std::string_view kPoints[] = {
     "start.after-backend",   "delete.before-replay", "delete.after-replay",  "run.after-journal",
     "exec.before-backend",   "kill.before-backend",  "gc.before-replay",
     // sessions
-    "session.create.after-dir", "session.create.after-journal", "session.create.after-container",
+    "session.create.after-dir", "session.create.after-journal", "session.create.after-netns",
+    "session.create.after-relay", "session.create.after-container",
     "session.exec.before-backend", "session.delete.before-replay", "session.delete.after-replay", "session.gc.before-replay",
 };
 

@@ -11,7 +11,9 @@
 namespace sandshim::net {
 
 std::string FormatAudit(const AuditRecord& r, const std::string& ts) {
+  // "event" as in a session's own audit lines, which share the file in proxy mode.
   boost::json::object o{{"ts", ts},
+                        {"event", "egress"},
                         {"session", r.session},
                         {"client", r.client},
                         {"method", r.method},

@@ -18,6 +18,8 @@ json::object RecordToJson(const SessionRecord& r) {
           {"state", r.state},
           {"layer", r.layer},
           {"profile", r.profile},
+          {"network", r.network},
+          {"relay_args", json::value_from(r.relay_args)},
           {"execs", r.execs},
           {"exec_failures", r.exec_failures},
           {"exec_timeouts", r.exec_timeouts},
@@ -50,6 +52,11 @@ Result<SessionRecord> RecordFromJson(const json::value& v) {
   if (r.state.empty()) r.state = "running";
   r.layer = GetString(o, "layer");
   if (const auto* p = o.if_contains("profile"); p && p->is_object()) r.profile = p->as_object();
+  r.network = GetString(o, "network");
+  if (r.network.empty()) r.network = "none";
+  if (const auto* a = o.if_contains("relay_args"); a && a->is_array())
+    for (const auto& x : a->as_array())
+      if (x.is_string()) r.relay_args.emplace_back(x.as_string());
   r.execs = U64(o, "execs");
   r.exec_failures = U64(o, "exec_failures");
   r.exec_timeouts = U64(o, "exec_timeouts");

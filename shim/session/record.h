@@ -6,6 +6,7 @@
 #include <boost/json.hpp>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "shim/core/result.h"
 
@@ -17,6 +18,8 @@ struct SessionRecord {
   std::string state = "running";   // what we last made it: running | stopped
   std::string layer;               // "overlayfs", "gvisor-overlay" or "" (read-only root)
   boost::json::object profile;     // bundle::ProfileSummary
+  std::string network = "none";    // none | proxy | host
+  std::vector<std::string> relay_args;  // proxy mode: the relay's `sandshim proxy` flags, to restart it
   uint64_t execs = 0, exec_failures = 0, exec_timeouts = 0;
   double exec_seconds = 0;
   // Not stored: the container's live status ("running", "stopped", "gone").

@@ -12,6 +12,8 @@
 #include "shim/runtime/journal.h"
 #include "shim/session/audit.h"
 #include "shim/session/layer.h"
+#include "shim/session/network.h"
+#include "shim/net/egress.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
@@ -60,6 +62,7 @@ Status Sessions::Undo(const runtime::JournalEntry& e) {
     return s || s.error().err_no == ENOENT ? Ok() : s;
   }
   if (e.kind == kLayerKind) return UnmountLayer(path);
+  if (net::IsEgressKind(e.kind)) return net::UndoEgress(e.kind, e.data);
   if (e.kind == kNameKind) {
     // Only our own name: another session may hold it by now.
     std::error_code ec;
@@ -99,9 +102,10 @@ Status Sessions::RunContainer(const SessionRecord& r) {
 }
 
 Result<SessionRecord> Sessions::Create(const std::string& id, const std::string& name,
-                                       const bundle::SessionProfile& profile) {
+                                       const bundle::SessionProfile& profile, const std::vector<std::string>& resolve) {
   TRY(ValidateId(id));
   if (!name.empty()) TRY_CTX(ValidateId(name), "--name");
+  TRY(CheckEgressRules(profile));
   bundle::SessionProfile p = profile;
   std::error_code ec;
   p.workspace = std::filesystem::canonical(p.workspace, ec).string();
@@ -109,9 +113,11 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
     return MakeError("--workspace " + profile.workspace + ": not a directory", ENOENT);
   p.rootfs = std::filesystem::canonical(p.rootfs, ec).string();
   if (ec || !std::filesystem::is_directory(p.rootfs)) return MakeError("--rootfs " + profile.rootfs + ": not a directory", ENOENT);
+  auto dir = Dir(id);
+  NetworkPaths net_paths(dir);
+  if (p.network == "proxy") p.netns_path = net_paths.netns.string();
   // Which backend, before anything exists: the native backend re-executes sandshim here.
   auto choice = TRY(containers_.Prepare(TRY(bundle::ParseSpec(json::serialize(TRY(bundle::SessionSpec(p)))))));
-  auto dir = Dir(id);
   std::string layer;
   p.limit_memory_inside = choice.backend == "gvisor";
   if (p.writable_layer) {
@@ -155,7 +161,13 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   r.audit = (opts_.config.audit_dir / (id + ".jsonl")).string();
   r.profile = bundle::ProfileSummary(p);
   r.profile["backend_reason"] = choice.reason;
+  r.network = p.network;
   r.created = r.last_used = log::NowRfc3339();
+  if (p.network == "proxy") {
+    TRY(fs::MkdirAll(std::filesystem::path(r.audit).parent_path(), 0700));
+    r.relay_args = RelayProxyArgs(p, net_paths, id, r.audit, resolve);
+    TRY(SetUpProxyNetwork(journal, net_paths, p, r.relay_args));
+  }
   TRY(journal.Append({kContainerKind, {{"id", r.container_id}}}));
   fault::Point("session.create.after-journal");
   TRY_CTX(RunContainer(r), "session " + id);
@@ -210,6 +222,8 @@ Result<SessionRecord> Sessions::Stop(const std::string& ref) {
   auto r = TRY(Load(id));
   auto s = containers_.Delete(r.container_id, /*force=*/true);
   if (!s && s.error().err_no != ENOENT) return s.error().Wrap("session " + id);
+  // No process stays: the relay goes too (its namespace, a mount, stays for the restart).
+  if (r.network == "proxy") TRY_CTX(StopSessionRelay(NetworkPaths(Dir(id))), "session " + id + ": stop relay");
   r.state = "stopped";
   TRY(Save(r));
   (void)AppendAudit(r.audit, "stop", {{"session", id}, {"backend", r.backend}});
@@ -225,6 +239,7 @@ Result<SessionRecord> Sessions::Start(const std::string& ref) {
   // A sandbox that died (or was stopped) leaves a record in the runtime: clear it first.
   auto s = containers_.Delete(r.container_id, /*force=*/true);
   if (!s && s.error().err_no != ENOENT) return s.error().Wrap("session " + id);
+  if (r.network == "proxy") TRY_CTX(StartSessionRelay(NetworkPaths(Dir(id)), r.relay_args), "session " + id);
   TRY_CTX(RunContainer(r), "session " + id);
   r.state = "running";
   r.last_used = log::NowRfc3339();

@@ -40,7 +40,9 @@ struct SessionGcReport {
 class Sessions {
  public:
   explicit Sessions(runtime::Options o);
-  Result<SessionRecord> Create(const std::string& id, const std::string& name, const bundle::SessionProfile& p);
+  // resolve: the proxy's fixed-answer resolver (NAME=IP), a test seam; empty in real use.
+  Result<SessionRecord> Create(const std::string& id, const std::string& name, const bundle::SessionProfile& p,
+                               const std::vector<std::string>& resolve = {});
   // Runs a command in the session and stays with it (exit status, timeout, audit).
   Result<RunnerOutcome> Exec(const std::string& ref, const SessionExec& e);
   // ref is an id or a name.

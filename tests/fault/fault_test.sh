@@ -173,7 +173,9 @@ assert_session_gone() { # ID
   [ -z "$(ls "$ROOT/@sessions/@names" 2>/dev/null)" ] || { fail "session name left"; return 1; }
   assert_gone "sess-$id" || return
   left=$(grep -F "$ROOT/@sessions/$id" /proc/self/mountinfo || true)
-  [ -z "$left" ] || { fail "mounts left: $left"; return 1; }
+  [ -z "$left" ] || { fail "mounts left (layer or netns): $left"; return 1; }
+  left=$(pgrep -af "$ROOT/@sessions/$id/" || true)
+  [ -z "$left" ] || { fail "processes left (relay): $left"; return 1; }
   left=$(find /sys/fs/cgroup -maxdepth 4 -type d -name "*sess-$id*" 2>/dev/null)
   [ -z "$left" ] || { fail "session cgroups left: $left"; return 1; }
   assert_eq precious "$(cat "$WORK/ws/keep.txt" 2>/dev/null)" "workspace intact"
@@ -182,9 +184,12 @@ assert_session_gone() { # ID
 check_session_create_points() {
   local p id
   echo precious >"$WORK/ws/keep.txt"
-  for p in session.create.after-dir session.create.after-journal session.create.after-container; do
+  # Proxy network mode, so the crashes also hit a made namespace and a running relay.
+  for p in session.create.after-dir session.create.after-journal session.create.after-netns \
+           session.create.after-relay session.create.after-container; do
     id=$(uniq_name "$SESS-${p//./-}")
-    crash "$p" session create "$id" --name "n-$id" --rootfs "$WORK/b/rootfs" --workspace "$WORK/ws" || return
+    crash "$p" session create "$id" --name "n-$id" --rootfs "$WORK/b/rootfs" --workspace "$WORK/ws" \
+      --network proxy --allow-domain example.test || return
     sess gc >/dev/null || return $(fail "$p: session gc failed")
     assert_session_gone "$id" || { REASON="$p: $REASON"; return 1; }
   done
@@ -204,7 +209,7 @@ check_session_delete_points() {
   local p id
   for p in session.delete.before-replay session.delete.after-replay; do
     id=$(uniq_name "$SESS-${p//./-}")
-    sess_create "$id" --name "n-$id" >/dev/null || return $(fail "session create failed")
+    sess_create "$id" --name "n-$id" --network proxy >/dev/null || return $(fail "session create failed")
     sess exec "$id" -- sh -c "echo written > /workspace/$id" || return $(fail "exec failed")
     crash "$p" session delete "$id" || return
     sess delete "$id" || return $(fail "$p: second delete failed")
