@@ -214,7 +214,8 @@ check_fell_back_to_native() {
   local kernel state logf warned=0
   capture ct task exec --fifo-dir "$WORK/fifo" --exec-id uname "$ID" uname -r
   kernel=$OUT
-  state=$(timeout 20 "$SANDSHIM_BIN" --root "$RUNC_ROOT" state "$ID" 2>&1)
+  # The shim gives the runtime --root <runc-root>/<namespace>.
+  state=$(timeout 20 "$SANDSHIM_BIN" --root "$RUNC_ROOT/$NS" state "$ID" 2>&1)
   # The shim keeps the runtime's --log in the task's bundle while the task lives.
   logf=$WORK/d/containerd/state/io.containerd.runtime.v2.task/$NS/$ID/log.json
   grep -q "$FALLBACK_WARNING" "$logf" 2>/dev/null && warned=1

@@ -23,22 +23,24 @@ bundle_with() { # NAME JQ
   echo "$d"
 }
 run_in() { ss run --bundle "$(bundle_with "$1" "$2")" "$(uniq_name "$1")"; }
-LEAKS=("$CHECK_LEAKS" --match "$WORK" --match sandshim- --root "$ROOT")
+# Scoped to this run (other suites may run at the same time): its dir, and the cgroups
+# /sandshim-<id> of its containers, whose ids all carry "-$$-" (uniq_name).
+LEAKS=("$CHECK_LEAKS" --match "$WORK" --match "-$$-" --root "$ROOT")
 no_leaks() { "${LEAKS[@]}" --wait 5 --quiet >/dev/null || fail "leaks: $("${LEAKS[@]}" | tr '\n' ' ')"; }
 AFTER_CHECK_HOOK=no_leaks
 
 check_lifecycle() {
   local id out
   id=$(uniq_name life)
-  ss create --bundle "$(bundle_with life '.process.args = ["sleep","1000"]')" "$id" || return $(fail "create")
+  ss create --bundle "$(bundle_with life '.process.args = ["sleep","1000"]')" "$id" || { fail "create"; return; }
   assert_eq native "$(ss state "$id" | jq -r '.annotations["dev.sandshim.backend"]')" "backend in state" || return
-  ss start "$id" || return $(fail "start")
+  ss start "$id" || { fail "start"; return; }
   out=$(ss exec --user 1000:1000 --env A=b "$id" sh -c 'echo $(id -u) $A; exit 6'); local rc=$?
   assert_eq 6 "$rc" "exec status" || return
   assert_eq "1000 b" "$out" "exec user/env" || return
   assert_contains "$(ss ps --format json "$id")" "[" "ps json" || return
   ss kill "$id" KILL && wait_until 5 sh -c "[ \"\$($SANDSHIM_BIN --root $ROOT state $id | jq -r .status)\" = stopped ]" ||
-    return $(fail "not stopped after kill")
+    { fail "not stopped after kill"; return; }
   ss delete "$id"
 }
 
@@ -105,10 +107,10 @@ check_proc_self_exe() {
   local id pid rc=0
   # A container cannot name sandshim's own binary as its command...
   run_in selfexe '.process.args = ["/proc/self/exe"]' 2>"$WORK/err" || rc=$?
-  [ "$rc" -ne 0 ] || return $(fail "/proc/self/exe ran as the container command")
+  [ "$rc" -ne 0 ] || { fail "/proc/self/exe ran as the container command"; return; }
   # ...and the init it waits in before start runs from a sealed copy, not the host file.
   id=$(uniq_name sealed)
-  ss create --bundle "$(bundle_with sealed '.process.args = ["sleep","10"]')" "$id" || return $(fail "create")
+  ss create --bundle "$(bundle_with sealed '.process.args = ["sleep","10"]')" "$id" || { fail "create"; return; }
   pid=$(ss state "$id" | jq -r .pid)
   local exe; exe=$(readlink "/proc/$pid/exe")
   ss delete --force "$id"
@@ -182,14 +184,14 @@ check_oom_event() {
   # The hog (tail buffers everything) is OOM-killed; the init lives on, so events can see it.
   ss create --bundle "$(bundle_with oom '.linux.resources = {"memory":{"limit":33554432}}
     | .process.args = ["sh","-c","head -c 200000000 /dev/zero | tail > /dev/null; sleep 60"]')" "$id" ||
-    return $(fail "create")
-  ss start "$id" || return $(fail "start")
+    { fail "create"; return; }
+  ss start "$id" || { fail "start"; return; }
   wait_until 20 sh -c '[ "$('"$SANDSHIM_BIN"' --root '"$ROOT"' events --stats '"$id"' | jq -r ".data.memory.oom_kill // 0")" -ge 1 ]'
   n=$(ss events --stats "$id" | jq -r '.data.memory.oom_kill // "absent"')
   out=$(timeout 5 "$SANDSHIM_BIN" --root "$ROOT" events --interval 1 "$id" | head -1)
   ss delete --force "$id"
   assert_ne absent "$n" "oom_kill in events --stats" || return
-  [ "$n" -ge 1 ] 2>/dev/null || return $(fail "oom_kill is $n after the hog was killed")
+  [ "$n" -ge 1 ] 2>/dev/null || { fail "oom_kill is $n after the hog was killed"; return; }
   assert_eq "oom $id" "$(jq -r '"\(.type) \(.id)"' <<<"$out" 2>/dev/null)" "first line of events"
 }
 
@@ -202,13 +204,13 @@ check_fallback_and_fail_closed() {
   assert_contains "$out" "fell-back" "auto ran the container natively" || return
   assert_contains "$out" "falling back to the native runtime" "the fallback is announced" || return
   out=$(SANDSHIM_CONFIG=$WORK/cfg.json "$SANDSHIM_BIN" --root "$ROOT" --backend gvisor run --bundle "$(bundle_with fb '.process.args = ["true"]')" "$(uniq_name fb)" 2>&1) || rc=$?
-  [ "$rc" -ne 0 ] || return $(fail "--backend gvisor ran without runsc")
+  [ "$rc" -ne 0 ] || { fail "--backend gvisor ran without runsc"; return; }
   assert_contains "$out" "refusing to fall back" "fail-closed message"
 }
 
 check_doctor() {
   local out rc=0
-  out=$("$SANDSHIM_BIN" doctor --json) || return $(fail "doctor failed on a host with runsc")
+  out=$("$SANDSHIM_BIN" doctor --json) || { fail "doctor failed on a host with runsc"; return; }
   assert_eq 5 "$(jq length <<<"$out")" "doctor findings" || return
   echo '{"runsc":"/nonexistent/runsc","cache_dir":"'"$WORK"'/cache"}' >"$WORK/cfg-doctor.json"
   out=$(SANDSHIM_CONFIG=$WORK/cfg-doctor.json "$SANDSHIM_BIN" doctor) || rc=$?

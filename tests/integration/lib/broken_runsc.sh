@@ -10,7 +10,9 @@
 # (containerd passes its own to the shims it starts, and they to the runtime), so call
 # it before the daemons start. The checks then prove the fallback really happened.
 
+# shellcheck disable=SC2034 # used by the scripts that source this file
 FALLBACK_WARNING="falling back to the native runtime"
+# shellcheck disable=SC2034
 GVISOR_REFUSAL="refusing to fall back"
 
 break_runsc() { # DIR MODE
@@ -46,5 +48,5 @@ assert_host_kernel() { # KERNEL_SEEN_INSIDE
 assert_native_state() {
   local b
   b=$(jq -r '.annotations["dev.sandshim.backend"] // "none"' <<<"$1" 2>/dev/null)
-  assert_eq native "$b" "state annotation dev.sandshim.backend"
+  assert_eq native "$b" "state annotation dev.sandshim.backend (state: $(head -c 300 <<<"$1"))"
 }
