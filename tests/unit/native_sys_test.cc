@@ -210,3 +210,19 @@ TEST_CASE("native setup: the fallbacks the code promises") {
     CHECK(sys.calls.back().rfind("mount /sys /b/rootfs/sys", 0) == 0);
   }
 }
+
+TEST_CASE("native setup: in a new user namespace it becomes root first and binds devices instead of mknod") {
+  RecordingSys sys;
+  RealisticHost(sys);
+  auto plan = DockerLikePlan();
+  plan.clone_flags |= CLONE_NEWUSER;
+  REQUIRE(Setup(sys, plan).ok());
+  int gid = sys.IndexOf("setresgid 0 0 0"), uid = sys.IndexOf("setresuid 0 0 0");
+  CHECK(gid >= 0);
+  CHECK(uid > gid);  // gid first: after setresuid we could no longer change it
+  CHECK(sys.IndexOf("mount - / - rec|slave") > uid);
+  CHECK(sys.Calls({"mknod"}).empty());  // not allowed in a user namespace
+  CHECK(sys.IndexOf("mount /dev/null /b/rootfs/dev/null - bind") >= 0);
+  auto e = FailingAt("setresuid", EPERM, plan);
+  CHECK_MESSAGE(Contains(e.msg, "become root in the user namespace: Operation not permitted"), e.msg);
+}
