@@ -107,10 +107,10 @@ check_proc_self_exe() {
   local id pid rc=0
   # A container cannot name sandshim's own binary as its command...
   run_in selfexe '.process.args = ["/proc/self/exe"]' 2>"$WORK/err" || rc=$?
-  [ "$rc" -ne 0 ] || { fail "/proc/self/exe ran as the container command"; return; }
+  [ "$rc" -ne 0 ] || return $(fail "/proc/self/exe ran as the container command")
   # ...and the init it waits in before start runs from a sealed copy, not the host file.
   id=$(uniq_name sealed)
-  ss create --bundle "$(bundle_with sealed '.process.args = ["sleep","10"]')" "$id" || { fail "create"; return; }
+  ss create --bundle "$(bundle_with sealed '.process.args = ["sleep","10"]')" "$id" || return $(fail "create")
   pid=$(ss state "$id" | jq -r .pid)
   local exe; exe=$(readlink "/proc/$pid/exe")
   ss delete --force "$id"
