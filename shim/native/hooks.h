@@ -1,14 +1,38 @@
 // OCI hooks: each runs with the container's state JSON on stdin, its own env and a timeout.
-// docker's networking is a prestart hook (libnetwork-setkey), so a failing one fails create.
+// Where and when (runtime-spec config.md#posix-platform-hooks):
+//   prestart, createRuntime  runtime namespace, during create (docker's networking is a
+//                            prestart hook, libnetwork-setkey, so a failing one fails create)
+//   createContainer          container namespaces, after the mounts, before pivot_root
+//                            (the path resolves in the runtime's view of the filesystem)
+//   startContainer           in the container, after `start`, before the user process
+//                            (the path resolves inside the container's root)
+//   poststart, poststop      runtime namespace, after start / after delete
+// The container-side ones run in the init (init.cc), from the plan; the state they read
+// has the pid and status as the container sees them, as runc gives them.
 #pragma once
 
+#include <sys/types.h>
+
 #include <string>
+#include <vector>
 
 #include "bundle/spec.h"
 
 namespace sandshim::native {
 
-// kind: prestart, createRuntime, createContainer, startContainer, poststart, poststop.
+struct Hook {
+  std::string path;
+  std::vector<std::string> args, env;  // args[0] defaults to path
+  int timeout = 0;                     // seconds; 0 = our default (120)
+};
+
+// The spec's hooks of one kind, in order (pure).
+std::vector<Hook> HooksOf(const boost::json::object& spec_doc, std::string_view kind);
+// Runs one hook to completion; fails on a non-zero exit or a timeout.
+Status RunHook(const Hook& h, const std::string& state_json);
+Status RunHooks(const std::vector<Hook>& hooks, std::string_view kind, const std::string& state_json);
 Status RunHooks(const bundle::Spec& spec, std::string_view kind, const std::string& state_json);
+// base_state (OCI state JSON) with status and pid replaced.
+std::string StateWith(const std::string& base_state, std::string_view status, pid_t pid);
 
 }  // namespace sandshim::native

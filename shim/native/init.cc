@@ -16,6 +16,7 @@
 #include "shim/core/look_path.h"
 #include "shim/native/caps.h"
 #include "shim/native/console.h"
+#include "shim/native/hooks.h"
 #include "shim/native/mounts.h"
 #include "shim/native/seccomp.h"
 
@@ -31,49 +32,56 @@ namespace {
   ::_exit(127);
 }
 
-Status JoinNamespaces(const LaunchPlan& plan) {
+Status JoinNamespaces(Sys& sys, const LaunchPlan& plan) {
   for (const auto& ns : plan.namespaces) {
     if (ns.path.empty()) continue;
-    int fd = ::open(ns.path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return ErrnoError("open namespace " + ns.path);
-    int rc = ::setns(fd, ns.flag);
-    ::close(fd);
-    if (rc != 0) return ErrnoError("join namespace " + ns.path);
+    UniqueFd fd(sys.Open(ns.path.c_str(), O_RDONLY | O_CLOEXEC, 0));
+    if (!fd.valid()) return ErrnoError("open namespace " + ns.path);
+    if (sys.Setns(fd.get(), ns.flag) != 0) return ErrnoError("join namespace " + ns.path);
   }
   return Ok();
 }
 
-Status Sysctl(const std::vector<std::pair<std::string, std::string>>& kv) {
+// /proc/sys files are written in place, in one write (the kernel parses each write whole).
+Status Sysctl(Sys& sys, const std::vector<std::pair<std::string, std::string>>& kv) {
   for (const auto& [key, value] : kv) {
     std::string path = "/proc/sys/" + key;
     for (auto& c : path)
       if (c == '.') c = '/';
     if (path.find("..") != std::string::npos) return MakeError("bad sysctl " + key, EINVAL);
-    FILE* f = std::fopen(path.c_str(), "we");
-    if (!f) return ErrnoError("sysctl " + key);
-    std::fputs(value.c_str(), f);
-    if (std::fclose(f) != 0) return ErrnoError("sysctl " + key);
+    UniqueFd fd(sys.Open(path.c_str(), O_WRONLY | O_CLOEXEC, 0));
+    if (!fd.valid()) return ErrnoError("sysctl " + key);
+    if (sys.Write(fd.get(), value.data(), value.size()) != static_cast<ssize_t>(value.size()))
+      return ErrnoError("sysctl " + key + "=" + value);
   }
   return Ok();
 }
 
-Status SetupContainer(const LaunchPlan& plan, const InitFds& fds) {
-  TRY(JoinNamespaces(plan));
+}  // namespace
+
+Status SetupContainer(Sys& sys, const LaunchPlan& plan, const InitFds& fds) {
+  TRY(JoinNamespaces(sys, plan));
   if (plan.clone_flags & CLONE_NEWUSER) {
-    if (::setresgid(0, 0, 0) != 0 || ::setresuid(0, 0, 0) != 0) return ErrnoError("become root in the user namespace");
+    if (sys.Setresgid(0, 0, 0) != 0 || sys.Setresuid(0, 0, 0) != 0)
+      return ErrnoError("become root in the user namespace");
   }
-  TRY(PrepareRootfs(plan));
-  TRY(ApplyMounts(plan));
-  TRY(CreateDevices(plan, plan.clone_flags & CLONE_NEWUSER));
-  TRY(PivotRoot(plan.rootfs));
-  if (!plan.hostname.empty() && ::sethostname(plan.hostname.data(), plan.hostname.size()) != 0)
-    return ErrnoError("sethostname");
-  if (!plan.domainname.empty() && ::setdomainname(plan.domainname.data(), plan.domainname.size()) != 0)
-    return ErrnoError("setdomainname");
-  TRY(Sysctl(plan.sysctl));
-  TRY(MaskPaths(plan.masked_paths));
-  TRY(ReadonlyPaths(plan.readonly_paths));
-  if (plan.readonly_root) TRY(ReadonlyRoot());
+  TRY(PrepareRootfs(sys, plan));
+  TRY(ApplyMounts(sys, plan));
+  TRY(CreateDevices(sys, plan, plan.clone_flags & CLONE_NEWUSER));
+  // createContainer hooks: in the container's namespaces, the mounts done, the root not
+  // yet changed (their paths resolve in the runtime's view, as the spec says).
+  if (!plan.create_container_hooks.empty())
+    TRY(RunHooks(plan.create_container_hooks, "createContainer", StateWith(plan.hook_state, "creating", ::getpid())));
+  if (plan.no_pivot) TRY(MoveRoot(sys, plan.rootfs));
+  else TRY(PivotRoot(sys, plan.rootfs));
+  if (!plan.hostname.empty() && sys.Sethostname(plan.hostname.data(), plan.hostname.size()) != 0)
+    return ErrnoError("sethostname " + plan.hostname);
+  if (!plan.domainname.empty() && sys.Setdomainname(plan.domainname.data(), plan.domainname.size()) != 0)
+    return ErrnoError("setdomainname " + plan.domainname);
+  TRY(Sysctl(sys, plan.sysctl));
+  TRY(MaskPaths(sys, plan.masked_paths));
+  TRY(ReadonlyPaths(sys, plan.readonly_paths));
+  if (plan.readonly_root) TRY(ReadonlyRoot(sys));
   if (plan.process.terminal) {
     if (fds.console < 0) return MakeError("terminal requested but no --console-socket given", EINVAL);
     TRY(SetupConsole(fds.console));
@@ -81,8 +89,6 @@ Status SetupContainer(const LaunchPlan& plan, const InitFds& fds) {
   }
   return Ok();
 }
-
-}  // namespace
 
 Error FinalizeAndExec(const ProcessPlan& p, const SeccompPlan& seccomp, int preserve_fds) {
   for (const auto& r : p.rlimits) {
@@ -137,7 +143,7 @@ void RunInit(const LaunchPlan& plan, const InitFds& fds, int preserve_fds) {
   ::prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0);
   char go = 0;
   if (::recv(fds.sync, &go, 1, 0) != 1 || go != 'G') ::_exit(1);  // the parent gave up
-  if (auto s = SetupContainer(plan, fds); !s) Die(fds.sync, s.error().msg);
+  if (auto s = SetupContainer(LinuxSys(), plan, fds); !s) Die(fds.sync, s.error().msg);
   UniqueFd root(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (auto exe = LookPath(root.get(), plan.process.args[0], plan.process.env, plan.process.cwd); !exe)
     Die(fds.sync, exe.error().msg);
@@ -147,6 +153,10 @@ void RunInit(const LaunchPlan& plan, const InitFds& fds, int preserve_fds) {
   while (::read(fds.fifo, &start, 1) < 0 && errno == EINTR) {
   }
   ::close(fds.fifo);
+  // startContainer hooks: started, inside the container's root, before the user process.
+  if (!plan.start_container_hooks.empty())
+    if (auto s = RunHooks(plan.start_container_hooks, "startContainer", StateWith(plan.hook_state, "created", ::getpid())); !s)
+      Die(-1, s.error().msg);
   Error e = FinalizeAndExec(plan.process, plan.seccomp, preserve_fds);
   Die(-1, e.msg);
 }

@@ -1,13 +1,17 @@
 // The container side of the native runtime, in the one order it must happen:
-//   wait for the parent (cgroups, id maps, prestart hooks done) -> join namespaces by path ->
-//   rootfs propagation + bind -> spec mounts -> devices -> pivot_root -> hostname, sysctl ->
-//   masked, read-only paths, read-only root -> console -> find the executable -> READY ->
-//   wait for `start` on exec.fifo -> rlimits, capabilities, user, seccomp -> execve.
+//   wait for the parent (cgroups, id maps, prestart/createRuntime hooks done) -> join
+//   namespaces by path -> rootfs propagation + bind -> spec mounts -> devices ->
+//   createContainer hooks -> pivot_root (or MS_MOVE + chroot with --no-pivot) -> hostname,
+//   sysctl -> masked, read-only paths, read-only root -> console -> find the executable ->
+//   READY -> wait for `start` on exec.fifo -> startContainer hooks -> rlimits,
+//   capabilities, user, seccomp -> execve.
 // Everything after clone runs in a single-threaded copy of sandshim; errors before READY go
-// back to the parent over the sync socket as one line, errors after it to stderr.
+// back to the parent over the sync socket as one line, errors after it to stderr. The
+// kernel is reached through Sys (sys.h), so the sequence is unit-tested with a fake.
 #pragma once
 
 #include "shim/native/plan.h"
+#include "shim/native/sys.h"
 
 namespace sandshim::native {
 
@@ -16,6 +20,9 @@ struct InitFds {
   int fifo = -1;     // exec.fifo opened O_RDWR: a read blocks until `start` writes
   int console = -1;  // connected console socket, or -1
 };
+
+// Everything from joining namespaces to the console, through sys (tests pass a fake).
+Status SetupContainer(Sys& sys, const LaunchPlan& plan, const InitFds& fds);
 
 [[noreturn]] void RunInit(const LaunchPlan& plan, const InitFds& fds, int preserve_fds);
 

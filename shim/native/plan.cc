@@ -246,6 +246,8 @@ Result<LaunchPlan> PlanFromSpec(const bundle::Spec& spec, const std::filesystem:
   const auto* p = GetObject(spec.doc, "process");
   if (!p) return MakeError("spec has no process", EINVAL);
   plan.process = TRY(ProcessPlanFrom(*p));
+  plan.create_container_hooks = HooksOf(spec.doc, "createContainer");
+  plan.start_container_hooks = HooksOf(spec.doc, "startContainer");
   return plan;
 }
 

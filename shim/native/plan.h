@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bundle/spec.h"
+#include "shim/native/hooks.h"
 
 namespace sandshim::native {
 
@@ -91,6 +92,7 @@ struct LaunchPlan {
   std::vector<IdMap> uid_map, gid_map;
   std::filesystem::path rootfs;
   bool readonly_root = false;
+  bool no_pivot = false;  // --no-pivot: MS_MOVE + chroot instead of pivot_root (runc's flag)
   unsigned long rootfs_propagation = 0;
   std::vector<MountStep> mounts;
   std::vector<DeviceStep> devices;  // defaults + spec devices
@@ -100,6 +102,11 @@ struct LaunchPlan {
   ProcessPlan process;
   SeccompPlan seccomp;
   std::string cgroups_path;
+  // Hooks the init runs itself (the others run in the runtime): createContainer before
+  // pivot_root, startContainer after `start`. hook_state is the OCI state they read (id,
+  // bundle, annotations), set by the backend; the init fills in status and its pid.
+  std::vector<Hook> create_container_hooks, start_container_hooks;
+  std::string hook_state;
 };
 
 // Pure: spec + bundle dir -> plan, or the first thing in the spec we cannot honour.

@@ -12,6 +12,7 @@
 #include "shim/native/cgroups.h"
 #include "shim/native/hooks.h"
 #include "shim/native/launcher.h"
+#include "shim/native/oom.h"
 #include "shim/runtime/oci_state.h"
 
 namespace sandshim::runtime {
@@ -40,6 +41,8 @@ std::string HookState(const CreateRequest& r, pid_t pid, std::string_view status
 
 Result<Created> NativeBackend::Create(const CreateRequest& r, Journal& j) {
   auto plan = TRY(native::PlanFromSpec(r.spec, r.bundle));
+  plan.no_pivot = r.no_pivot;
+  plan.hook_state = HookState(r, 0, "creating");
   if (!RunningFromSealedCopy()) log::Warn("native runtime running from the sandshim file, not a sealed copy");
   auto dirs = native::CgroupDirs(plan.cgroups_path, r.id);
   json::array cg;
@@ -159,6 +162,12 @@ Result<json::value> NativeBackend::Stats(const ContainerRecord& c) {
     if (fs::Exists(d / "memory.current")) data["memory"] = {{"usage", {{"usage", num("memory.current")}}}};
     if (fs::Exists(d / "pids.current")) data["pids"] = {{"current", num("pids.current")}};
     if (fs::Exists(d / "cpuacct.usage")) data["cpu"] = {{"usage", {{"total", num("cpuacct.usage")}}}};
+  }
+  // OOM kills so far; `events` reports a rise as {"type":"oom"} (as runc does).
+  if (auto ooms = native::OomKills(Dirs(c.backend_data))) {
+    auto& mem = data["memory"];
+    if (!mem.is_object()) mem.emplace_object();
+    mem.as_object()["oom_kill"] = *ooms;
   }
   return json::value{{"type", "stats"}, {"id", c.id}, {"data", data}};
 }

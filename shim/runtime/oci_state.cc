@@ -8,6 +8,8 @@ boost::json::object OciState(const ContainerRecord& r) {
   boost::json::object ann;
   for (const auto& [k, v] : r.annotations) ann[k] = v;
   // Which isolation the container really got is part of its state, not a log detail.
+  // The backend it got (auto may have fallen back), over whatever the spec asked for.
+  if (!r.backend.empty()) ann["dev.sandshim.backend"] = r.backend;
   for (const char* key : {"platform", "network"}) {
     std::string v = bundle::GetString(r.backend_data, key);
     if (!v.empty()) ann[std::string("dev.sandshim.runsc.") + key] = v;

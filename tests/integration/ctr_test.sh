@@ -8,6 +8,8 @@
 # runsc-host (see resolve_runtime in lib/common.sh). Extra global runtime flags come
 # from RUNTIME_ARGS (and SANDSHIM_ARGS for sandshim); ctr cannot pass flags, so they
 # go through a generated wrapper script.
+# SANDSHIM_BROKEN_RUNSC=missing|failing: sandshim's config names a runsc that is missing
+# or cannot boot (lib/broken_runsc.sh), so `auto` must fall back; adds a check that it did.
 # Exit: 0 all passed, 1 something failed, 77 skipped (not root / containerd won't start).
 set -u
 
@@ -16,6 +18,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib/daemons.sh"
 # shellcheck source=lib/image.sh
 . "$HERE/lib/image.sh"
+# shellcheck source=lib/broken_runsc.sh
+. "$HERE/lib/broken_runsc.sh"
 
 [ $# -eq 1 ] || { echo "usage: $0 RUNTIME_BINARY|NAME" >&2; exit 2; }
 NS=sandshimtest
@@ -33,6 +37,9 @@ setup() {
   # The runtime's --root is ours (ctr --runc-root) so its state can be checked.
   RUNC_ROOT=$WORK/d/runc-root
   leaks_init "$WORK/d" "$RUNC_ROOT"
+  # Before containerd starts: it passes the config on to the shims and so to sandshim.
+  [ -z "${SANDSHIM_BROKEN_RUNSC:-}" ] || break_runsc "$WORK/broken-runsc" "$SANDSHIM_BROKEN_RUNSC" ||
+    die "cannot set up the broken runsc"
   on_exit 'stop_daemons "$WORK/d"'
   start_containerd "$WORK/d" || skip_all "private containerd cannot start (see above)"
   mkdir -p "$RUNC_ROOT" "$WORK/fifo"
@@ -201,6 +208,23 @@ check_missing_command() {
   assert_contains "$ERR" "no such file" "error message"
 }
 
+# With SANDSHIM_BROKEN_RUNSC: gVisor cannot run, so `auto` must have used native.
+check_fell_back_to_native() {
+  cstart sleep 300 || return 1
+  local kernel state logf warned=0
+  capture ct task exec --fifo-dir "$WORK/fifo" --exec-id uname "$ID" uname -r
+  kernel=$OUT
+  # The shim gives the runtime --root <runc-root>/<namespace>.
+  state=$(timeout 20 "$SANDSHIM_BIN" --root "$RUNC_ROOT/$NS" state "$ID" 2>&1)
+  # The shim keeps the runtime's --log in the task's bundle while the task lives.
+  logf=$WORK/d/containerd/state/io.containerd.runtime.v2.task/$NS/$ID/log.json
+  grep -q "$FALLBACK_WARNING" "$logf" 2>/dev/null && warned=1
+  cremove "$ID"
+  assert_host_kernel "$kernel" || return 1
+  assert_native_state "$state" || return 1
+  assert_eq 1 "$warned" "\"$FALLBACK_WARNING\" in $logf"
+}
+
 check_no_leaks_after_shutdown() {
   # shellcheck disable=SC2034 # read by run_check
   AFTER_CHECK_HOOK=""
@@ -221,5 +245,7 @@ run_check "stdin is passed" check_stdin
 run_check "run -d, task exec, kill, delete" check_exec_kill_delete
 run_check "SIGTERM to trapping task stops it < 5s" check_sigterm_trap
 run_check "missing command fails with a clear error" check_missing_command
+[ -z "${SANDSHIM_BROKEN_RUNSC:-}" ] ||
+  run_check "auto fell back to native (host kernel, state, warning in --log)" check_fell_back_to_native
 CHECK_FILTER="" run_check "no leaks after containerd shutdown" check_no_leaks_after_shutdown
 finish_checks

@@ -11,6 +11,10 @@
 #   runsc       /usr/bin/runsc
 #   runsc-host  /usr/bin/runsc --network=host
 #   any NAME    with RUNTIME_PATH=/abs/binary [RUNTIME_ARGS="--flag ..."]
+#   sandshim-gvisor  $SANDSHIM_BIN --backend gvisor (used by the fallback checks)
+# SANDSHIM_BROKEN_RUNSC=missing|failing: sandshim's config names a runsc that is missing
+#   or cannot boot (lib/broken_runsc.sh), so `auto` must fall back to native; adds checks
+#   that it did and said so, and that --backend gvisor refuses and leaves nothing.
 # Env: CHECK_FILTER=ERE runs only matching checks; KEEP_WORK=1 keeps the work dir.
 # Exit: 0 all passed, 1 something failed, 77 skipped (not root / dockerd cannot start).
 set -u
@@ -20,6 +24,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib/daemons.sh"
 # shellcheck source=lib/image.sh
 . "$HERE/lib/image.sh"
+# shellcheck source=lib/broken_runsc.sh
+. "$HERE/lib/broken_runsc.sh"
 
 [ $# -eq 1 ] || { echo "usage: $0 RUNTIME_NAME" >&2; exit 2; }
 RT=$1
@@ -31,6 +37,7 @@ IMG=$TEST_IMAGE
 register_runtimes() {
   # shellcheck disable=SC2086 # the *_ARGS variables are deliberately word-split
   add_docker_runtime sandshim "$SANDSHIM_BIN" $SANDSHIM_ARGS
+  add_docker_runtime sandshim-gvisor "$SANDSHIM_BIN" --backend gvisor
   add_docker_runtime runc-bin /usr/sbin/runc
   add_docker_runtime crun /usr/bin/crun
   add_docker_runtime runsc /usr/bin/runsc
@@ -57,6 +64,9 @@ setup() {
   on_exit '[ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$WORK"'
   # dockerd 20.10 hands every runtime the same --root: <exec-root>/runtime-runc.
   leaks_init "$WORK/d" "$WORK/d/exec/runtime-runc"
+  # Before the daemons start: they pass the config on to every sandshim they run.
+  [ -z "${SANDSHIM_BROKEN_RUNSC:-}" ] || break_runsc "$WORK/broken-runsc" "$SANDSHIM_BROKEN_RUNSC" ||
+    die "cannot set up the broken runsc"
   on_exit 'stop_daemons "$WORK/d"'
   start_daemons "$WORK/d" || skip_all "private dockerd/containerd cannot start (see above)"
   log "runtime $RT -> $bin; daemons in $WORK/d; bridge $BRIDGE_NAME $BRIDGE_IP"
@@ -375,7 +385,11 @@ check_pause_unpause() {
 gvisor_runtime() {
   case "$RT" in
     runsc*) return 0 ;;
-    sandshim) case " ${SANDSHIM_ARGS:-} " in *native*) return 1 ;; esac; return 0 ;;
+    sandshim)
+      [ -n "${SANDSHIM_BROKEN_RUNSC:-}" ] && return 1
+      case " ${SANDSHIM_ARGS:-} " in *native*) return 1 ;; esac
+      return 0
+      ;;
   esac
   return 1
 }
@@ -391,6 +405,37 @@ check_top() {
     return
   fi
   assert_contains "$OUT" "sleep 301" "first process" && assert_contains "$OUT" "sleep 302" "second process"
+}
+
+# --- with SANDSHIM_BROKEN_RUNSC: gVisor cannot run, so `auto` must have used native.
+
+check_fell_back_to_native() {
+  dstart "$IMG" sleep 300 || return 1
+  local id kernel state logf warned=0
+  id=$(inspect "$CN" '{{.Id}}')
+  capture dk exec "$CN" uname -r
+  kernel=$OUT
+  state=$(timeout 20 "$SANDSHIM_BIN" --root "$WORK/d/exec/runtime-runc/moby" state "$id" 2>&1)
+  # containerd keeps the runtime's --log in the task's bundle while the task lives.
+  logf=$WORK/d/containerd/state/io.containerd.runtime.v2.task/moby/$id/log.json
+  grep -q "$FALLBACK_WARNING" "$logf" 2>/dev/null && warned=1
+  drm "$CN"
+  assert_host_kernel "$kernel" || return 1
+  assert_native_state "$state" || return 1
+  assert_eq 1 "$warned" "\"$FALLBACK_WARNING\" in $logf"
+}
+
+check_gvisor_refuses() {
+  local name
+  name=$(uniq_name gv)
+  capture dk run --rm --name "$name" --runtime sandshim-gvisor "$IMG" echo must-not-run
+  drm "$name"  # docker may keep a container whose create failed; the runtime must not
+  log "docker said: $(head -c 400 <<<"$ERR")"
+  assert_ne 0 "$RC" "exit status" || return 1
+  assert_ne must-not-run "$OUT" "stdout" || return 1
+  assert_contains "$ERR" "gVisor cannot run here" "docker's error" &&
+    assert_contains "$ERR" "$GVISOR_REFUSAL" "docker's error"
+  # after_check then proves no process, cgroup or runtime state was left behind.
 }
 
 check_no_leaks_after_shutdown() {
@@ -430,5 +475,9 @@ run_check "default bridge reaches host" check_network_bridge
 run_check "docker restart" check_restart
 run_check "pause/unpause" check_pause_unpause
 run_check "docker top" check_top
+if [ -n "${SANDSHIM_BROKEN_RUNSC:-}" ]; then
+  run_check "auto fell back to native (host kernel, state, warning in --log)" check_fell_back_to_native
+  run_check "--backend gvisor refuses clearly and leaves nothing" check_gvisor_refuses
+fi
 CHECK_FILTER="" run_check "no leaks after daemon shutdown" check_no_leaks_after_shutdown
 finish_checks

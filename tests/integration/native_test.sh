@@ -23,22 +23,24 @@ bundle_with() { # NAME JQ
   echo "$d"
 }
 run_in() { ss run --bundle "$(bundle_with "$1" "$2")" "$(uniq_name "$1")"; }
-LEAKS=("$CHECK_LEAKS" --match "$WORK" --match sandshim- --root "$ROOT")
+# Scoped to this run (other suites may run at the same time): its dir, and the cgroups
+# /sandshim-<id> of its containers, whose ids all carry "-$$-" (uniq_name).
+LEAKS=("$CHECK_LEAKS" --match "$WORK" --match "-$$-" --root "$ROOT")
 no_leaks() { "${LEAKS[@]}" --wait 5 --quiet >/dev/null || fail "leaks: $("${LEAKS[@]}" | tr '\n' ' ')"; }
 AFTER_CHECK_HOOK=no_leaks
 
 check_lifecycle() {
   local id out
   id=$(uniq_name life)
-  ss create --bundle "$(bundle_with life '.process.args = ["sleep","1000"]')" "$id" || return $(fail "create")
+  ss create --bundle "$(bundle_with life '.process.args = ["sleep","1000"]')" "$id" || { fail "create"; return; }
   assert_eq native "$(ss state "$id" | jq -r '.annotations["dev.sandshim.backend"]')" "backend in state" || return
-  ss start "$id" || return $(fail "start")
+  ss start "$id" || { fail "start"; return; }
   out=$(ss exec --user 1000:1000 --env A=b "$id" sh -c 'echo $(id -u) $A; exit 6'); local rc=$?
   assert_eq 6 "$rc" "exec status" || return
   assert_eq "1000 b" "$out" "exec user/env" || return
   assert_contains "$(ss ps --format json "$id")" "[" "ps json" || return
   ss kill "$id" KILL && wait_until 5 sh -c "[ \"\$($SANDSHIM_BIN --root $ROOT state $id | jq -r .status)\" = stopped ]" ||
-    return $(fail "not stopped after kill")
+    { fail "not stopped after kill"; return; }
   ss delete "$id"
 }
 
@@ -122,6 +124,77 @@ check_no_fd_leak() {
   assert_eq 4 "$out" "descriptors inside the container"
 }
 
+check_container_hooks() {
+  local id out host_mnt
+  id=$(uniq_name hooks)
+  mkdir -p "$WORK/hooks"
+  rm -f "$B/rootfs/tmp/sc-$id.state"
+  host_mnt=$(readlink /proc/self/ns/mnt)
+  # createContainer runs the host's sh (the root is not changed yet) in the container's
+  # namespaces; startContainer runs the image's sh inside the container's root.
+  out=$(ss run --bundle "$(bundle_with hooks '.root.readonly = false | .hooks = {
+      "createContainer": [{"path": "/bin/sh", "args": ["sh", "-c",
+        "cat > '"$WORK"'/hooks/cc.state; readlink /proc/self/ns/mnt > '"$WORK"'/hooks/cc.mnt"]}],
+      "startContainer": [{"path": "/bin/sh", "args": ["sh", "-c", "cat > /tmp/sc-'"$id"'.state"]}]}
+    | .process.args = ["sh", "-c", "readlink /proc/self/ns/mnt; cat /tmp/sc-'"$id"'.state"]')" "$id" 2>&1)
+  rm -f "$B/rootfs/tmp/sc-$id.state"
+  local cc_state cc_mnt
+  cc_state=$(cat "$WORK/hooks/cc.state" 2>/dev/null)
+  cc_mnt=$(cat "$WORK/hooks/cc.mnt" 2>/dev/null)
+  assert_eq "creating $id 1" "$(jq -r '"\(.status) \(.id) \(.pid)"' <<<"$cc_state" 2>/dev/null)" \
+    "createContainer state (status id pid-in-container)" || return
+  assert_ne "$host_mnt" "$cc_mnt" "createContainer's mount namespace is not the host's" || return
+  assert_eq "$cc_mnt" "$(head -1 <<<"$out")" "createContainer ran in the container's mount namespace" || return
+  assert_eq "created $id 1" "$(tail -n +2 <<<"$out" | jq -r '"\(.status) \(.id) \(.pid)"' 2>/dev/null)" \
+    "startContainer state, read inside the container ($out)" || return
+  # A failing createContainer hook fails create with its name, and leaves nothing (AFTER_CHECK_HOOK).
+  local rc=0
+  out=$(ss run --bundle "$(bundle_with hookfail '.hooks = {"createContainer": [{"path": "/bin/false"}]}
+    | .process.args = ["echo", "must-not-run"]')" "$(uniq_name hookfail)" 2>&1) || rc=$?
+  assert_ne 0 "$rc" "exit status with a failing createContainer hook" || return
+  assert_not_contains "$out" "must-not-run" "the process did not run" || return
+  assert_contains "$out" "createContainer hook" "the error names the hook"
+}
+
+check_no_pivot() {
+  command -v strace >/dev/null || { skip "strace is not installed"; return; }
+  local mode flag out calls
+  # Inside, both roots look the same (mountinfo is relative to the root), so watch the
+  # init's syscalls: pivot_root by default, MS_MOVE + chroot with --no-pivot.
+  for mode in pivot no-pivot; do
+    flag=""
+    [ "$mode" = no-pivot ] && flag=--no-pivot
+    # shellcheck disable=SC2086 # $flag is empty or one word
+    out=$(strace -f -qq -e signal=none -e trace=pivot_root,chroot,mount -o "$WORK/trace-$mode" \
+      "$SANDSHIM_BIN" --root "$ROOT" --backend native run $flag \
+      --bundle "$(bundle_with "$mode" '.process.args = ["sh", "-c", "ls / | tr \"\\n\" \" \""]')" "$(uniq_name np)" 2>&1)
+    assert_contains "$out" "bin dev etc" "the image is the root with $mode ($out)" || return
+    calls=$(grep -Eo 'pivot_root\(|chroot\(|MS_MOVE' "$WORK/trace-$mode" | tr -d '(' | tr '\n' ' ')
+    if [ "$mode" = pivot ]; then
+      assert_eq "pivot_root " "$calls" "root change without --no-pivot" || return
+    else
+      assert_eq "MS_MOVE chroot " "$calls" "root change with --no-pivot" || return
+    fi
+  done
+}
+
+check_oom_event() {
+  local id n out
+  id=$(uniq_name oom)
+  # The hog (tail buffers everything) is OOM-killed; the init lives on, so events can see it.
+  ss create --bundle "$(bundle_with oom '.linux.resources = {"memory":{"limit":33554432}}
+    | .process.args = ["sh","-c","head -c 200000000 /dev/zero | tail > /dev/null; sleep 60"]')" "$id" ||
+    { fail "create"; return; }
+  ss start "$id" || { fail "start"; return; }
+  wait_until 20 sh -c '[ "$('"$SANDSHIM_BIN"' --root '"$ROOT"' events --stats '"$id"' | jq -r ".data.memory.oom_kill // 0")" -ge 1 ]'
+  n=$(ss events --stats "$id" | jq -r '.data.memory.oom_kill // "absent"')
+  out=$(timeout 5 "$SANDSHIM_BIN" --root "$ROOT" events --interval 1 "$id" | head -1)
+  ss delete --force "$id"
+  assert_ne absent "$n" "oom_kill in events --stats" || return
+  [ "$n" -ge 1 ] 2>/dev/null || { fail "oom_kill is $n after the hog was killed"; return; }
+  assert_eq "oom $id" "$(jq -r '"\(.type) \(.id)"' <<<"$out" 2>/dev/null)" "first line of events"
+}
+
 check_fallback_and_fail_closed() {
   local out rc=0
   mkdir -p "$WORK/nobin"
@@ -131,13 +204,13 @@ check_fallback_and_fail_closed() {
   assert_contains "$out" "fell-back" "auto ran the container natively" || return
   assert_contains "$out" "falling back to the native runtime" "the fallback is announced" || return
   out=$(SANDSHIM_CONFIG=$WORK/cfg.json "$SANDSHIM_BIN" --root "$ROOT" --backend gvisor run --bundle "$(bundle_with fb '.process.args = ["true"]')" "$(uniq_name fb)" 2>&1) || rc=$?
-  [ "$rc" -ne 0 ] || return $(fail "--backend gvisor ran without runsc")
+  [ "$rc" -ne 0 ] || { fail "--backend gvisor ran without runsc"; return; }
   assert_contains "$out" "refusing to fall back" "fail-closed message"
 }
 
 check_doctor() {
   local out rc=0
-  out=$("$SANDSHIM_BIN" doctor --json) || return $(fail "doctor failed on a host with runsc")
+  out=$("$SANDSHIM_BIN" doctor --json) || { fail "doctor failed on a host with runsc"; return; }
   assert_eq 5 "$(jq length <<<"$out")" "doctor findings" || return
   echo '{"runsc":"/nonexistent/runsc","cache_dir":"'"$WORK"'/cache"}' >"$WORK/cfg-doctor.json"
   out=$(SANDSHIM_CONFIG=$WORK/cfg-doctor.json "$SANDSHIM_BIN" doctor) || rc=$?
@@ -156,4 +229,7 @@ run_check "symlink in the image cannot redirect a mount to the host" check_symli
 run_check "/proc/self/exe class: no path to the host binary" check_proc_self_exe
 run_check "no host fd leaks into the container" check_no_fd_leak
 run_check "auto falls back and says so; gvisor fails closed" check_fallback_and_fail_closed
+run_check "createContainer and startContainer hooks: where, when, state on stdin" check_container_hooks
+run_check "--no-pivot: MS_MOVE + chroot instead of pivot_root" check_no_pivot
+run_check "an OOM kill shows in events (--stats count, oom event)" check_oom_event
 finish_checks

@@ -4,11 +4,16 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 
+#include <fstream>
+
 #include "bundle/default_spec.h"
 #include "shim/core/look_path.h"
 #include "shim/native/cgroups.h"
+#include "shim/native/hooks.h"
 #include "shim/native/launcher.h"
+#include "shim/native/oom.h"
 #include "shim/native/plan.h"
+#include "test_helpers.h"
 
 using namespace sandshim;
 using namespace sandshim::native;
@@ -114,4 +119,45 @@ TEST_CASE("look path: PATH order, relative names, runc's error words") {
   CHECK(ExecCandidates("./x", {}, "/w") == std::vector<std::string>{"/w/./x"});
   CHECK(ExecCandidates("/bin/sh", {}, "/") == std::vector<std::string>{"/bin/sh"});
   CHECK(ExecCandidates("ls", {}, "/").size() == 6);  // the default PATH
+}
+
+TEST_CASE("plan: createContainer and startContainer hooks go to the init, in order, with their args") {
+  auto plan = PlanFromSpec(Spec(R"({"hooks":{"createContainer":[{"path":"/bin/a","args":["a","x"],"env":["E=1"],"timeout":3},
+    {"path":"/bin/b"}],"startContainer":[{"path":"/bin/c"}],"prestart":[{"path":"/bin/p"}]}})"), "/b");
+  REQUIRE(plan.ok());
+  REQUIRE(plan->create_container_hooks.size() == 2);
+  CHECK(plan->create_container_hooks[0].args == std::vector<std::string>{"a", "x"});
+  CHECK(plan->create_container_hooks[0].env == std::vector<std::string>{"E=1"});
+  CHECK(plan->create_container_hooks[0].timeout == 3);
+  CHECK(plan->create_container_hooks[1].args == std::vector<std::string>{"/bin/b"});  // argv[0] defaults to path
+  REQUIRE(plan->start_container_hooks.size() == 1);
+  CHECK(plan->start_container_hooks[0].path == "/bin/c");
+  auto state = boost::json::parse(StateWith(R"({"ociVersion":"1.0.2","id":"c1","status":"x","pid":0})", "created", 1));
+  CHECK(state.at("status").as_string() == "created");
+  CHECK(state.at("pid").as_int64() == 1);
+  CHECK(state.at("id").as_string() == "c1");
+}
+
+TEST_CASE("hooks: a failing hook is an error naming it; a slow one is killed at its timeout") {
+  auto fail = RunHooks(std::vector<Hook>{Hook{"/bin/sh", {"sh", "-c", "exit 3"}, {}, 0}}, "startContainer", "{}");
+  REQUIRE_FALSE(fail.ok());
+  CHECK(fail.error().msg.find("startContainer hook") != std::string::npos);
+  CHECK(fail.error().msg.find("status 3") != std::string::npos);
+  auto slow = RunHook(Hook{"/bin/sh", {"sh", "-c", "sleep 5"}, {}, 1}, "{}");
+  REQUIRE_FALSE(slow.ok());
+  CHECK(slow.error().err_no == ETIMEDOUT);
+  // The state arrives on stdin.
+  CHECK(RunHook(Hook{"/bin/sh", {"sh", "-c", "read -r s; [ \"$s\" = '{\"id\":\"c\"}' ]"}, {}, 0}, "{\"id\":\"c\"}\n").ok());
+}
+
+TEST_CASE("oom: the oom_kill count from memory.events (v2) and memory.oom_control (v1)") {
+  CHECK(ParseOomKills("low 0\nhigh 0\nmax 12\noom 2\noom_kill 2\noom_group_kill 0\n") == 2u);
+  CHECK(ParseOomKills("oom_kill_disable 0\nunder_oom 0\noom_kill 7\n") == 7u);
+  CHECK_FALSE(ParseOomKills("oom_kill_disable 0\nunder_oom 0\n").has_value());  // kernels before 4.13
+  testing::TempDir t;
+  std::filesystem::create_directories(t.path() / "memory");
+  std::filesystem::create_directories(t.path() / "pids");
+  { std::ofstream(t.path() / "memory" / "memory.oom_control") << "oom_kill_disable 0\nunder_oom 0\noom_kill 1\n"; }
+  CHECK(OomKills({t.path() / "memory", t.path() / "pids"}) == 1u);
+  CHECK_FALSE(OomKills({t.path() / "pids"}).has_value());
 }

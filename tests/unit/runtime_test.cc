@@ -155,4 +155,8 @@ TEST_CASE("oci state: runc's fields; stopped reports pid 0; isolation in annotat
   CHECK(o["annotations"].as_object()["dev.sandshim.runsc.platform"].as_string() == "ptrace");
   r.status = S::kRunning;
   CHECK(OciState(r)["pid"].as_int64() == 1234);
+  // The backend it really got wins over the one the spec's annotation asked for.
+  r.annotations["dev.sandshim.backend"] = "auto";
+  r.backend = "native";
+  CHECK(OciState(r)["annotations"].as_object()["dev.sandshim.backend"].as_string() == "native");
 }

@@ -208,6 +208,13 @@ run_check() { # name function [args...]
     fi
   fi
   local took="$((SECONDS - start))s"
+  # One tab-separated line per check for tools that compare runs (vs_runc.sh): names
+  # contain ':' and spaces, so the human lines above cannot be split reliably.
+  if [ -n "${CHECK_RESULTS_FILE:-}" ]; then
+    local verdict=fail
+    case $rc in 0) verdict=pass ;; "$EXIT_SKIP") verdict=skip ;; esac
+    printf '%s\t%s\n' "$verdict" "$name" >>"$CHECK_RESULTS_FILE"
+  fi
   case $rc in
     0) N_PASS=$((N_PASS + 1)); printf 'ok - %s (%s)\n' "$name" "$took" ;;
     "$EXIT_SKIP") N_SKIP=$((N_SKIP + 1)); printf 'ok - %s # SKIP %s\n' "$name" "$REASON" ;;

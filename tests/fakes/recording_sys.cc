@@ -1,0 +1,211 @@
+#include "tests/fakes/recording_sys.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace sandshim::testing {
+namespace {
+
+std::string Str(const char* s) { return s && *s ? s : "-"; }
+
+}  // namespace
+
+std::string MountFlagNames(unsigned long flags) {
+  static const std::pair<unsigned long, const char*> kNames[] = {
+      {MS_BIND, "bind"},     {MS_MOVE, "move"},       {MS_REMOUNT, "remount"}, {MS_REC, "rec"},
+      {MS_RDONLY, "ro"},     {MS_NOSUID, "nosuid"},   {MS_NODEV, "nodev"},     {MS_NOEXEC, "noexec"},
+      {MS_SLAVE, "slave"},   {MS_PRIVATE, "private"}, {MS_SHARED, "shared"},   {MS_UNBINDABLE, "unbindable"},
+      {MS_RELATIME, "relatime"}, {MS_STRICTATIME, "strictatime"}, {MS_NOATIME, "noatime"}};
+  std::string out;
+  for (auto [bit, name] : kNames)
+    if (flags & bit) out += (out.empty() ? "" : "|") + std::string(name);
+  return out.empty() ? "0" : out;
+}
+
+RecordingSys::~RecordingSys() = default;
+
+void RecordingSys::FailOn(std::string prefix, int err, int nth) { failures_.push_back({std::move(prefix), err, nth, 0}); }
+
+std::vector<std::string> RecordingSys::Calls(const std::set<std::string>& verbs) const {
+  std::vector<std::string> out;
+  for (const auto& c : calls)
+    if (verbs.contains(c.substr(0, c.find(' ')))) out.push_back(c);
+  return out;
+}
+
+int RecordingSys::IndexOf(const std::string& prefix) const {
+  for (size_t i = 0; i < calls.size(); ++i)
+    if (calls[i].rfind(prefix, 0) == 0) return static_cast<int>(i);
+  return -1;
+}
+
+int RecordingSys::Record(std::string line) {
+  calls.push_back(line);
+  for (auto& f : failures_)
+    if (line.rfind(f.prefix, 0) == 0 && ++f.seen == f.nth) {
+      errno = f.err;
+      return -1;
+    }
+  return 0;
+}
+
+int RecordingSys::NewFd(const std::string& path) {
+  if (absent.contains(path)) {
+    errno = ENOENT;
+    return -1;
+  }
+  int fd = ::open("/dev/null", O_PATH | O_CLOEXEC);
+  fds_[fd] = path;
+  return fd;
+}
+
+std::string RecordingSys::Name(int fd) const {
+  auto it = fds_.find(fd);
+  return it == fds_.end() ? "fd" + std::to_string(fd) : it->second;
+}
+
+std::string RecordingSys::Resolve(const char* path) const {
+  std::string p = Str(path);
+  const std::string prefix = "/proc/self/fd/";
+  if (p.rfind(prefix, 0) != 0) return p;
+  size_t end = p.find('/', prefix.size());
+  int fd = std::atoi(p.substr(prefix.size(), end - prefix.size()).c_str());
+  return Name(fd) + (end == std::string::npos ? "" : p.substr(end));
+}
+
+std::string RecordingSys::Join(int dirfd, const char* name) const {
+  std::string n = Str(name);
+  if (n == ".") return Name(dirfd);
+  if (!n.empty() && n[0] == '/') return n;
+  std::string base = dirfd == AT_FDCWD ? "" : Name(dirfd);
+  return base == "/" ? "/" + n : base + "/" + n;
+}
+
+int RecordingSys::Open(const char* path, int, mode_t) {
+  if (Record("open " + Str(path)) != 0) return -1;
+  return NewFd(path);
+}
+
+int RecordingSys::Openat(int dirfd, const char* path, int flags, mode_t) {
+  std::string p = Join(dirfd, path);
+  if (flags & O_CREAT) {
+    if (Record("create " + p) != 0) return -1;
+    absent.erase(p);
+    files.insert(p);
+  } else if (Record("openat " + p) != 0) {
+    return -1;
+  }
+  return NewFd(p);
+}
+
+int RecordingSys::Openat2(int dirfd, const char* path, uint64_t, uint64_t) {
+  std::string p = Join(dirfd, path);
+  if (Record("openat2 " + p) != 0) return -1;
+  return NewFd(p);
+}
+
+int RecordingSys::Mkdirat(int dirfd, const char* name, mode_t mode) {
+  std::string p = Join(dirfd, name);
+  char m[8];
+  std::snprintf(m, sizeof m, "%04o", mode);
+  if (Record("mkdir " + p + " " + m) != 0) return -1;
+  absent.erase(p);
+  return 0;
+}
+
+int RecordingSys::Mknodat(int dirfd, const char* name, mode_t mode, dev_t dev) {
+  std::string p = Join(dirfd, name);
+  return Record("mknod " + p + " " + std::to_string(major(dev)) + ":" + std::to_string(minor(dev)) +
+                (S_ISBLK(mode) ? " b" : S_ISFIFO(mode) ? " p" : " c"));
+}
+
+int RecordingSys::Fchownat(int dirfd, const char* name, uid_t uid, gid_t gid, int) {
+  return Record("chown " + Join(dirfd, name) + " " + std::to_string(uid) + ":" + std::to_string(gid));
+}
+
+int RecordingSys::Fchmodat(int dirfd, const char* name, mode_t mode, int) {
+  char m[8];
+  std::snprintf(m, sizeof m, "%04o", mode);
+  return Record("chmod " + Join(dirfd, name) + " " + m);
+}
+
+int RecordingSys::Symlinkat(const char* target, int dirfd, const char* name) {
+  return Record("symlink " + Join(dirfd, name) + " -> " + Str(target));
+}
+
+ssize_t RecordingSys::Write(int fd, const void* buf, size_t len) {
+  if (Record("write " + Name(fd) + " " + std::string(static_cast<const char*>(buf), len)) != 0) return -1;
+  return static_cast<ssize_t>(len);
+}
+
+int RecordingSys::Stat(const char* path, struct stat* st) {
+  std::memset(st, 0, sizeof *st);
+  if (absent.contains(path)) {
+    errno = ENOENT;
+    return -1;
+  }
+  st->st_mode = files.contains(path) ? S_IFREG | 0644 : S_IFDIR | 0755;
+  return 0;
+}
+
+int RecordingSys::Lstat(const char* path, struct stat* st) { return Stat(path, st); }
+
+int RecordingSys::Access(const char* path, int) {
+  if (absent.contains(path)) {
+    errno = ENOENT;
+    return -1;
+  }
+  return 0;
+}
+
+int RecordingSys::Statvfs(const char*, struct statvfs* st) {
+  std::memset(st, 0, sizeof *st);
+  return 0;
+}
+
+int RecordingSys::Mount(const char* source, const char* target, const char* type, unsigned long flags,
+                        const void* data) {
+  std::string line = "mount " + Resolve(source) + " " + Resolve(target) + " " + Str(type) + " " + MountFlagNames(flags);
+  if (data && *static_cast<const char*>(data)) line += " " + std::string(static_cast<const char*>(data));
+  return Record(line);
+}
+
+int RecordingSys::Umount2(const char* target, int flags) {
+  return Record("umount " + Resolve(target) + (flags & MNT_DETACH ? " detach" : ""));
+}
+
+int RecordingSys::PivotRoot(const char* new_root, const char* put_old) {
+  return Record("pivot_root " + Str(new_root) + " " + Str(put_old));
+}
+
+int RecordingSys::Chroot(const char* path) { return Record("chroot " + Str(path)); }
+int RecordingSys::Chdir(const char* path) { return Record("chdir " + Str(path)); }
+int RecordingSys::Fchdir(int fd) { return Record("fchdir " + Name(fd)); }
+
+int RecordingSys::Setns(int fd, int nstype) {
+  return Record("setns " + Name(fd) + (nstype == CLONE_NEWNET ? " net" : " " + std::to_string(nstype)));
+}
+
+int RecordingSys::Setresuid(uid_t r, uid_t e, uid_t s) {
+  return Record("setresuid " + std::to_string(r) + " " + std::to_string(e) + " " + std::to_string(s));
+}
+
+int RecordingSys::Setresgid(gid_t r, gid_t e, gid_t s) {
+  return Record("setresgid " + std::to_string(r) + " " + std::to_string(e) + " " + std::to_string(s));
+}
+
+int RecordingSys::Sethostname(const char* name, size_t len) { return Record("sethostname " + std::string(name, len)); }
+
+int RecordingSys::Setdomainname(const char* name, size_t len) {
+  return Record("setdomainname " + std::string(name, len));
+}
+
+}  // namespace sandshim::testing
