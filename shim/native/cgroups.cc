@@ -115,6 +115,11 @@ Status ApplyV2(const Hierarchy& h, const std::filesystem::path& dir, const json:
   return Ok();
 }
 
+// A recorded path with ".." could lead out of cgroupfs (cgroupsPath "/../../tmp/x"): never
+// read pids from it (kill --all, delete), write to it or remove it. Setup refuses such a
+// spec, but the journal records the paths before setup runs, and its undo reads them.
+bool Escapes(const std::filesystem::path& dir) { return dir.string().find("..") != std::string::npos; }
+
 bool CpusetAsked(const json::object* r) {
   const auto* cpu = r ? bundle::GetObject(*r, "cpu") : nullptr;
   return cpu && (!bundle::GetString(*cpu, "cpus").empty() || !bundle::GetString(*cpu, "mems").empty());
@@ -124,7 +129,7 @@ Status Join(const std::filesystem::path& dir, pid_t pid) { return Write(dir / "c
 
 // Creates dir in h and applies what of r concerns h.
 Status MakeCgroup(const Hierarchy& h, const std::filesystem::path& dir, const json::object* r) {
-  if (dir.string().find("..") != std::string::npos) return MakeError("cgroupsPath must not contain ..", EINVAL);
+  if (Escapes(dir)) return MakeError("cgroupsPath must not contain ..", EINVAL);
   TRY(fs::MkdirAll(dir, 0755));
   if (r && !h.controllers.empty()) return h.v2 ? ApplyV2(h, dir, *r) : ApplyV1(h, dir, *r);
   if (!h.v2 && Has(h, "cpuset")) InitCpuset(h.mount, dir);
@@ -215,6 +220,9 @@ std::vector<std::filesystem::path> CgroupDirs(const std::string& cgroups_path, c
 }
 
 Status SetupCgroups(const std::vector<std::filesystem::path>& dirs, const json::object* resources, pid_t pid) {
+  // Every recorded path, made or not: delete rmdirs them all.
+  for (const auto& d : dirs)
+    if (Escapes(d)) return MakeError("cgroupsPath must not contain ..", EINVAL);
   auto hs = Hierarchies();
   for (size_t i = 0; i < dirs.size() && i < hs.size(); ++i) {
     if (!HierarchyNeeded(hs[i], resources)) continue;  // stays a path that does not exist
@@ -227,7 +235,7 @@ Status SetupCgroups(const std::vector<std::filesystem::path>& dirs, const json::
 Status UpdateCgroups(const std::vector<std::filesystem::path>& dirs, const json::object& resources) {
   auto hs = Hierarchies();
   for (size_t i = 0; i < dirs.size() && i < hs.size(); ++i) {
-    if (hs[i].controllers.empty()) continue;
+    if (hs[i].controllers.empty() || Escapes(dirs[i])) continue;
     if (fs::Exists(dirs[i])) {
       TRY(hs[i].v2 ? ApplyV2(hs[i], dirs[i], resources) : ApplyV1(hs[i], dirs[i], resources));
       continue;
@@ -250,6 +258,7 @@ Status UpdateCgroups(const std::vector<std::filesystem::path>& dirs, const json:
 std::vector<pid_t> CgroupPids(const std::vector<std::filesystem::path>& dirs) {
   std::vector<pid_t> pids;
   for (const auto& d : dirs) {
+    if (Escapes(d)) continue;
     auto text = fs::ReadFile(d / "cgroup.procs");
     if (!text || text->empty()) continue;
     std::istringstream in(*text);
@@ -262,6 +271,7 @@ std::vector<pid_t> CgroupPids(const std::vector<std::filesystem::path>& dirs) {
 
 Status Freeze(const std::vector<std::filesystem::path>& dirs, bool frozen) {
   for (const auto& d : dirs) {
+    if (Escapes(d)) continue;
     if (fs::Exists(d / "freezer.state")) return Write(d / "freezer.state", frozen ? "FROZEN" : "THAWED");
     if (fs::Exists(d / "cgroup.freeze")) return Write(d / "cgroup.freeze", frozen ? "1" : "0");
   }
@@ -278,7 +288,7 @@ Status DestroyCgroups(const std::vector<std::filesystem::path>& dirs) {
   }
   std::string err;
   for (const auto& d : dirs)
-    if (::rmdir(d.c_str()) != 0 && errno != ENOENT) err += (err.empty() ? "" : "; ") + ErrnoError("rmdir " + d.string()).msg;
+    if (!Escapes(d) && ::rmdir(d.c_str()) != 0 && errno != ENOENT) err += (err.empty() ? "" : "; ") + ErrnoError("rmdir " + d.string()).msg;
   if (!err.empty()) return MakeError(err, EBUSY);
   return Ok();
 }

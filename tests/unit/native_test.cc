@@ -5,10 +5,12 @@
 #include <sys/resource.h>
 
 #include "bundle/default_spec.h"
+#include "shim/core/fs.h"
 #include "shim/core/look_path.h"
 #include "shim/native/cgroups.h"
 #include "shim/native/launcher.h"
 #include "shim/native/plan.h"
+#include "test_helpers.h"
 
 using namespace sandshim;
 using namespace sandshim::native;
@@ -132,6 +134,18 @@ TEST_CASE("cgroups: only the hierarchies a container needs") {
   CHECK_FALSE(HierarchyNeeded(hs[7], &none));                                   // hybrid's empty v2
   hs[7].controllers = {"cpu", "memory"};
   CHECK(HierarchyNeeded(hs[7], nullptr));                                       // v2 proper
+}
+
+TEST_CASE("cgroups: a recorded path with .. is never read, frozen or removed") {
+  testing::TempDir d;
+  std::filesystem::create_directories(d.path() / "x" / "empty");
+  REQUIRE(fs::WriteFileAtomic(d.path() / "x" / "cgroup.procs", "1\n", 0644, false).ok());
+  std::vector<std::filesystem::path> dirs{d.path() / "x" / "empty" / ".."};
+  CHECK(CgroupPids(dirs).empty());                  // would otherwise list pid 1 to kill
+  CHECK_FALSE(Freeze(dirs, true).ok());             // no freezer found
+  CHECK(DestroyCgroups({d.path() / "x" / "empty" / ".." / "empty"}).ok());
+  CHECK(std::filesystem::exists(d.path() / "x" / "empty"));
+  CHECK(CgroupPids({d.path() / "x"}) == std::vector<pid_t>{1});  // the same file, named plainly
 }
 
 TEST_CASE("look path: PATH order, relative names, runc's error words") {
