@@ -1,6 +1,7 @@
 #include "shim/core/fs.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -51,6 +52,18 @@ Status WriteFileAtomic(const std::filesystem::path& path, std::string_view data,
       return ErrnoError("sync " + tmp.string(), err);
     }
   }
+  // Not durable: exchange rather than replace. Replacing a file by rename makes ext4 start
+  // writing the new one back at once (auto_da_alloc), and unlinking it soon after, as every
+  // short-lived state directory is, then waits for that I/O (0.3-5 ms measured on /run).
+  // The old content, now under the temp name, was never flushed: it goes cheaply.
+  if (!sync) {
+    if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) == 0) return Ok();
+    if (errno == EEXIST && ::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) {
+      ::unlink(tmp.c_str());
+      return Ok();
+    }
+  }
+  // EINVAL: a filesystem without these flags.
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     int err = errno;
     ::unlink(tmp.c_str());

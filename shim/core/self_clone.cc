@@ -1,13 +1,10 @@
 #include "shim/core/self_clone.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/sendfile.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <string>
-
+#include "shim/core/log.h"
+#include "shim/core/sealed_exe.h"
 #include "shim/core/unique_fd.h"
 
 namespace sandshim {
@@ -15,6 +12,10 @@ namespace {
 
 char** g_argv = nullptr;
 char** g_envp = nullptr;
+
+// The overlay's second (empty) lower layer. '@' keeps it out of container listings when
+// /run/sandshim is also the state root.
+constexpr const char* kEmptyLayer = "/run/sandshim/@empty";
 
 }  // namespace
 
@@ -24,25 +25,19 @@ void RememberArgv(int, char** argv, char** envp) {
 }
 
 bool RunningFromSealedCopy() {
-  char buf[256];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return false;
-  return std::string(buf, static_cast<size_t>(n)).rfind("/memfd:sandshim", 0) == 0;
+  UniqueFd self(::open("/proc/self/exe", O_RDONLY | O_CLOEXEC));
+  return self.valid() && IsSealedExe(self.get());
 }
 
 void EnsureSealedSelf() {
   if (!g_argv || RunningFromSealedCopy()) return;
-  UniqueFd self(::open("/proc/self/exe", O_RDONLY | O_CLOEXEC));
-  if (!self.valid()) return;
-  struct stat st;
-  if (::fstat(self.get(), &st) != 0) return;
-  UniqueFd copy(::memfd_create("sandshim", MFD_CLOEXEC | MFD_ALLOW_SEALING));
-  if (!copy.valid()) return;
-  off_t off = 0;
-  while (off < st.st_size)
-    if (::sendfile(copy.get(), self.get(), &off, static_cast<size_t>(st.st_size - off)) <= 0) return;
-  if (::fcntl(copy.get(), F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) != 0) return;
-  ::fexecve(copy.get(), g_argv, g_envp);
+  if (auto exe = OverlaySealedExe(kEmptyLayer); exe) {
+    ::execveat(exe->get(), "", g_argv, g_envp, AT_EMPTY_PATH);
+    log::Debug("exec from the sealed overlay: " + ErrnoError("execveat").msg);
+  } else {
+    log::Debug("sealed overlay unavailable (" + exe.error().msg + "): copying sandshim into a memfd");
+  }
+  if (auto exe = MemfdSealedExe(); exe) ::execveat(exe->get(), "", g_argv, g_envp, AT_EMPTY_PATH);
 }
 
 }  // namespace sandshim

@@ -115,7 +115,53 @@ Status ApplyV2(const Hierarchy& h, const std::filesystem::path& dir, const json:
   return Ok();
 }
 
+// A recorded path with ".." could lead out of cgroupfs (cgroupsPath "/../../tmp/x"): never
+// read pids from it (kill --all, delete), write to it or remove it. Setup refuses such a
+// spec, but the journal records the paths before setup runs, and its undo reads them.
+bool Escapes(const std::filesystem::path& dir) { return dir.string().find("..") != std::string::npos; }
+
+bool CpusetAsked(const json::object* r) {
+  const auto* cpu = r ? bundle::GetObject(*r, "cpu") : nullptr;
+  return cpu && (!bundle::GetString(*cpu, "cpus").empty() || !bundle::GetString(*cpu, "mems").empty());
+}
+
+Status Join(const std::filesystem::path& dir, pid_t pid) { return Write(dir / "cgroup.procs", std::to_string(pid)); }
+
+// Creates dir in h and applies what of r concerns h.
+Status MakeCgroup(const Hierarchy& h, const std::filesystem::path& dir, const json::object* r) {
+  if (Escapes(dir)) return MakeError("cgroupsPath must not contain ..", EINVAL);
+  TRY(fs::MkdirAll(dir, 0755));
+  if (r && !h.controllers.empty()) return h.v2 ? ApplyV2(h, dir, *r) : ApplyV1(h, dir, *r);
+  if (!h.v2 && Has(h, "cpuset")) InitCpuset(h.mount, dir);
+  return Ok();
+}
+
+bool IsFrozen(const std::vector<std::filesystem::path>& dirs) {
+  for (const auto& d : dirs) {
+    if (auto s = fs::ReadFile(d / "freezer.state"); s) return s->starts_with("FROZEN");
+    if (auto s = fs::ReadFile(d / "cgroup.freeze"); s) return s->starts_with("1");
+  }
+  return false;
+}
+
 }  // namespace
+
+bool HierarchyNeeded(const Hierarchy& h, const json::object* resources) {
+  // v2 is one hierarchy: needed unless it offers nothing (the hybrid layout's empty mount).
+  if (h.v2) return !h.controllers.empty();
+  for (const auto& c : h.controllers) {
+    // Limits, usage figures (stats), the device policy, and the freezer that pause, kill
+    // --all and delete rely on: cheap, and always wanted.
+    if (c == "cpu" || c == "cpuacct" || c == "memory" || c == "pids" || c == "blkio" || c == "devices" ||
+        c == "freezer")
+      return true;
+    // cpuset only when asked for: its mkdir alone costs ~1 ms, and it holds no usage figures.
+    if (c == "cpuset" && CpusetAsked(resources)) return true;
+  }
+  // Named hierarchies (name=systemd) and controllers we never configure (net_cls, net_prio,
+  // perf_event, hugetlb, rdma, misc): the parent's cgroup is as good.
+  return false;
+}
 
 std::vector<Hierarchy> ParseHierarchies(const std::string& mountinfo) {
   std::vector<Hierarchy> out;
@@ -174,28 +220,45 @@ std::vector<std::filesystem::path> CgroupDirs(const std::string& cgroups_path, c
 }
 
 Status SetupCgroups(const std::vector<std::filesystem::path>& dirs, const json::object* resources, pid_t pid) {
+  // Every recorded path, made or not: delete rmdirs them all.
+  for (const auto& d : dirs)
+    if (Escapes(d)) return MakeError("cgroupsPath must not contain ..", EINVAL);
   auto hs = Hierarchies();
   for (size_t i = 0; i < dirs.size() && i < hs.size(); ++i) {
-    if (dirs[i].string().find("..") != std::string::npos) return MakeError("cgroupsPath must not contain ..", EINVAL);
-    TRY(fs::MkdirAll(dirs[i], 0755));
-    if (resources && !hs[i].controllers.empty())
-      TRY(hs[i].v2 ? ApplyV2(hs[i], dirs[i], *resources) : ApplyV1(hs[i], dirs[i], *resources));
-    else if (!hs[i].v2 && Has(hs[i], "cpuset")) InitCpuset(hs[i].mount, dirs[i]);
-    TRY(Write(dirs[i] / "cgroup.procs", std::to_string(pid)));
+    if (!HierarchyNeeded(hs[i], resources)) continue;  // stays a path that does not exist
+    TRY(MakeCgroup(hs[i], dirs[i], resources));
+    TRY(Join(dirs[i], pid));
   }
   return Ok();
 }
 
 Status UpdateCgroups(const std::vector<std::filesystem::path>& dirs, const json::object& resources) {
   auto hs = Hierarchies();
-  for (size_t i = 0; i < dirs.size() && i < hs.size(); ++i)
-    if (!hs[i].controllers.empty()) TRY(hs[i].v2 ? ApplyV2(hs[i], dirs[i], resources) : ApplyV1(hs[i], dirs[i], resources));
+  for (size_t i = 0; i < dirs.size() && i < hs.size(); ++i) {
+    if (hs[i].controllers.empty() || Escapes(dirs[i])) continue;
+    if (fs::Exists(dirs[i])) {
+      TRY(hs[i].v2 ? ApplyV2(hs[i], dirs[i], resources) : ApplyV1(hs[i], dirs[i], resources));
+      continue;
+    }
+    // A hierarchy the container was created without (cpuset) is needed now: make its
+    // cgroup and move every process in, frozen so none forks past the move.
+    if (!HierarchyNeeded(hs[i], &resources)) continue;
+    TRY(MakeCgroup(hs[i], dirs[i], &resources));
+    bool was_frozen = IsFrozen(dirs);
+    if (!was_frozen) (void)Freeze(dirs, true);
+    Status moved = Ok();
+    for (pid_t p : CgroupPids(dirs))
+      if (auto s = Join(dirs[i], p); !s && moved) moved = s;
+    if (!was_frozen) (void)Freeze(dirs, false);
+    TRY(moved);
+  }
   return Ok();
 }
 
 std::vector<pid_t> CgroupPids(const std::vector<std::filesystem::path>& dirs) {
   std::vector<pid_t> pids;
   for (const auto& d : dirs) {
+    if (Escapes(d)) continue;
     auto text = fs::ReadFile(d / "cgroup.procs");
     if (!text || text->empty()) continue;
     std::istringstream in(*text);
@@ -208,6 +271,7 @@ std::vector<pid_t> CgroupPids(const std::vector<std::filesystem::path>& dirs) {
 
 Status Freeze(const std::vector<std::filesystem::path>& dirs, bool frozen) {
   for (const auto& d : dirs) {
+    if (Escapes(d)) continue;
     if (fs::Exists(d / "freezer.state")) return Write(d / "freezer.state", frozen ? "FROZEN" : "THAWED");
     if (fs::Exists(d / "cgroup.freeze")) return Write(d / "cgroup.freeze", frozen ? "1" : "0");
   }
@@ -224,7 +288,7 @@ Status DestroyCgroups(const std::vector<std::filesystem::path>& dirs) {
   }
   std::string err;
   for (const auto& d : dirs)
-    if (::rmdir(d.c_str()) != 0 && errno != ENOENT) err += (err.empty() ? "" : "; ") + ErrnoError("rmdir " + d.string()).msg;
+    if (!Escapes(d) && ::rmdir(d.c_str()) != 0 && errno != ENOENT) err += (err.empty() ? "" : "; ") + ErrnoError("rmdir " + d.string()).msg;
   if (!err.empty()) return MakeError(err, EBUSY);
   return Ok();
 }

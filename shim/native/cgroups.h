@@ -1,7 +1,9 @@
 // Cgroups for native containers on v1, v2 and the hybrid layout this host has (v1
 // controllers plus an empty unified mount). A container's cgroup is the spec's cgroupsPath
-// (absolute: from each hierarchy's root) in every hierarchy; limits are written before the
-// init joins, so it is never unlimited for an instant.
+// (absolute: from each hierarchy's root); its directory in every hierarchy is recorded, but
+// only made in the hierarchies it needs (HierarchyNeeded), so the others are paths that do
+// not exist, which every function here takes as empty. Limits are written before the init
+// joins, so it is never unlimited for an instant.
 #pragma once
 
 #include <sys/types.h>
@@ -27,8 +29,14 @@ std::vector<Hierarchy> Hierarchies();
 // The container's directories, one per hierarchy ("/sandshim-<id>" if cgroups_path is empty).
 std::vector<std::filesystem::path> CgroupDirs(const std::string& cgroups_path, const std::string& id);
 
-// Creates the directories, applies linux.resources, moves pid in.
+// Whether a container with these linux.resources gets a cgroup in h (pure): every v1
+// controller that limits, accounts or freezes, cpuset only when cpus/mems are given, no
+// named or never-configured hierarchy; on v2 the one hierarchy.
+bool HierarchyNeeded(const Hierarchy& h, const boost::json::object* resources);
+// Creates the needed directories, applies linux.resources, moves pid in.
 Status SetupCgroups(const std::vector<std::filesystem::path>& dirs, const boost::json::object* resources, pid_t pid);
+// Applies resources; makes (and moves every process into) a hierarchy's cgroup that they
+// newly need.
 Status UpdateCgroups(const std::vector<std::filesystem::path>& dirs, const boost::json::object& resources);
 // Every pid in the container's cgroup (read from the first hierarchy that lists any).
 std::vector<pid_t> CgroupPids(const std::vector<std::filesystem::path>& dirs);

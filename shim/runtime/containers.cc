@@ -84,6 +84,17 @@ Status Containers::ReplayAndErase(const RecordLock& lock) {
   return store_.Erase(lock);
 }
 
+// fsync only buys surviving an OS crash, which matters only for what outlives the kernel:
+// runsc's state files (gVisor) and whatever a hook did (its poststop hook must still run). A
+// native container without hooks is cgroups and processes: gone with the kernel.
+static bool NeedsDurableState(std::string_view backend, const bundle::Spec& spec) {
+  if (backend != "native") return true;
+  if (const auto* hooks = bundle::GetObject(spec.doc, "hooks"))
+    for (const auto& kv : *hooks)
+      if (kv.value().is_array() && !kv.value().get_array().empty()) return true;
+  return false;
+}
+
 Result<ContainerRecord> Containers::BeginCreate(CreateRequest& r, const RecordLock& lock, const BackendChoice& choice,
                                                 ContainerStatus status) {
   ContainerRecord rec;
@@ -97,6 +108,7 @@ Result<ContainerRecord> Containers::BeginCreate(CreateRequest& r, const RecordLo
   rec.annotations = r.spec.annotations;
   rec.annotations["dev.sandshim.backend"] = choice.backend;
   rec.annotations["dev.sandshim.backend.reason"] = choice.reason;
+  rec.durable = NeedsDurableState(choice.backend, r.spec);
   r.state_dir = store_.Dir(r.id);
   // A directory without a record is what a create that died leaves: undo its journal first,
   // or its entries would be lost when ours is written.
@@ -124,7 +136,7 @@ Status Containers::Create(CreateRequest r) {
   });
   auto rec = TRY(BeginCreate(r, lock, choice, S::kCreating));
   fault::Point("create.after-record");
-  Journal journal(r.state_dir / "journal.json");
+  Journal journal(r.state_dir / "journal.json", rec.durable);
   auto created = TRY(BackendNamed(choice.backend, platform).Create(r, journal));
   fault::Point("create.after-backend");
   rec.init = created.init;
@@ -150,6 +162,7 @@ Result<int> Containers::Run(CreateRequest r, bool detach) {
   auto choice = TRY(Choose(r.spec, &platform));
   std::string id = r.id;
   int status = 0;
+  bool durable = true;
   {
     auto lock = TRY(store_.Lock(r.id, LockMode::kCreate));
     if (store_.HasRecord(r.id)) return MakeError("container " + r.id + " already exists", EEXIST);
@@ -159,9 +172,10 @@ Result<int> Containers::Run(CreateRequest r, bool detach) {
       (void)store_.Erase(lock);
       return rec.error();
     }
+    durable = rec->durable;
   }
   // Without the lock while the workload runs: kill and delete --force must get through.
-  Journal journal(r.state_dir / "journal.json");
+  Journal journal(r.state_dir / "journal.json", durable);
   auto result = BackendNamed(choice.backend, platform).Run(r, journal);
   if (result) status = *result;
   if (auto lock = store_.Lock(id); lock) {

@@ -10,7 +10,7 @@ namespace json = boost::json;
 Result<Journal> Journal::Load(const std::filesystem::path& file) {
   Journal j(file);
   auto text = fs::ReadFile(file);
-  if (!text) return j;  // nothing journaled yet
+  if (!text || text->empty()) return j;  // nothing journaled yet
   auto v = TRY(bundle::ParseJson(*text, "journal " + file.string()));
   if (!v.is_array()) return MakeError("journal " + file.string() + ": not an array", EINVAL);
   for (const auto& e : v.get_array()) {
@@ -26,7 +26,7 @@ Status Journal::Append(JournalEntry e) {
   entries_.push_back(std::move(e));
   json::array arr;
   for (const auto& x : entries_) arr.push_back(json::object{{"kind", x.kind}, {"data", x.data}});
-  auto s = fs::WriteFileAtomic(file_, json::serialize(arr), 0644);
+  auto s = fs::WriteFileAtomic(file_, json::serialize(arr), 0644, durable_);
   if (!s) entries_.pop_back();  // not durable: the caller must not create the resource
   return s;
 }

@@ -21,16 +21,21 @@ struct JournalEntry {
 
 class Journal {
  public:
-  explicit Journal(std::filesystem::path file) : file_(std::move(file)) {}
-  // Reads an existing journal; a missing file is an empty journal.
+  // durable=false: entries are renamed into place (any later process sees them, so a killed
+  // sandshim is still undone) but not fsync'd: for containers whose every resource dies
+  // with the kernel (cgroups, processes), an OS crash leaves nothing to undo.
+  explicit Journal(std::filesystem::path file, bool durable = true) : file_(std::move(file)), durable_(durable) {}
+  // Reads an existing journal; a missing or empty file is an empty journal (empty: a
+  // non-durable write cut by an OS crash).
   static Result<Journal> Load(const std::filesystem::path& file);
-  // Records e durably (tmp + fsync + rename) before returning.
+  // Records e (tmp + [fsync] + rename) before returning.
   Status Append(JournalEntry e);
   const std::vector<JournalEntry>& entries() const { return entries_; }
   const std::filesystem::path& file() const { return file_; }
 
  private:
   std::filesystem::path file_;
+  bool durable_ = true;
   std::vector<JournalEntry> entries_;
 };
 

@@ -33,7 +33,8 @@ json::object ToJson(const ContainerRecord& r) {
           {"owner", PidJson(r.owner)},
           {"created", r.created},
           {"annotations", std::move(ann)},
-          {"backend_data", r.backend_data}};
+          {"backend_data", r.backend_data},
+          {"durable", r.durable}};
 }
 
 Result<ContainerRecord> RecordFromJson(std::string_view text) {
@@ -55,6 +56,7 @@ Result<ContainerRecord> RecordFromJson(std::string_view text) {
     for (const auto& kv : *a)
       if (kv.value().is_string()) r.annotations[std::string(kv.key())] = std::string(kv.value().get_string());
   if (const auto* b = bundle::GetObject(o, "backend_data")) r.backend_data = *b;
+  if (auto it = o.find("durable"); it != o.end() && it->value().is_bool()) r.durable = it->value().get_bool();
   return r;
 }
 

@@ -25,6 +25,9 @@ struct ContainerRecord {
   std::string created;
   std::map<std::string, std::string> annotations;
   boost::json::object backend_data;  // backend-specific facts (runsc root, flags, platform)
+  // Whether the record and journal are fsync'd. Only what can outlive the kernel needs it
+  // (runsc's state files, hooks' side effects); see docs/CRASH_SAFETY.md. Absent = true.
+  bool durable = true;
 };
 
 boost::json::object ToJson(const ContainerRecord& r);

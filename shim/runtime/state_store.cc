@@ -61,7 +61,7 @@ Result<ContainerRecord> StateStore::Load(std::string_view id) const {
 }
 
 Status StateStore::Save(const RecordLock& lock, const ContainerRecord& r) const {
-  return fs::WriteFileAtomic(Dir(lock.id()) / "state.json", boost::json::serialize(ToJson(r)), 0644);
+  return fs::WriteFileAtomic(Dir(lock.id()) / "state.json", boost::json::serialize(ToJson(r)), 0644, r.durable);
 }
 
 Status StateStore::Erase(const RecordLock& lock) const { return fs::RemoveAll(Dir(lock.id())); }

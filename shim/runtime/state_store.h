@@ -38,6 +38,7 @@ class StateStore {
   Result<RecordLock> TryLock(std::string_view id) const;
   bool HasRecord(std::string_view id) const;
   Result<ContainerRecord> Load(std::string_view id) const;
+  // Atomic always; fsync'd when r.durable.
   Status Save(const RecordLock& lock, const ContainerRecord& r) const;
   // Removes the container's directory. The lock stays held until the RecordLock dies.
   Status Erase(const RecordLock& lock) const;

@@ -108,13 +108,38 @@ check_proc_self_exe() {
   # A container cannot name sandshim's own binary as its command...
   run_in selfexe '.process.args = ["/proc/self/exe"]' 2>"$WORK/err" || rc=$?
   [ "$rc" -ne 0 ] || return $(fail "/proc/self/exe ran as the container command")
-  # ...and the init it waits in before start runs from a sealed copy, not the host file.
+  # ...and the init it waits in before start runs from a handle nobody can write: the
+  # container's processes can reach it through /proc/<init>/exe, hold it (O_PATH) until
+  # every user of the file is gone (no ETXTBSY any more), then write. Run from a copy of
+  # the binary, so that if the protection ever goes, the write damages the copy.
+  local copy=$WORK/sandshim-copy out
+  cp "$SANDSHIM_BIN" "$copy" || return $(fail "copy the binary")
   id=$(uniq_name sealed)
-  ss create --bundle "$(bundle_with sealed '.process.args = ["sleep","10"]')" "$id" || return $(fail "create")
+  "$copy" --root "$ROOT" --backend native create --bundle "$(bundle_with sealed '.process.args = ["sleep","10"]')" "$id" ||
+    return $(fail "create")
   pid=$(ss state "$id" | jq -r .pid)
-  local exe; exe=$(readlink "/proc/$pid/exe")
-  ss delete --force "$id"
-  assert_contains "$exe" "/memfd:sandshim" "the init's executable"
+  out=$(python3 - "$pid" "$SANDSHIM_BIN --root $ROOT delete --force $id" <<'EOF'
+import os, subprocess, sys, time
+pid = sys.argv[1]
+held = os.open(f"/proc/{pid}/exe", os.O_PATH)
+print("exe:", os.readlink(f"/proc/{pid}/exe"))
+subprocess.run(sys.argv[2], shell=True, check=True)
+for _ in range(50):  # until the init is gone (a zombie no longer holds its executable)
+    try:
+        if open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] == "Z": break
+    except FileNotFoundError:
+        break
+    time.sleep(0.1)
+try:
+    w = os.open(f"/proc/self/fd/{held}", os.O_WRONLY)
+    os.write(w, b"#")
+    print("WRITABLE")
+except OSError as e:
+    print("refused:", e.strerror)
+EOF
+)
+  assert_not_contains "$out" "WRITABLE" "write through the init's /proc/<pid>/exe" || return
+  assert_contains "$out" "refused:" "write through the init's /proc/<pid>/exe"
 }
 
 check_no_fd_leak() {

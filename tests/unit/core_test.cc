@@ -59,6 +59,13 @@ TEST_CASE("fs: atomic write replaces content and leaves no temp file") {
   REQUIRE(fs::WriteFileAtomic(f, "one").ok());
   REQUIRE(fs::WriteFileAtomic(f, "two").ok());
   CHECK(*fs::ReadFile(f) == "two");
+  // Not durable: the first write renames, the next ones exchange; same outcome.
+  REQUIRE(fs::WriteFileAtomic(d.path() / "y.json", "one", 0600, false).ok());
+  REQUIRE(fs::WriteFileAtomic(d.path() / "y.json", "two", 0600, false).ok());
+  CHECK(*fs::ReadFile(d.path() / "y.json") == "two");
+  auto mode = std::filesystem::status(d.path() / "y.json").permissions() & std::filesystem::perms::all;
+  CHECK(mode == (std::filesystem::perms::owner_read | std::filesystem::perms::owner_write));
+  std::filesystem::remove(d.path() / "y.json");
   int n = 0;
   for ([[maybe_unused]] auto& e : std::filesystem::directory_iterator(d.path())) ++n;
   CHECK(n == 1);

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "bundle/default_spec.h"
+#include "shim/core/fs.h"
 #include "shim/core/look_path.h"
 #include "shim/native/cgroups.h"
 #include "shim/native/hooks.h"
@@ -111,6 +112,44 @@ TEST_CASE("cgroups: hierarchies from mountinfo, v1 controllers and v2") {
   CHECK(hs[1].controllers == std::vector<std::string>{"cpu", "cpuacct"});
   CHECK(hs[2].controllers.empty());
   CHECK(hs[3].v2);
+}
+
+TEST_CASE("cgroups: only the hierarchies a container needs") {
+  auto hs = ParseHierarchies(
+      "30 25 0:26 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
+      "31 25 0:27 / /sys/fs/cgroup/cpu,cpuacct rw - cgroup cgroup rw,cpu,cpuacct\n"
+      "32 25 0:28 / /sys/fs/cgroup/systemd rw - cgroup cgroup rw,name=systemd\n"
+      "33 25 0:29 / /sys/fs/cgroup/cpuset rw - cgroup cgroup rw,cpuset\n"
+      "34 25 0:30 / /sys/fs/cgroup/freezer rw - cgroup cgroup rw,freezer\n"
+      "35 25 0:31 / /sys/fs/cgroup/devices rw - cgroup cgroup rw,devices\n"
+      "36 25 0:32 / /sys/fs/cgroup/net_cls,net_prio rw - cgroup cgroup rw,net_cls,net_prio\n"
+      "37 25 0:33 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n");
+  REQUIRE(hs.size() == 8);
+  boost::json::object none;
+  auto cpus = boost::json::parse(R"({"cpu":{"cpus":"0"}})").as_object();
+  CHECK(HierarchyNeeded(hs[0], nullptr));                                       // memory: usage, limits
+  CHECK(HierarchyNeeded(hs[1], &none));                                         // cpu,cpuacct
+  CHECK_FALSE(HierarchyNeeded(hs[2], &none));                                   // name=systemd
+  CHECK_FALSE(HierarchyNeeded(hs[3], &none));                                   // cpuset, not asked
+  CHECK(HierarchyNeeded(hs[3], &cpus));                                         // cpuset, asked
+  CHECK(HierarchyNeeded(hs[4], nullptr));                                       // freezer: pause, kill --all
+  CHECK(HierarchyNeeded(hs[5], nullptr));                                       // devices: the device policy
+  CHECK_FALSE(HierarchyNeeded(hs[6], &cpus));                                   // never configured
+  CHECK_FALSE(HierarchyNeeded(hs[7], &none));                                   // hybrid's empty v2
+  hs[7].controllers = {"cpu", "memory"};
+  CHECK(HierarchyNeeded(hs[7], nullptr));                                       // v2 proper
+}
+
+TEST_CASE("cgroups: a recorded path with .. is never read, frozen or removed") {
+  testing::TempDir d;
+  std::filesystem::create_directories(d.path() / "x" / "empty");
+  REQUIRE(fs::WriteFileAtomic(d.path() / "x" / "cgroup.procs", "1\n", 0644, false).ok());
+  std::vector<std::filesystem::path> dirs{d.path() / "x" / "empty" / ".."};
+  CHECK(CgroupPids(dirs).empty());                  // would otherwise list pid 1 to kill
+  CHECK_FALSE(Freeze(dirs, true).ok());             // no freezer found
+  CHECK(DestroyCgroups({d.path() / "x" / "empty" / ".." / "empty"}).ok());
+  CHECK(std::filesystem::exists(d.path() / "x" / "empty"));
+  CHECK(CgroupPids({d.path() / "x"}) == std::vector<pid_t>{1});  // the same file, named plainly
 }
 
 TEST_CASE("look path: PATH order, relative names, runc's error words") {

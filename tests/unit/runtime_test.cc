@@ -100,6 +100,26 @@ TEST_CASE("journal: durable appends, backwards replay, every step runs, errors j
   auto empty = Journal::Load(d.path() / "none.json");
   REQUIRE(empty.ok());
   CHECK(empty->entries().empty());
+  // Not durable: still there for the next process; an empty file (a non-durable write cut
+  // by an OS crash) is an empty journal.
+  Journal v(d.path() / "volatile.json", /*durable=*/false);
+  REQUIRE(v.Append({"process", {{"pid", 1}}}).ok());
+  CHECK(Journal::Load(d.path() / "volatile.json")->entries().size() == 1);
+  REQUIRE(fs::WriteFileAtomic(d.path() / "cut.json", "", 0644, false).ok());
+  auto cut = Journal::Load(d.path() / "cut.json");
+  REQUIRE(cut.ok());
+  CHECK(cut->entries().empty());
+}
+
+TEST_CASE("record: durable round-trips and defaults to true") {
+  ContainerRecord r;
+  r.id = "x";
+  r.backend = "native";
+  r.durable = false;
+  CHECK_FALSE(RecordFromJson(boost::json::serialize(ToJson(r)))->durable);
+  auto old = ToJson(r);
+  old.erase("durable");
+  CHECK(RecordFromJson(boost::json::serialize(old))->durable);
 }
 
 TEST_CASE("backend selection: precedence and fail-closed") {
