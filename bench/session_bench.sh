@@ -24,10 +24,12 @@ export SANDSHIM_CONFIG=$W/config.json
 echo "{\"audit_dir\": \"$W/audit\"}" >"$SANDSHIM_CONFIG"
 SS=("$BIN" --root "$R/ss" --backend gvisor)
 RAW=()  # set once we know sandshim's flags
+P=sbraw$$-  # raw container ids: raw runsc leaves cgroups named after them, removed at exit
 install_traps
 on_exit 'rm -rf "$W" "$R"'
 on_exit 'for s in $("${SS[@]}" session list --json 2>/dev/null | jq -r ".[].id"); do "${SS[@]}" session delete "$s" >/dev/null 2>&1; done'
-on_exit '[ ${#RAW[@]} -gt 0 ] && "${RAW[@]}" list -q 2>/dev/null | xargs -r -n1 "${RAW[@]}" delete --force >/dev/null 2>&1'
+on_exit 'find /sys/fs/cgroup -depth -type d -name "$P*" -exec rmdir {} + 2>/dev/null'
+on_exit '[ ${#RAW[@]} -gt 0 ] && "${RAW[@]}" list --quiet 2>/dev/null | xargs -r -n1 "${RAW[@]}" delete --force >/dev/null 2>&1'
 build_rootfs "$W/rootfs" >/dev/null 2>&1 || die "rootfs"
 
 echo "# sandshim session benchmarks, $RUNS runs each, medians (host: $(nproc) cores, $(uptime | sed 's/.*load/load/'))"
@@ -43,23 +45,23 @@ raw_cycle() { "${RAW[@]}" create --bundle "$W/raw" "$1" && "${RAW[@]}" start "$1
 ss_cycle() { "${SS[@]}" session create "$1" --rootfs "$W/rootfs" --workspace "$W/ws" && "${SS[@]}" session exec "$1" -- true; }
 raw_t=() ss_t=()
 for ((i = 0; i < RUNS; i++)); do
-  raw_t+=("$(time_runs 1 raw_cycle "raw$i")")
-  "${RAW[@]}" delete --force "raw$i" >/dev/null 2>&1
+  raw_t+=("$(time_runs 1 raw_cycle "$P$i")")
+  "${RAW[@]}" delete --force "$P$i" >/dev/null 2>&1
   ss_t+=("$(time_runs 1 ss_cycle "s$i")")
   "${SS[@]}" session delete "s$i" >/dev/null 2>&1
 done
 report "session create + first exec" "runsc create+start+exec" "$(printf '%s\n' "${raw_t[@]}" | median)" \
   "$(printf '%s\n' "${ss_t[@]}" | median)" 1.10
 
-raw_cycle rawexec >/dev/null 2>&1
+raw_cycle "${P}exec" >/dev/null 2>&1
 raw_t=() ss_t=()
 for ((i = 0; i < RUNS * 2; i++)); do
-  raw_t+=("$(time_runs 1 "${RAW[@]}" exec rawexec true)")
+  raw_t+=("$(time_runs 1 "${RAW[@]}" exec "${P}exec" true)")
   ss_t+=("$(time_runs 1 "${SS[@]}" session exec warm -- true)")
 done
 report "session exec (true)" "runsc exec" "$(printf '%s\n' "${raw_t[@]}" | median)" \
   "$(printf '%s\n' "${ss_t[@]}" | median)" "" 5
-"${RAW[@]}" delete --force rawexec >/dev/null 2>&1
+"${RAW[@]}" delete --force "${P}exec" >/dev/null 2>&1
 "${SS[@]}" session delete warm >/dev/null 2>&1
 
 # PSS (KiB) of every process whose command line mentions DIR.
@@ -83,7 +85,7 @@ resident=$(pgrep -c -f -- "^[^ ]*sandshim .*$R/ss" || true)
 printf '%-34s %d sessions in %s s (%.1f/s), PSS %.1f MiB per session, sandshim processes resident: %d\n' \
   "idle sessions" "$IDLE" "$secs" "$(echo "scale=2; $IDLE / $secs" | bc)" "$(echo "scale=2; $pss / 1024 / $IDLE" | bc)" \
   "$resident"
-for ((i = 0; i < 10; i++)); do raw_cycle "rawidle$i" >/dev/null 2>&1; done
+for ((i = 0; i < 10; i++)); do raw_cycle "${P}idle$i" >/dev/null 2>&1; done
 sleep 2
 raw_pss=$(pss_under "$R/raw")
 printf '%-34s 10 raw runsc sandboxes: PSS %.1f MiB per sandbox\n' "raw runsc idle" "$(echo "scale=2; $raw_pss / 1024 / 10" | bc)"

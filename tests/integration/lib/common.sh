@@ -183,7 +183,7 @@ assert_contains() { # haystack needle what
   fail "$3: '$2' not in '$(printf '%s' "$1" | head -c 300)'"
 }
 assert_not_contains() { # haystack needle what
-  case "$1" in *"$2"*) fail "$3: unexpected '$2' in '$(printf '%s' "$1" | head -c 300)'" ;; esac
+  case "$1" in *"$2"*) fail "$3: unexpected '$2' in '$(printf '%s' "$1" | head -c 300)'"; return 1 ;; esac
   return 0
 }
 
