@@ -104,6 +104,21 @@ Status LoadProfileFile(const std::string& path, SessionProfile* p, ProfileExtras
   return Ok();
 }
 
+// The network policy for records and audit lines: its upstreamProxy (top level or under
+// "network") loses its credentials like the profile's own proxy; unparsable text is null.
+static json::value PolicySummary(const std::string& text) {
+  if (text.empty()) return nullptr;
+  boost::system::error_code ec;
+  auto doc = json::parse(text, ec);
+  if (ec || !doc.is_object()) return nullptr;
+  auto redact = [](json::object& o) {
+    if (auto* u = o.if_contains("upstreamProxy"); u && u->is_string()) *u = RedactUrl(u->as_string());
+  };
+  redact(doc.as_object());
+  if (auto* n = doc.as_object().if_contains("network"); n && n->is_object()) redact(n->as_object());
+  return doc;
+}
+
 json::object ProfileSummary(const SessionProfile& p) {
   json::array env_keys, mounts;
   for (const auto& [k, v] : p.env) env_keys.emplace_back(k);
@@ -123,7 +138,7 @@ json::object ProfileSummary(const SessionProfile& p) {
           {"deny_domains", json::value_from(p.deny_domains)},
           {"allow_cidrs", json::value_from(p.allow_cidrs)},
           {"allow_private", p.allow_private},
-          {"network_policy", p.egress_policy_json.empty() ? json::value(nullptr) : json::parse(p.egress_policy_json)},
+          {"network_policy", PolicySummary(p.egress_policy_json)},
           {"tmp_size", p.tmp_size},
           {"writable_layer", p.writable_layer}};
 }

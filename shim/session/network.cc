@@ -28,7 +28,9 @@ Status CheckEgressRules(const bundle::SessionProfile& p) {
 std::string RelayPolicyJson(const bundle::SessionProfile& p) {
   if (p.egress_policy_json.empty() && p.proxy.empty()) return "";
   boost::json::object doc;
-  if (!p.egress_policy_json.empty()) doc = boost::json::parse(p.egress_policy_json).as_object();  // checked before
+  boost::system::error_code ec;
+  // CheckEgressRules has parsed it; still never throw here.
+  if (auto v = boost::json::parse(p.egress_policy_json, ec); !ec && v.is_object()) doc = std::move(v.as_object());
   // The "network" object may be the top level (policy_file.h); the upstream goes where the rest is.
   auto* net = doc.if_contains("network");
   auto& target = net && net->is_object() ? net->as_object() : doc;

@@ -56,6 +56,12 @@ TEST_CASE("proxy URLs lose their credentials in records") {
   SessionProfile p = ProxyProfile();
   p.proxy = "http://u:pw@corp:3128";
   CHECK(boost::json::serialize(ProfileSummary(p)).find("pw") == std::string::npos);
+  p.proxy.clear();
+  p.egress_policy_json = R"({"network": {"upstreamProxy": "http://u:pw2@corp:3128", "allowedDomains": ["a.com"]}})";
+  auto summary = boost::json::serialize(ProfileSummary(p));
+  CHECK(summary.find("pw2") == std::string::npos);
+  CHECK(summary.find("http://corp:3128") != std::string::npos);
+  CHECK(summary.find("a.com") != std::string::npos);
 }
 
 TEST_CASE("profile file: egress keys; network mode checked") {
