@@ -27,6 +27,10 @@ RAW=()  # set once we know sandshim's flags
 P=sbraw$$-  # raw container ids: raw runsc leaves cgroups named after them, removed at exit
 install_traps
 on_exit 'rm -rf "$W" "$R"'
+# Raw runsc exec chowns the stdio it is handed to the container's user: given our /dev/null,
+# it would leave the host's /dev/null owned by "nobody". Its owner is put back at exit.
+DEVNULL_OWNER=$(stat -c %u:%g /dev/null)
+on_exit 'chown "$DEVNULL_OWNER" /dev/null'
 on_exit 'for s in $("${SS[@]}" session list --json 2>/dev/null | jq -r ".[].id"); do "${SS[@]}" session delete "$s" >/dev/null 2>&1; done'
 on_exit 'find /sys/fs/cgroup -depth -type d -name "$P*" -exec rmdir {} + 2>/dev/null'
 on_exit '[ ${#RAW[@]} -gt 0 ] && "${RAW[@]}" list --quiet 2>/dev/null | xargs -r -n1 "${RAW[@]}" delete --force >/dev/null 2>&1'

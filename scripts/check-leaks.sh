@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reports what containers can leave behind: runtime processes (runsc, runsc-sandbox,
-# runsc-gofer, sandshim), containerd shims, conmon, mounts, runtime state files and
-# cgroups. Exit 0 = nothing found, 1 = leftovers (listed on stdout), 2 = usage error.
+# runsc-gofer, sandshim), containerd shims, conmon, mounts, runtime state files,
+# cgroups, and host device nodes (/dev/null...) no longer owned by root. Exit 0 = nothing found, 1 = leftovers (listed on stdout), 2 = usage error.
 #
 #   check-leaks.sh [--match STR]... [--root DIR]... [--since-snapshot FILE]
 #                  [--snapshot FILE] [--wait SECS] [--quiet]
@@ -103,7 +103,18 @@ list_cgroups() {
   done < <(find /sys/fs/cgroup -mindepth 2 -maxdepth 8 -type d 2>/dev/null)
 }
 
-findings() { { list_procs; list_mounts; list_state; list_cgroups; } | sort -u; }
+# The host's shared device nodes keep their owner: runsc chowns the stdio it is handed to
+# the container's user, so a runtime that hands it the caller's /dev/null changes it for
+# every program on the host (sandshim hands runsc private nodes, or no runsc at all).
+list_host() {
+  local n owner
+  for n in /dev/null /dev/zero /dev/full /dev/random /dev/urandom /dev/tty; do
+    owner=$(stat -c %u:%g "$n" 2>/dev/null) || continue
+    [ "$owner" = 0:0 ] || printf 'host %s owned by %s\n' "$n" "$owner"
+  done
+}
+
+findings() { { list_procs; list_mounts; list_state; list_cgroups; list_host; } | sort -u; }
 
 # Findings not present in the snapshot. Processes are compared by pid+cmdline so a
 # recycled pid with a different command is still new.

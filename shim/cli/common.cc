@@ -11,6 +11,30 @@ CLI::App* Verbs::Add(const std::string& name, const std::string& help, VerbFn fn
   return sub;
 }
 
+void Verbs::AddNamed(size_t depth, const std::vector<Registrar>& table) const {
+  if (depth < words.size())
+    for (const auto& r : table)
+      for (auto name : r.names)
+        if (name == words[depth]) return r.add();
+  for (const auto& r : table) r.add();
+}
+
+std::vector<std::string> LeadingWords(int argc, char** argv, size_t max) {
+  static constexpr std::string_view kTakesValue[] = {"--root", "--log", "--log-format", "--backend", "--runsc-flag"};
+  std::vector<std::string> words;
+  for (int i = 1; i < argc && words.size() < max; ++i) {
+    std::string_view a = argv[i];
+    if (a == "--") break;
+    if (a.empty() || a[0] != '-') {
+      words.emplace_back(a);
+      continue;
+    }
+    for (auto opt : kTakesValue)
+      if (a == opt) ++i;
+  }
+  return words;
+}
+
 Result<runtime::Options> RuntimeOptions(const GlobalOpts& g) {
   runtime::Options o;
   o.root = g.root;

@@ -61,12 +61,28 @@ int Main(int argc, char** argv) {
   bool version = false;
   app.add_flag("-v,--version", version, "print the version");
   app.require_subcommand(0, 1);
-  Verbs verbs{app, g, {}};
-  for (auto reg : {RegisterCreate, RegisterStart, RegisterRun, RegisterState, RegisterKill, RegisterDelete,
-                   RegisterExec, RegisterPs, RegisterList, RegisterFeatures, RegisterSpec, RegisterPauseResume,
-                   RegisterUpdate, RegisterEvents, RegisterGc, RegisterDoctor, RegisterSession, RegisterMetrics,
-                   RegisterRootfs, RegisterProxy})
-    reg(verbs);
+  Verbs verbs{app, g, {}, LeadingWords(argc, argv, 2)};
+  auto reg = [&](void (*add)(Verbs&)) { return [&verbs, add] { add(verbs); }; };
+  verbs.AddNamed(0, {{{"create"}, reg(RegisterCreate)},
+                     {{"start"}, reg(RegisterStart)},
+                     {{"run"}, reg(RegisterRun)},
+                     {{"state"}, reg(RegisterState)},
+                     {{"kill"}, reg(RegisterKill)},
+                     {{"delete"}, reg(RegisterDelete)},
+                     {{"exec"}, reg(RegisterExec)},
+                     {{"ps"}, reg(RegisterPs)},
+                     {{"list"}, reg(RegisterList)},
+                     {{"features"}, reg(RegisterFeatures)},
+                     {{"spec"}, reg(RegisterSpec)},
+                     {{"pause", "resume"}, reg(RegisterPauseResume)},
+                     {{"update"}, reg(RegisterUpdate)},
+                     {{"events"}, reg(RegisterEvents)},
+                     {{"gc"}, reg(RegisterGc)},
+                     {{"doctor"}, reg(RegisterDoctor)},
+                     {{"session"}, reg(RegisterSession)},
+                     {{"metrics"}, reg(RegisterMetrics)},
+                     {{"rootfs"}, reg(RegisterRootfs)},
+                     {{"proxy"}, reg(RegisterProxy)}});
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

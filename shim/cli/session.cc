@@ -35,13 +35,14 @@ void RegisterSession(Verbs& v) {
       "  sandshim session exec --shell demo -- 'cd src && export DEBUG=1'\n"
       "  sandshim session delete demo\n"
       "Audit log: one JSON line per event in /var/log/sandshim/sessions/<id>.jsonl (config: audit_dir).");
-  RegisterSessionCreate(v, s);
-  RegisterSessionExec(v, s);
-  RegisterSessionList(v, s);
-  RegisterSessionInspect(v, s);
-  RegisterSessionStopStart(v, s);
-  RegisterSessionDelete(v, s);
-  RegisterSessionGc(v, s);
+  auto reg = [&](void (*add)(Verbs&, CLI::App*)) { return [&v, s, add] { add(v, s); }; };
+  v.AddNamed(1, {{{"create"}, reg(RegisterSessionCreate)},
+                 {{"exec"}, reg(RegisterSessionExec)},
+                 {{"list"}, reg(RegisterSessionList)},
+                 {{"inspect"}, reg(RegisterSessionInspect)},
+                 {{"stop", "start"}, reg(RegisterSessionStopStart)},
+                 {{"delete"}, reg(RegisterSessionDelete)},
+                 {{"gc"}, reg(RegisterSessionGc)}});
 }
 
 }  // namespace sandshim::cli

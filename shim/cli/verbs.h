@@ -26,14 +26,31 @@ struct GlobalOpts {
 
 using VerbFn = std::function<int()>;
 
+// One verb's registration, under the names it adds (pause and resume share one).
+struct Registrar {
+  std::vector<std::string_view> names;
+  std::function<void()> add;
+};
+
 struct Verbs {
   CLI::App& app;
   const GlobalOpts& global;
   std::map<const CLI::App*, VerbFn> fns;
+  // The command line's leading words that are not options: the verb, then its sub-verb.
+  std::vector<std::string> words;
 
   // Adds a subcommand whose fn runs once the command line is parsed.
   CLI::App* Add(const std::string& name, const std::string& help, VerbFn fn, CLI::App* parent = nullptr);
+  // Runs only the registrar named by the word at `depth`, or all of them when that word names
+  // none (help, a typo: CLI11 then lists or rejects the verbs as usual). Building every verb's
+  // options costs a few milliseconds and most of sandshim's start-up allocations, which a
+  // short-lived runtime pays on every call (session exec's budget is 5 ms over runsc's).
+  void AddNamed(size_t depth, const std::vector<Registrar>& table) const;
 };
+
+// The leading non-option words of argv, skipping the values of the global options that take
+// one (--root DIR): at most `max` of them, none after "--".
+std::vector<std::string> LeadingWords(int argc, char** argv, size_t max);
 
 // The runtime's options from the global flags and the config file.
 Result<runtime::Options> RuntimeOptions(const GlobalOpts& g);

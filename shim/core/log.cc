@@ -79,6 +79,10 @@ bool ParseFormat(std::string_view s, Format* out) {
 std::string NowRfc3339() {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
+  return Rfc3339(ts);
+}
+
+std::string Rfc3339(const struct timespec& ts) {
   struct tm tm;
   gmtime_r(&ts.tv_sec, &tm);
   char buf[64];

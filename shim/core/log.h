@@ -31,5 +31,7 @@ void Error(std::string_view msg);
 std::string FormatLine(Format f, std::string_view level, std::string_view msg, std::string_view time);
 // Current UTC time in RFC 3339 with nanoseconds (Go's time.Time parses it).
 std::string NowRfc3339();
+// ts (CLOCK_REALTIME) in the same form: UTC, nanoseconds, fixed width (so such times sort as text).
+std::string Rfc3339(const struct timespec& ts);
 
 }  // namespace sandshim::log

@@ -21,25 +21,25 @@ void Forward(int sig) {
 }
 
 constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
+static_assert(std::size(kForwarded) == 7, "SignalForwarder::old_ holds one action per forwarded signal");
 
-class SignalForwarder {
- public:
-  explicit SignalForwarder(pid_t pid) {
-    g_forward_pid = pid;
-    struct sigaction sa {};
-    sa.sa_handler = Forward;
-    sa.sa_flags = SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < std::size(kForwarded); ++i) ::sigaction(kForwarded[i], &sa, &old_[i]);
-  }
-  ~SignalForwarder() {
-    for (size_t i = 0; i < std::size(kForwarded); ++i) ::sigaction(kForwarded[i], &old_[i], nullptr);
-    g_forward_pid = 0;
-  }
+}  // namespace
 
- private:
-  struct sigaction old_[std::size(kForwarded)];
-};
+SignalForwarder::SignalForwarder(pid_t pid) {
+  g_forward_pid = pid;
+  struct sigaction sa {};
+  sa.sa_handler = Forward;
+  sa.sa_flags = SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  for (size_t i = 0; i < std::size(kForwarded); ++i) ::sigaction(kForwarded[i], &sa, &old_[i]);
+}
+
+SignalForwarder::~SignalForwarder() {
+  for (size_t i = 0; i < std::size(kForwarded); ++i) ::sigaction(kForwarded[i], &old_[i], nullptr);
+  g_forward_pid = 0;
+}
+
+namespace {
 
 // A memory file the child writes its output to; read back after it exits.
 struct Capture {
@@ -99,7 +99,8 @@ std::optional<int> WaitPid(pid_t pid, std::optional<std::chrono::milliseconds> t
   }
 }
 
-// Boost.Process does not search PATH for bp::exe; resolve bare names like a shell would.
+}  // namespace
+
 std::string Resolve(const std::string& name) {
   if (name.find('/') != std::string::npos) return name;
   auto found = bp::search_path(name);
@@ -111,8 +112,6 @@ std::string Resolve(const std::string& name) {
   }
   return name;
 }
-
-}  // namespace
 
 std::string Outcome::Describe() const {
   std::string what = timed_out      ? "timed out"

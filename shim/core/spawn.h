@@ -3,6 +3,7 @@
 // the runsc that started them and would hold a pipe open for the container's whole life.
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <chrono>
@@ -34,6 +35,24 @@ struct Outcome {
 };
 
 Result<Outcome> Run(const Command& cmd);
+
+// While it lives, INT/TERM/HUP/QUIT/USR1/USR2/WINCH sent to this process go to pid instead:
+// what a process that only waits for a foreground command of its own should do with them.
+// One at a time per process (the handler is process-wide).
+class SignalForwarder {
+ public:
+  explicit SignalForwarder(pid_t pid);
+  ~SignalForwarder();
+  SignalForwarder(const SignalForwarder&) = delete;
+  SignalForwarder& operator=(const SignalForwarder&) = delete;
+
+ private:
+  struct sigaction old_[7];
+};
+// The path a bare program name runs from, searched like a shell would (Boost.Process does not
+// search PATH for bp::exe), then in Debian's directories: callers such as podman's cleanup
+// run us with a bare PATH. Names with a '/' are returned as they are.
+std::string Resolve(const std::string& name);
 // Replaces this process with argv (execv): for verbs whose whole remaining job is one
 // program, so it gets our stdio, signals and exit status with no process in between.
 // Returns only on failure.

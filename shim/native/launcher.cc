@@ -12,8 +12,10 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <optional>
 
 #include "shim/core/fs.h"
+#include "shim/core/spawn.h"
 #include "shim/core/unique_fd.h"
 #include "shim/native/console.h"
 #include "shim/native/init.h"
@@ -172,6 +174,10 @@ Result<int> ExecInto(const ProcessPlan& p, const SeccompPlan& seccomp, const Exe
     if (child <= 0) return MakeError("exec: the process did not start", EIO);
     return static_cast<int>(child);
   }
+  // Signals meant for the command (a session exec's TERM, ^C) go to it, not to us: it ends,
+  // and its status comes back through mid, instead of us dying and leaving it running.
+  std::optional<spawn::SignalForwarder> forward;
+  if (child > 0) forward.emplace(child);
   int status = 0;
   while (::waitpid(mid, &status, 0) < 0 && errno == EINTR) {
   }

@@ -13,6 +13,7 @@
 #include "shim/core/log.h"
 #include "shim/core/proc.h"
 #include "shim/core/spawn.h"
+#include "shim/core/unique_fd.h"
 
 namespace sandshim::runsc {
 namespace {
@@ -25,8 +26,9 @@ std::vector<std::string> WithErrorLog(std::vector<std::string> argv, const std::
 
 // runsc truncates and chowns regular files it is handed as stdout/stderr, destroying what the
 // caller had written before. In append mode it leaves them alone.
-void ProtectStdio() {
-  for (int fd : {1, 2}) {
+void ProtectStdio(const std::vector<int>& fds = {1, 2}) {
+  for (int fd : fds) {
+    if (fd != 1 && fd != 2) continue;
     struct stat st;
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) continue;
     int fl = ::fcntl(fd, F_GETFL);
@@ -37,8 +39,8 @@ void ProtectStdio() {
 // runsc fchowns the stdio it is handed to the sandbox user (measured: `</dev/null` left the
 // host's /dev/null owned by nobody). A device that is not a terminal is swapped for a private
 // node of the same device, made next to our state and unlinked at once: runsc may chown that.
-void PrivateStdioDevices(const std::filesystem::path& dir) {
-  for (int fd : {0, 1, 2}) {
+void PrivateStdioDevices(const std::filesystem::path& dir, const std::vector<int>& fds = {0, 1, 2}) {
+  for (int fd : fds) {
     struct stat st;
     if (::fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode) || ::isatty(fd)) continue;
     auto node = dir / ("stdio-" + std::to_string(::getpid()) + "-" + std::to_string(fd));
@@ -148,26 +150,41 @@ Status Client::Resume(std::string_view id) {
   return Ok();
 }
 
-Error Client::ExecReplace(std::string_view id, const std::string& process_json, const ExecOpts& opts) {
-  ProtectStdio();
-  PrivateStdioDevices(error_log_.parent_path());
+Result<spawn::Launch> Client::ExecLaunch(std::string_view id, const std::string& process_json, const ExecOpts& opts,
+                                         const std::vector<int>& inherited_stdio) {
+  ProtectStdio(inherited_stdio);
+  PrivateStdioDevices(error_log_.parent_path(), inherited_stdio);
   // The process JSON travels in a memfd that runsc opens through /proc/self/fd: no file to
-  // clean up after a process we will not be around to see finish.
-  int fd = ::memfd_create("sandshim-process", 0);
-  if (fd < 0) return ErrnoError("memfd_create");
-  if (::write(fd, process_json.data(), process_json.size()) != static_cast<ssize_t>(process_json.size()))
+  // clean up after a process we will not be around to see finish. The child keeps it at the
+  // same number (dup2 onto itself clears close-on-exec), so no other descriptor is disturbed.
+  UniqueFd fd(::memfd_create("sandshim-process", MFD_CLOEXEC));
+  if (!fd.valid()) return ErrnoError("memfd_create");
+  if (::write(fd.get(), process_json.data(), process_json.size()) != static_cast<ssize_t>(process_json.size()))
     return ErrnoError("write process");
   ExecOpts o = opts;
-  o.process_file = "/proc/self/fd/" + std::to_string(fd);
-  auto argv = ExecArgv(g_, o, id);
-  LogArgv(argv);
-  Error e = spawn::Replace(argv);
-  ::close(fd);
+  o.process_file = "/proc/self/fd/" + std::to_string(fd.get());
+  spawn::Launch l;
+  l.argv = ExecArgv(g_, o, id);
+  l.exe = spawn::Resolve(l.argv[0]);
+  l.Dup(fd.get(), fd.get());
+  l.owned.push_back(std::move(fd));
+  LogArgv(l.argv);
+  return l;
+}
+
+Error Client::ExecReplace(std::string_view id, const std::string& process_json, const ExecOpts& opts) {
+  auto l = ExecLaunch(id, process_json, opts, {0, 1, 2});
+  if (!l) return l.error();
+  int fd = l->owned.front().get();
+  ::fcntl(fd, F_SETFD, 0);  // what the launch's dup2 onto itself would do
+  Error e = spawn::Replace(l->argv);
   return Failed("exec", e.msg);
 }
 
 Result<pid_t> Client::ExecDetached(std::string_view id, const ExecOpts& opts,
                                    const std::filesystem::path& internal_pid_file) {
+  ProtectStdio();
+  PrivateStdioDevices(error_log_.parent_path());  // the background runsc exec gets our stdio
   ExecOpts fg = opts;
   fg.detach = false;
   fg.pid_file.reset();

@@ -5,13 +5,17 @@
 
 #include <sys/types.h>
 
+#include <array>
 #include <boost/json.hpp>
+#include <memory>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "bundle/spec.h"
+#include "shim/core/launch.h"
+#include "shim/core/running.h"
 #include "shim/runtime/journal.h"
 #include "shim/runtime/record.h"
 
@@ -41,6 +45,9 @@ struct ExecRequest {
   std::optional<std::filesystem::path> internal_pid_file;
   std::optional<std::filesystem::path> pid_file, console_socket;
   int preserve_fds = 0;
+  // Which of our stdin/stdout/stderr the process inherits (ExecLaunch: the caller puts its
+  // own pipes or terminal at the others).
+  std::vector<int> inherited_stdio{0, 1, 2};
 };
 
 // One process of a container, in the pid space SignalProcess uses (host pids for native,
@@ -60,6 +67,19 @@ class Backend {
   virtual Status Start(const ContainerRecord& c) = 0;
   // Exit status, or with detach the pid the caller should wait on.
   virtual Result<int> Exec(const ContainerRecord& c, const ExecRequest& r) = 0;
+  // A foreground exec as a program the caller starts and supervises, when the backend can
+  // prepare one up front (gVisor: `runsc exec`); nullopt when the exec has to run in a
+  // process of ours (native: it enters the container's namespaces itself).
+  virtual Result<std::optional<spawn::Launch>> ExecLaunch(const ContainerRecord&, const ExecRequest&) {
+    return std::optional<spawn::Launch>();
+  }
+  // A foreground exec started inside the sandbox with no host process of its own (gVisor:
+  // through the sandbox's control server), its stdin/stdout/stderr being stdio; nullptr
+  // when this backend or this exec cannot (then ExecLaunch or Exec).
+  virtual Result<std::unique_ptr<proc::Running>> ExecDirect(const ContainerRecord&, const ExecRequest&,
+                                                            const std::array<int, 3>& /*stdio*/) {
+    return std::unique_ptr<proc::Running>();
+  }
   virtual Status Kill(const ContainerRecord& c, int signal, bool all) = 0;
   virtual Status Pause(const ContainerRecord& c) = 0;
   virtual Status Resume(const ContainerRecord& c) = 0;

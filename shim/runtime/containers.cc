@@ -36,7 +36,8 @@ Backend& Containers::BackendNamed(std::string_view name, const std::string& plat
     if (!native_) native_ = std::make_unique<NativeBackend>(opts_.root);
     return *native_;
   }
-  if (!gvisor_) gvisor_ = std::make_unique<GvisorBackend>(opts_.root, opts_.config, platform, opts_.debug);
+  if (!gvisor_)
+    gvisor_ = std::make_unique<GvisorBackend>(opts_.root, opts_.config, platform, runsc_version_, opts_.debug);
   return *gvisor_;
 }
 
@@ -57,6 +58,7 @@ Result<BackendChoice> Containers::Choose(const bundle::Spec& spec, std::string* 
   // Before any state exists: the native runtime must run from a sealed copy of sandshim.
   if (choice.backend == "native") EnsureSealedSelf();
   *platform = probe.platform;
+  runsc_version_ = probe.version;
   return choice;
 }
 
@@ -239,6 +241,19 @@ Result<int> Containers::Exec(std::string_view id, ExecRequest r) {
   if (rec.backend == "native") EnsureSealedSelf();
   fault::Point("exec.before-backend");
   return BackendNamed(rec.backend).Exec(rec, r);
+}
+
+Result<std::optional<spawn::Launch>> Containers::ExecLaunch(std::string_view id, const ExecRequest& r) {
+  auto rec = TRY(store_.Load(id));
+  TRY(Require(id, LiveStatus(rec), "exec into", {S::kRunning}));
+  return BackendNamed(rec.backend).ExecLaunch(rec, r);
+}
+
+Result<std::unique_ptr<proc::Running>> Containers::ExecDirect(std::string_view id, const ExecRequest& r,
+                                                             const std::array<int, 3>& stdio) {
+  auto rec = TRY(store_.Load(id));
+  TRY(Require(id, LiveStatus(rec), "exec into", {S::kRunning}));
+  return BackendNamed(rec.backend).ExecDirect(rec, r, stdio);
 }
 
 Status Containers::Pause(std::string_view id) {

@@ -45,6 +45,13 @@ class Containers {
   Status Kill(std::string_view id, int signal, bool all);
   Status Delete(std::string_view id, bool force);
   Result<int> Exec(std::string_view id, ExecRequest r);
+  // A foreground exec into id as a program for the caller to start and supervise (see
+  // Backend::ExecLaunch); nullopt: run Exec in a process of the caller's own.
+  Result<std::optional<spawn::Launch>> ExecLaunch(std::string_view id, const ExecRequest& r);
+  // A foreground exec into id started inside the sandbox (see Backend::ExecDirect); nullptr
+  // when that is not possible.
+  Result<std::unique_ptr<proc::Running>> ExecDirect(std::string_view id, const ExecRequest& r,
+                                                    const std::array<int, 3>& stdio);
   Status Pause(std::string_view id);
   Status Resume(std::string_view id);
   Result<std::vector<pid_t>> Pids(std::string_view id);
@@ -81,6 +88,7 @@ class Containers {
   Options opts_;
   StateStore store_;
   std::unique_ptr<Backend> gvisor_;
+  std::string runsc_version_;  // from the probe of the last Choose
   std::unique_ptr<Backend> native_;
 };
 

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <random>
@@ -14,6 +15,8 @@
 #include "shim/core/unique_fd.h"
 #include "shim/core/log.h"
 #include "shim/runsc/flags.h"
+#include "shim/runsc/control.h"
+#include "shim/runsc/exec_args.h"
 #include "shim/runsc/spec_fixups.h"
 
 namespace sandshim::runtime {
@@ -45,8 +48,13 @@ std::string RandomSuffix() {
 
 }  // namespace
 
-GvisorBackend::GvisorBackend(std::filesystem::path root, Config config, std::string platform, bool debug)
-    : root_(std::move(root)), config_(std::move(config)), platform_(std::move(platform)), debug_(debug) {}
+GvisorBackend::GvisorBackend(std::filesystem::path root, Config config, std::string platform, std::string runsc_version,
+                             bool debug)
+    : root_(std::move(root)),
+      config_(std::move(config)),
+      platform_(std::move(platform)),
+      runsc_version_(std::move(runsc_version)),
+      debug_(debug) {}
 
 runsc::Client GvisorBackend::ClientFor(const std::vector<std::string>& flags, const std::filesystem::path& state_dir) const {
   return runsc::Client(runsc::Global{config_.runsc, RunscRoot(root_), flags}, state_dir / "runsc-error.json");
@@ -142,7 +150,7 @@ Result<Created> GvisorBackend::Create(const CreateRequest& r, Journal& j) {
   Created c;
   c.init = {pid, start ? *start : 0};
   c.data = {{"flags", ToArray(flags)}, {"platform", platform_}, {"network", runsc::NetworkMode(r.spec)},
-            {"cgroups_path", r.spec.cgroups_path}};
+            {"cgroups_path", r.spec.cgroups_path}, {"control", runsc::ControlProtocolFor(runsc_version_)}};
   return c;
 }
 
@@ -162,6 +170,72 @@ Status GvisorBackend::Start(const ContainerRecord& c) {
     if (proc::IsAlive(c.init)) ::kill(c.init.pid, SIGKILL);
   }
   return s;
+}
+
+Result<std::optional<spawn::Launch>> GvisorBackend::ExecLaunch(const ContainerRecord& c, const ExecRequest& r) {
+  if (r.detach || r.preserve_fds > 0) return std::optional<spawn::Launch>();
+  return std::optional(TRY(ClientFor(c).ExecLaunch(
+      RunscId(root_, c.id), json::serialize(r.process),
+      {.internal_pid_file = r.internal_pid_file, .console_socket = r.console_socket}, r.inherited_stdio)));
+}
+
+namespace {
+
+// A process inside the sandbox, waited on through a WaitPID call sent at start: its answer
+// (the wait status) makes the connection readable when the process exits.
+class SandboxRunning : public proc::Running {
+ public:
+  SandboxRunning(runsc::ControlConnection wait, pid_t pid, std::string cid)
+      : wait_(std::move(wait)), pid_(pid), cid_(std::move(cid)) {}
+  pid_t Pid() const override { return pid_; }
+  int WaitFd() const override { return wait_.fd(); }
+  Result<int> Reap() override {
+    auto ws = TRY(wait_.Receive());
+    if (!ws.is_number()) return MakeError("sandbox: WaitPID answered without a status", EPROTO);
+    return static_cast<int>(ws.to_number<uint32_t>());
+  }
+  Status Signal(int sig) override {
+    auto conn = TRY(runsc::ControlConnection::Connect(cid_));
+    TRY(conn.Call("containerManager.Signal", json::object{{"CID", cid_}, {"Signo", sig}, {"PID", pid_}, {"Mode", 0}}));
+    return Ok();
+  }
+
+ private:
+  runsc::ControlConnection wait_;
+  pid_t pid_;
+  std::string cid_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecDirect(const ContainerRecord& c, const ExecRequest& r,
+                                                                const std::array<int, 3>& stdio) {
+  std::unique_ptr<proc::Running> none;
+  if (bundle::GetString(c.backend_data, "control").empty() || r.detach || r.preserve_fds > 0 || r.console_socket)
+    return none;
+  auto flags = FlagsOf(c);
+  bool net_raw = std::find(flags.begin(), flags.end(), "--net-raw") != flags.end();
+  auto cid = RunscId(root_, c.id);
+  auto args = TRY(runsc::ExecArgsFor(r.process, cid, net_raw));
+  if (!args) return none;
+  auto conn = runsc::ControlConnection::Connect(cid);  // the sandbox's id is its first container's
+  if (!conn) {
+    log::Debug(conn.error().msg + ": exec through runsc");
+    return none;
+  }
+  // Unlike runsc exec, nothing is done to the stdio first: runsc chowns it to the process's
+  // user (a caller's /dev/null included), which the Sentry does not need to serve it.
+  auto answer = conn->Call("containerManager.ExecuteAsync", *args, stdio);
+  if (!answer) {
+    // The Sentry's words for a command that is not there (what a shell reports as 127).
+    bool missing = answer.error().msg.find("error finding executable") != std::string::npos;
+    return MakeError(answer.error().msg, missing ? ENOENT : answer.error().err_no);
+  }
+  const json::value& pid = *answer;
+  if (!pid.is_number()) return MakeError("sandbox: ExecuteAsync answered without a pid", EPROTO);
+  auto p = pid.to_number<int32_t>();
+  TRY(conn->Send("containerManager.WaitPID", json::object{{"PID", p}, {"CID", cid}}));
+  return std::unique_ptr<proc::Running>(std::make_unique<SandboxRunning>(std::move(*conn), p, cid));
 }
 
 Result<int> GvisorBackend::Exec(const ContainerRecord& c, const ExecRequest& r) {

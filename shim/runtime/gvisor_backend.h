@@ -15,12 +15,16 @@ inline constexpr const char* kRunscJournalKind = "runsc-container";
 
 class GvisorBackend : public Backend {
  public:
-  GvisorBackend(std::filesystem::path root, Config config, std::string platform, bool debug);
+  // runsc_version: the probed `runsc --version` (which control protocol new sandboxes get).
+  GvisorBackend(std::filesystem::path root, Config config, std::string platform, std::string runsc_version, bool debug);
   std::string_view Name() const override { return "gvisor"; }
   Result<Created> Create(const CreateRequest& r, Journal& j) override;
   Result<int> Run(const CreateRequest& r, Journal& j) override;
   Status Start(const ContainerRecord& c) override;
   Result<int> Exec(const ContainerRecord& c, const ExecRequest& r) override;
+  Result<std::optional<spawn::Launch>> ExecLaunch(const ContainerRecord& c, const ExecRequest& r) override;
+  Result<std::unique_ptr<proc::Running>> ExecDirect(const ContainerRecord& c, const ExecRequest& r,
+                                                    const std::array<int, 3>& stdio) override;
   Status Kill(const ContainerRecord& c, int signal, bool all) override;
   Status Pause(const ContainerRecord& c) override;
   Status Resume(const ContainerRecord& c) override;
@@ -43,7 +47,7 @@ class GvisorBackend : public Backend {
 
   std::filesystem::path root_;
   Config config_;
-  std::string platform_;
+  std::string platform_, runsc_version_;
   bool debug_;
 };
 

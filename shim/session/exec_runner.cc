@@ -27,6 +27,13 @@ class PipeStreams : public Streams {
     ::dup2(out_w_.get(), 1);  // dup2 leaves the copies inheritable
     ::dup2(err_w_.get(), 2);
   }
+  void AddStdio(spawn::Launch& l) override {
+    l.Dup(out_w_.get(), 1);
+    l.Dup(err_w_.get(), 2);
+  }
+  std::optional<std::array<int, 3>> ChildStdio() const override {
+    return std::array<int, 3>{0, out_w_.get(), err_w_.get()};
+  }
   void AfterFork() override {
     out_w_.Reset();
     err_w_.Reset();
@@ -50,11 +57,11 @@ class PipeStreams : public Streams {
 
 }  // namespace
 
-Result<RunnerOutcome> RunChild(const std::function<int()>& child, const RunnerOptions& o,
-                               const std::function<void(pid_t)>& on_timeout) {
+Result<RunnerOutcome> RunChild(CommandSide side, const RunnerOptions& o,
+                               const std::function<void(proc::Running&)>& on_timeout) {
   PipeStreams io(o.capture_limit);
   TRY(io.Open2());
-  return Supervise(child, io, o, on_timeout);
+  return Supervise(side, io, o, on_timeout);
 }
 
 }  // namespace sandshim::session

@@ -7,11 +7,16 @@
 
 #include <sys/types.h>
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 
+#include "shim/core/launch.h"
+#include "shim/core/running.h"
 #include "shim/core/result.h"
 
 namespace sandshim::session {
@@ -34,9 +39,20 @@ struct RunnerOutcome {
   std::chrono::milliseconds duration{0};
 };
 
-// child runs in the forked process with stdout/stderr on the pipes and returns its exit
-// status (or never returns). on_timeout gets the child's pid and must end the tree.
-Result<RunnerOutcome> RunChild(const std::function<int()>& child, const RunnerOptions& o,
-                               const std::function<void(pid_t)>& on_timeout);
+// The command's side, the first way that applies: started inside the sandbox directly with
+// the given stdin/stdout/stderr (gVisor's control server: no host process at all), a
+// prepared program started with posix_spawn (nothing runs between its fork and exec), or a
+// function run in a forked child (backends that need a process of ours, and tests). direct
+// and launch return nothing when they do not apply.
+struct CommandSide {
+  std::function<Result<std::unique_ptr<proc::Running>>(const std::array<int, 3>& stdio)> direct;
+  std::function<Result<std::optional<spawn::Launch>>()> launch;
+  std::function<int()> child;
+};
+
+// Runs the command's side with stdout/stderr on the pipes. on_timeout gets the started
+// command and must end its tree.
+Result<RunnerOutcome> RunChild(CommandSide side, const RunnerOptions& o,
+                               const std::function<void(proc::Running&)>& on_timeout);
 
 }  // namespace sandshim::session

@@ -1,5 +1,6 @@
 #include "shim/session/sessions.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include "shim/core/ids.h"
 #include "shim/core/log.h"
 #include "shim/core/scope_exit.h"
+#include "shim/core/unique_fd.h"
 #include "shim/runtime/journal.h"
 #include "shim/session/audit.h"
 #include "shim/session/layer.h"
@@ -38,10 +40,26 @@ Result<std::string> Sessions::Resolve(const std::string& ref) const {
   return target.string();
 }
 
-Result<SessionRecord> Sessions::Load(const std::string& id) {
+Result<SessionRecord> Sessions::ReadRecord(const std::string& id) {
   auto text = fs::ReadFile(Dir(id) / "session.json");
   if (!text) return NoSession(id);
   auto r = TRY(RecordFromJson(TRY(bundle::ParseJson(*text, "session " + id))));
+  struct stat st;
+  if (::stat((Dir(id) / "last-used").c_str(), &st) == 0) {
+    auto marked = log::Rfc3339(st.st_mtim);
+    if (marked > r.last_used) r.last_used = marked;
+  }
+  return r;
+}
+
+void Sessions::MarkUsed(const std::string& id) {
+  auto path = Dir(id) / "last-used";
+  if (::utimensat(AT_FDCWD, path.c_str(), nullptr, AT_SYMLINK_NOFOLLOW) == 0) return;
+  UniqueFd created(::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+}
+
+Result<SessionRecord> Sessions::Load(const std::string& id) {
+  auto r = TRY(ReadRecord(id));
   auto st = containers_.State(r.container_id);
   // "gone": the sandbox vanished although the session was not stopped (killed, host reboot).
   r.status = st ? std::string(runtime::StatusName(st->status)) : r.state == "stopped" ? "stopped" : "gone";

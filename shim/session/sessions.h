@@ -61,15 +61,26 @@ class Sessions {
   std::filesystem::path Dir(const std::string& id) const { return store_.Dir(id); }
   std::filesystem::path NameLink(const std::string& name) const { return store_.root() / "@names" / name; }
   Result<std::string> Resolve(const std::string& ref) const;
+  // The record with its live status (which asks the runtime about the sandbox).
   Result<SessionRecord> Load(const std::string& id);
-  // durable: fsync'd (create, stop, start). Exec's bookkeeping (last used, counters) is
-  // not: losing it in a crash costs nothing, and exec latency is the product.
+  // The record alone, as exec needs it (status left empty).
+  Result<SessionRecord> ReadRecord(const std::string& id);
+  // Records that a command starts now: the mtime of <dir>/last-used, which ReadRecord
+  // reports as last_used when it is newer than the record's. One syscall instead of a locked
+  // read-modify-write of the record (exec's latency budget is 5 ms over runsc's); it also
+  // keeps a long-running exec from looking idle to gc.
+  void MarkUsed(const std::string& id);
+  // durable: fsync'd (create, stop, start). Exec's bookkeeping (counters) is not: losing
+  // it in a crash costs nothing, and exec latency is the product.
   Status Save(const SessionRecord& r, bool durable = true);
   Status RunContainer(const SessionRecord& r);
   Status Undo(const runtime::JournalEntry& e);
   // Replays the journal and removes the directory; the caller holds the lock.
   Status Teardown(const std::string& id);
-  void KillTree(const std::string& container, pid_t runner, const std::filesystem::path& internal_pid_file);
+  // Ends a timed-out exec's process tree. in_sandbox: cmd runs inside gVisor itself (no host
+  // process of ours to kill); internal_pid_file: where runsc exec wrote the command's pid.
+  void KillTree(const std::string& container, proc::Running& cmd, bool in_sandbox,
+                const std::filesystem::path& internal_pid_file);
   Status UpdateAfterExec(const std::string& id, const RunnerOutcome& o);
 
   runtime::Options opts_;

@@ -28,6 +28,17 @@ bool WriteAll(int fd, const char* p, size_t n) {
   return true;
 }
 
+RunnerOutcome NotFound(const std::string& msg, const RunnerOptions& o, Clock::time_point start) {
+  RunnerOutcome r;
+  r.status = 127;
+  std::string line = msg + "\n";
+  r.bytes_err = line.size();
+  if (o.capture_limit > 0) r.err = line.substr(0, o.capture_limit);
+  else WriteAll(2, line.data(), line.size());
+  r.duration = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+  return r;
+}
+
 }  // namespace
 
 bool Pump(int from, int to, uint64_t* count, std::string* keep, size_t limit) {
@@ -44,8 +55,8 @@ bool Pump(int from, int to, uint64_t* count, std::string* keep, size_t limit) {
   return true;
 }
 
-Result<RunnerOutcome> Supervise(const std::function<int()>& child, Streams& io, const RunnerOptions& o,
-                                const std::function<void(pid_t)>& on_timeout) {
+Result<RunnerOutcome> Supervise(CommandSide& side, Streams& io, const RunnerOptions& o,
+                                const std::function<void(proc::Running&)>& on_timeout) {
   sigset_t mask, old;
   sigemptyset(&mask);
   for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&mask, s);
@@ -55,16 +66,34 @@ Result<RunnerOutcome> Supervise(const std::function<int()>& child, Streams& io, 
   UniqueFd sigfd(::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK));
 
   auto start = Clock::now();
-  pid_t pid = ::fork();
-  if (pid < 0) return ErrnoError("fork");
-  if (pid == 0) {
-    ::sigprocmask(SIG_SETMASK, &old, nullptr);  // exec keeps the mask: runsc must see signals
-    io.InChild();
-    ::_exit(child());
+  std::unique_ptr<proc::Running> cmd;
+  if (auto stdio = io.ChildStdio(); stdio && side.direct) {
+    auto started = side.direct(*stdio);
+    // A command that is not there is the command's failure, as in a shell: 127, its message
+    // on the command's stderr, not sandshim's error.
+    if (!started && started.error().err_no == ENOENT) return NotFound(started.error().msg, o, start);
+    cmd = TRY(std::move(started));
+  }
+  std::optional<spawn::Launch> launch;
+  if (!cmd && side.launch) launch = TRY(side.launch());
+  if (!cmd) {
+    pid_t pid = -1;
+    if (launch) {
+      io.AddStdio(*launch);
+      pid = TRY(spawn::Start(*launch, old));  // exec keeps the mask: runsc must see signals
+      launch->owned.clear();
+    } else {
+      pid = ::fork();
+      if (pid < 0) return ErrnoError("fork");
+      if (pid == 0) {
+        ::sigprocmask(SIG_SETMASK, &old, nullptr);
+        io.InChild();
+        ::_exit(side.child());
+      }
+    }
+    cmd = TRY(proc::HostChild(pid));
   }
   io.AfterFork();
-  UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
-  if (!pidfd.valid()) return ErrnoError("pidfd_open");
 
   RunnerOutcome r;
   bool exited = false;
@@ -78,14 +107,14 @@ Result<RunnerOutcome> Supervise(const std::function<int()>& child, Streams& io, 
     auto now = Clock::now();
     if (now >= deadline) {
       r.timed_out = true;
-      on_timeout(pid);
+      on_timeout(*cmd);
       deadline = kNever;
     }
     if (exited && drain_until == kNever) drain_until = now + o.drain;
     if (now >= drain_until) break;  // background processes hold the streams
     auto until = std::min({deadline, drain_until, now + std::chrono::hours(1)});
     int wait_ms = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(until - now).count()) + 1;
-    fds = {{exited ? -1 : pidfd.get(), POLLIN, 0}, {sigfd.get(), POLLIN, 0}};
+    fds = {{exited ? -1 : cmd->WaitFd(), POLLIN, 0}, {sigfd.get(), POLLIN, 0}};
     io.Fill(fds);
     int n = ::poll(fds.data(), fds.size(), wait_ms);
     if (n < 0 && errno != EINTR) return ErrnoError("poll");
@@ -97,18 +126,15 @@ Result<RunnerOutcome> Supervise(const std::function<int()>& child, Streams& io, 
         int sig = static_cast<int>(si.ssi_signo);
         auto own = io.Signals();
         if (std::find(own.begin(), own.end(), sig) != own.end()) io.OnSignal(sig);
-        else ::kill(pid, sig);
+        else (void)cmd->Signal(sig);
       }
     }
     if (fds[0].revents && !exited) {
-      while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
-      }
+      wstatus = TRY(cmd->Reap());
       exited = true;
     }
   }
-  if (!exited)
-    while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
-    }
+  if (!exited) wstatus = TRY(cmd->Reap());
   r.duration = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
   if (r.timed_out) r.status = 124;
   else if (WIFEXITED(wstatus)) r.status = WEXITSTATUS(wstatus);

@@ -9,6 +9,7 @@
 #include <functional>
 #include <vector>
 
+#include "shim/core/launch.h"
 #include "shim/session/exec_runner.h"
 
 namespace sandshim::session {
@@ -18,6 +19,11 @@ class Streams {
   virtual ~Streams() = default;
   // In the forked child, before the command's side runs: put its stdio in place.
   virtual void InChild() = 0;
+  // The same for a prepared program: the actions that put its stdio in place.
+  virtual void AddStdio(spawn::Launch& l) = 0;
+  // The same for a command started inside the sandbox: its stdin, stdout and stderr, or
+  // nothing when this kind of I/O cannot be handed over like that (a terminal).
+  virtual std::optional<std::array<int, 3>> ChildStdio() const { return std::nullopt; }
   // In the parent right after the fork: close the child's ends.
   virtual void AfterFork() {}
   // The descriptors to poll this round (appended), and whether any of them is still open.
@@ -30,8 +36,8 @@ class Streams {
   virtual void OnSignal(int) {}
 };
 
-Result<RunnerOutcome> Supervise(const std::function<int()>& child, Streams& io, const RunnerOptions& o,
-                                const std::function<void(pid_t)>& on_timeout);
+Result<RunnerOutcome> Supervise(CommandSide& side, Streams& io, const RunnerOptions& o,
+                                const std::function<void(proc::Running&)>& on_timeout);
 
 // Copies what is readable from `from` to `to`, or into keep up to limit (limit 0: copy);
 // false at EOF or error (EIO on a pty master: its last holder is gone).

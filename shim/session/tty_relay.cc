@@ -83,6 +83,13 @@ class TtyStreams : public Streams {
     for (int fd : {0, 1, 2}) ::dup2(slave, fd);
     if (slave > 2) ::close(slave);
   }
+  void AddStdio(spawn::Launch& l) override {
+    if (slave_path_.empty()) return;
+    l.new_session = true;
+    l.Open(slave_path_, O_RDWR, 0);  // without O_NOCTTY: the session's controlling terminal
+    l.Dup(0, 1);
+    l.Dup(0, 2);
+  }
   void Fill(std::vector<pollfd>& fds) override {
     fds.push_back({master_.valid() ? -1 : listener_.get(), POLLIN, 0});
     fds.push_back({master_.valid() && master_open_ ? master_.get() : -1, POLLIN, 0});
@@ -111,9 +118,9 @@ class TtyStreams : public Streams {
 
 }  // namespace
 
-Result<RunnerOutcome> RunChildWithTty(const std::function<int()>& child,
+Result<RunnerOutcome> RunChildWithTty(CommandSide side,
                                       const std::optional<std::filesystem::path>& console_socket,
-                                      const RunnerOptions& o, const std::function<void(pid_t)>& on_timeout) {
+                                      const RunnerOptions& o, const std::function<void(proc::Running&)>& on_timeout) {
   TtyStreams io;
   ScopeExit unlink_socket([&] {
     if (console_socket) ::unlink(console_socket->c_str());
@@ -131,7 +138,7 @@ Result<RunnerOutcome> RunChildWithTty(const std::function<int()>& child,
   ScopeExit restore_tty([&] {
     if (raw) ::tcsetattr(0, TCSANOW, &saved);
   });
-  return Supervise(child, io, o, on_timeout);
+  return Supervise(side, io, o, on_timeout);
 }
 
 }  // namespace sandshim::session

@@ -15,10 +15,11 @@
 
 namespace sandshim::session {
 
-// With console_socket, child (forked) must send a pty master to it (listening before the
-// fork; removed before returning). Without, child runs with a host pty's slave as its stdio.
-Result<RunnerOutcome> RunChildWithTty(const std::function<int()>& child,
+// With console_socket, the command's side must send a pty master to it (listening before the
+// start; removed before returning). Without, it runs with a host pty's slave as its stdio,
+// as the controlling terminal of a new session.
+Result<RunnerOutcome> RunChildWithTty(CommandSide side,
                                       const std::optional<std::filesystem::path>& console_socket,
-                                      const RunnerOptions& o, const std::function<void(pid_t)>& on_timeout);
+                                      const RunnerOptions& o, const std::function<void(proc::Running&)>& on_timeout);
 
 }  // namespace sandshim::session

@@ -90,6 +90,17 @@ check_exec_and_lifecycle() { # BACKEND
   assert_eq piped "$(echo piped | ss exec "$id" -- cat)" "stdin passed through" || return
   ss exec "$id" -- sh -c 'kill -TERM $$'; rc=$?
   assert_eq 143 "$rc" "a signal is 128+n" || return
+  ss exec "$id" -- nonexistent-command 2>"$WORK/e"; rc=$?
+  assert_eq 127 "$rc" "a command that is not there is 127" || return
+  # A TERM sent to sandshim reaches the command (gVisor: through the sandbox), which ends.
+  "$SANDSHIM_BIN" --root "$ROOT" --backend "$be" session exec "$id" -- sleep 1004 &
+  local runner=$!
+  sleep 2
+  kill -TERM "$runner"
+  wait "$runner"; rc=$?
+  assert_eq 143 "$rc" "TERM forwarded to the command" || return
+  out=$(ss exec "$id" -- ps)
+  assert_not_contains "$out" "sleep 1004" "the command that got TERM is gone" || return
   local t0=$SECONDS
   ss exec --timeout 2s "$id" -- sh -c 'sleep 1001 & sleep 1002 & sleep 1003'; rc=$?
   assert_eq 124 "$rc" "timeout exit status" || return

@@ -1,5 +1,7 @@
 // The session layer's pure parts and its exec runner (a real fork, no sandbox, no root).
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -98,13 +100,13 @@ TEST_CASE("persistent shell: the script is an argument, never spliced into the w
 TEST_CASE("exec runner: separate streams, counts, exit status, signals as 128+n") {
   RunnerOptions o;
   o.capture_limit = 1 << 20;
-  auto r = RunChild(
-      [] {
-        (void)!::write(1, "hello\n", 6);
-        (void)!::write(2, "oops\n", 5);
-        return 7;
-      },
-      o, [](pid_t) {});
+  auto r = RunChild({.child =
+                         [] {
+                           (void)!::write(1, "hello\n", 6);
+                           (void)!::write(2, "oops\n", 5);
+                           return 7;
+                         }},
+                    o, [](proc::Running&) {});
   REQUIRE(r.ok());
   CHECK(r->status == 7);
   CHECK(r->out == "hello\n");
@@ -112,8 +114,42 @@ TEST_CASE("exec runner: separate streams, counts, exit status, signals as 128+n"
   CHECK(r->bytes_out == 6);
   CHECK(r->bytes_err == 5);
   CHECK_FALSE(r->timed_out);
-  auto sig = RunChild([] { return ::raise(SIGTERM), 0; }, o, [](pid_t) {});
+  auto sig = RunChild({.child = [] { return ::raise(SIGTERM), 0; }}, o, [](proc::Running&) {});
   CHECK(sig->status == 128 + SIGTERM);
+}
+
+// A prepared program: started with posix_spawn, its stdio put in place by the runner, a
+// descriptor kept at its own number (close-on-exec cleared), the signal mask of before the
+// runner (HUP/INT/QUIT/TERM blocked for our signalfd must not stay blocked in the command).
+TEST_CASE("exec runner: a prepared program gets the pipes, its kept descriptor and an open signal mask") {
+  RunnerOptions o;
+  o.capture_limit = 1 << 20;
+  spawn::Launch l;
+  l.exe = "/bin/sh";
+  int fd = ::memfd_create("kept", MFD_CLOEXEC);
+  REQUIRE(fd > 2);
+  REQUIRE(::write(fd, "kept-data", 9) == 9);
+  auto path = "/proc/self/fd/" + std::to_string(fd);
+  l.argv = {"sh", "-c", "cat " + path + "; echo; grep SigBlk /proc/self/status >&2; exit 5"};
+  l.Dup(fd, fd);
+  l.owned.emplace_back(fd);
+  auto shared = std::make_shared<spawn::Launch>(std::move(l));
+  auto r = RunChild({.launch = [shared]() -> Result<std::optional<spawn::Launch>> { return std::optional(std::move(*shared)); }}, o,
+                    [](proc::Running&) {});
+  REQUIRE(r.ok());
+  CHECK(r->status == 5);
+  CHECK(r->out == "kept-data\n");
+  CHECK(r->err == "SigBlk:\t0000000000000000\n");
+  CHECK(::fcntl(fd, F_GETFD) == -1);  // the runner closed its copy once the program started
+
+  spawn::Launch missing;
+  missing.exe = "/nonexistent/program";
+  missing.argv = {"program"};
+  auto gone = std::make_shared<spawn::Launch>(std::move(missing));
+  auto bad = RunChild({.launch = [gone]() -> Result<std::optional<spawn::Launch>> { return std::optional(std::move(*gone)); }}, o,
+                      [](proc::Running&) {});
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().msg.find("/nonexistent/program") != std::string::npos);
 }
 
 TEST_CASE("exec runner: the deadline calls on_timeout and the result is 124") {
@@ -121,7 +157,7 @@ TEST_CASE("exec runner: the deadline calls on_timeout and the result is 124") {
   o.capture_limit = 1024;
   o.timeout = std::chrono::milliseconds(100);
   pid_t seen = 0;
-  auto r = RunChild([] { return ::sleep(30), 0; }, o, [&](pid_t p) { seen = p, ::kill(p, SIGKILL); });
+  auto r = RunChild({.child = [] { return ::sleep(30), 0; }}, o, [&](proc::Running& p) { seen = p.Pid(), (void)p.Signal(SIGKILL); });
   REQUIRE(r.ok());
   CHECK(r->timed_out);
   CHECK(r->status == 124);
@@ -133,15 +169,15 @@ TEST_CASE("exec runner: a background process holding the pipe does not hold us a
   RunnerOptions o;
   o.capture_limit = 1024;
   o.drain = std::chrono::milliseconds(50);
-  auto r = RunChild(
-      [] {
-        if (::fork() == 0) {  // keeps stdout open for 3 s
-          ::sleep(3);
-          ::_exit(0);
-        }
-        return 0;
-      },
-      o, [](pid_t) {});
+  auto r = RunChild({.child =
+                         [] {
+                           if (::fork() == 0) {  // keeps stdout open for 3 s
+                             ::sleep(3);
+                             ::_exit(0);
+                           }
+                           return 0;
+                         }},
+                    o, [](proc::Running&) {});
   REQUIRE(r.ok());
   CHECK(r->status == 0);
   CHECK(r->duration < std::chrono::seconds(2));

@@ -1,0 +1,107 @@
+#include "shim/runsc/control.h"
+
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstring>
+#include <vector>
+
+namespace sandshim::runsc {
+namespace json = boost::json;
+namespace {
+
+// Answers are a pid or a wait status; anything near this size is not an answer.
+constexpr size_t kMaxAnswer = 1 << 20;
+
+}  // namespace
+
+std::string ControlProtocolFor(std::string_view runsc_version) {
+  // Checked against this release (Debian 12's runsc): method names containerManager.
+  // ExecuteAsync / WaitPID / Signal and the ExecArgs field names sandshim sends.
+  if (runsc_version == "runsc version 0.0~20221219.0") return "urpc-20221219";
+  return "";
+}
+
+Result<ControlConnection> ControlConnection::Connect(std::string_view sandbox_id) {
+  // runsc binds "\0runsc-sandbox.<id>\0": abstract, and the trailing NUL is part of the name.
+  std::string name = "runsc-sandbox." + std::string(sandbox_id);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (name.size() + 2 > sizeof addr.sun_path) return MakeError("sandbox id too long: " + std::string(sandbox_id), EINVAL);
+  std::memcpy(addr.sun_path + 1, name.data(), name.size());
+  auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + name.size() + 2);
+  UniqueFd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!s.valid()) return ErrnoError("socket");
+  if (::connect(s.get(), reinterpret_cast<sockaddr*>(&addr), len) != 0)
+    return ErrnoError("connect to sandbox " + std::string(sandbox_id));
+  return ControlConnection(std::move(s));
+}
+
+Status ControlConnection::Send(std::string_view method, const json::value& arg, std::span<const int> fds) {
+  std::string data = json::serialize(json::object{{"method", method}, {"arg", arg}});
+  size_t sent = 0;
+  std::vector<char> ctl(fds.empty() ? 0 : CMSG_SPACE(sizeof(int) * fds.size()));
+  while (sent < data.size()) {
+    iovec iov{data.data() + sent, data.size() - sent};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    if (sent == 0 && !fds.empty()) {
+      msg.msg_control = ctl.data();
+      msg.msg_controllen = ctl.size();
+      cmsghdr* c = CMSG_FIRSTHDR(&msg);
+      c->cmsg_level = SOL_SOCKET;
+      c->cmsg_type = SCM_RIGHTS;
+      c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
+      std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
+    }
+    ssize_t n = ::sendmsg(fd_.get(), &msg, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return ErrnoError("send " + std::string(method));
+    sent += static_cast<size_t>(n);
+  }
+  return Ok();
+}
+
+Result<json::value> ControlConnection::Receive() {
+  json::stream_parser p;
+  size_t total = 0;
+  char buf[4096];
+  while (!p.done()) {
+    ssize_t n = ::read(fd_.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return ErrnoError("read sandbox answer");
+    if (n == 0) return MakeError("sandbox closed the control connection", EPIPE);
+    total += static_cast<size_t>(n);
+    if (total > kMaxAnswer) return MakeError("sandbox answer too large", EPROTO);
+    boost::system::error_code ec;
+    size_t used = p.write_some(buf, static_cast<size_t>(n), ec);
+    if (ec) return MakeError("sandbox answer: " + ec.message(), EPROTO);
+    // One answer per call: bytes after it would be a protocol error.
+    if (p.done() && used != static_cast<size_t>(n)) return MakeError("sandbox answer: trailing data", EPROTO);
+  }
+  return ParseControlAnswer(p.release());
+}
+
+Result<json::value> ControlConnection::Call(std::string_view method, const json::value& arg, std::span<const int> fds) {
+  TRY(Send(method, arg, fds));
+  return Receive();
+}
+
+Result<json::value> ParseControlAnswer(const json::value& answer) {
+  const auto* o = answer.if_object();
+  if (!o) return MakeError("sandbox answer is not an object", EPROTO);
+  const auto* ok = o->if_contains("success");
+  if (!ok || !ok->is_bool()) return MakeError("sandbox answer without success", EPROTO);
+  if (!ok->get_bool()) {
+    const auto* err = o->if_contains("err");
+    std::string msg = err && err->is_string() ? std::string(err->get_string()) : "unknown error";
+    return MakeError("sandbox: " + msg, EIO);
+  }
+  const auto* r = o->if_contains("result");
+  return r ? *r : json::value(nullptr);
+}
+
+}  // namespace sandshim::runsc

@@ -1,0 +1,46 @@
+// The CLI's word scan that lets it register only the verb a command line names.
+#include <doctest/doctest.h>
+
+#include "shim/cli/verbs.h"
+
+using namespace sandshim;
+
+static std::vector<std::string> Words(std::vector<std::string> args, size_t max = 2) {
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  return cli::LeadingWords(static_cast<int>(argv.size()), argv.data(), max);
+}
+
+TEST_CASE("cli: leading words skip global options and their values, stop at --") {
+  using V = std::vector<std::string>;
+  CHECK(Words({"sandshim", "--root", "/run/x", "--backend", "gvisor", "session", "exec", "id", "--", "ls"}) ==
+        V{"session", "exec"});
+  CHECK(Words({"sandshim", "--root=/run/x", "--log", "/l", "--log-format", "json", "create", "--bundle", "b", "id"}) ==
+        V{"create", "b"});
+  CHECK(Words({"sandshim", "--debug", "state", "id"}, 1) == V{"state"});
+  CHECK(Words({"sandshim", "--", "session"}).empty());
+  CHECK(Words({"sandshim", "--runsc-flag", "--network=none", "kill", "c"}) == V{"kill", "c"});
+  CHECK(Words({"sandshim"}).empty());
+}
+
+TEST_CASE("cli: a named verb registers alone; an unknown or missing one registers all") {
+  CLI::App app;
+  cli::GlobalOpts g;
+  std::vector<std::string> added;
+  auto table = [&](cli::Verbs& v) {
+    v.AddNamed(0, {{{"create"}, [&] { added.push_back("create"); }},
+                   {{"pause", "resume"}, [&] { added.push_back("pause/resume"); }},
+                   {{"session"}, [&] { added.push_back("session"); }}});
+  };
+  cli::Verbs named{app, g, {}, {"resume"}};
+  table(named);
+  CHECK(added == std::vector<std::string>{"pause/resume"});
+  added.clear();
+  cli::Verbs unknown{app, g, {}, {"bogus"}};
+  table(unknown);
+  CHECK(added.size() == 3);
+  added.clear();
+  cli::Verbs none{app, g, {}, {}};
+  table(none);
+  CHECK(added.size() == 3);
+}
