@@ -88,6 +88,7 @@ check_exec_and_lifecycle() { # BACKEND
   assert_eq to-out "$(cat "$WORK/o")" "stdout alone" || return
   assert_eq to-err "$(cat "$WORK/e")" "stderr alone" || return
   assert_eq piped "$(echo piped | ss exec "$id" -- cat)" "stdin passed through" || return
+  assert_eq end "$(ss exec "$id" -- sh -c 'cat; echo end' <&-)" "a closed stdin reads as empty" || return
   ss exec "$id" -- sh -c 'kill -TERM $$'; rc=$?
   assert_eq 143 "$rc" "a signal is 128+n" || return
   ss exec "$id" -- nonexistent-command 2>"$WORK/e"; rc=$?
