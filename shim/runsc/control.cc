@@ -24,7 +24,7 @@ std::string ControlProtocolFor(std::string_view runsc_version) {
   return "";
 }
 
-Result<ControlConnection> ControlConnection::Connect(std::string_view sandbox_id) {
+Result<ControlConnection> ControlConnection::Connect(std::string_view sandbox_id, pid_t sandbox_pid) {
   // runsc binds "\0runsc-sandbox.<id>\0": abstract, and the trailing NUL is part of the name.
   std::string name = "runsc-sandbox." + std::string(sandbox_id);
   sockaddr_un addr{};
@@ -36,6 +36,16 @@ Result<ControlConnection> ControlConnection::Connect(std::string_view sandbox_id
   if (!s.valid()) return ErrnoError("socket");
   if (::connect(s.get(), reinterpret_cast<sockaddr*>(&addr), len) != 0)
     return ErrnoError("connect to sandbox " + std::string(sandbox_id));
+  // Abstract names belong to no one: any local user may bind one that is free (a sandbox
+  // that just died leaves its name free). Only the sandbox process itself (it listens, as
+  // nobody) gets our descriptors and is believed about exit statuses.
+  ucred peer{};
+  socklen_t plen = sizeof peer;
+  if (::getsockopt(s.get(), SOL_SOCKET, SO_PEERCRED, &peer, &plen) != 0) return ErrnoError("SO_PEERCRED");
+  if (peer.pid != sandbox_pid)
+    return MakeError("control socket of sandbox " + std::string(sandbox_id) + " is held by pid " +
+                         std::to_string(peer.pid) + ", not the sandbox's " + std::to_string(sandbox_pid),
+                     EPERM);
   return ControlConnection(std::move(s));
 }
 

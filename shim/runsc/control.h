@@ -5,6 +5,8 @@
 // The server is the sandbox's Sentry; its answers are parsed as untrusted input.
 #pragma once
 
+#include <sys/types.h>
+
 #include <boost/json.hpp>
 #include <span>
 #include <string>
@@ -21,8 +23,9 @@ std::string ControlProtocolFor(std::string_view runsc_version);
 
 class ControlConnection {
  public:
-  // Connects to the control socket of the sandbox with this id (an abstract socket).
-  static Result<ControlConnection> Connect(std::string_view sandbox_id);
+  // Connects to the control socket of the sandbox with this id (an abstract socket), and
+  // refuses one whose listener is not the sandbox process, sandbox_pid.
+  static Result<ControlConnection> Connect(std::string_view sandbox_id, pid_t sandbox_pid);
   // Sends one call; fds travel with its first bytes.
   Status Send(std::string_view method, const boost::json::value& arg, std::span<const int> fds = {});
   // Reads the answer to the call sent last: its result, or the remote error.

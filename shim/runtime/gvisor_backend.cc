@@ -185,8 +185,8 @@ namespace {
 // (the wait status) makes the connection readable when the process exits.
 class SandboxRunning : public proc::Running {
  public:
-  SandboxRunning(runsc::ControlConnection wait, pid_t pid, std::string cid)
-      : wait_(std::move(wait)), pid_(pid), cid_(std::move(cid)) {}
+  SandboxRunning(runsc::ControlConnection wait, pid_t pid, std::string cid, pid_t sandbox)
+      : wait_(std::move(wait)), pid_(pid), cid_(std::move(cid)), sandbox_(sandbox) {}
   pid_t Pid() const override { return pid_; }
   int WaitFd() const override { return wait_.fd(); }
   Result<int> Reap() override {
@@ -195,7 +195,7 @@ class SandboxRunning : public proc::Running {
     return static_cast<int>(ws.to_number<uint32_t>());
   }
   Status Signal(int sig) override {
-    auto conn = TRY(runsc::ControlConnection::Connect(cid_));
+    auto conn = TRY(runsc::ControlConnection::Connect(cid_, sandbox_));
     TRY(conn.Call("containerManager.Signal", json::object{{"CID", cid_}, {"Signo", sig}, {"PID", pid_}, {"Mode", 0}}));
     return Ok();
   }
@@ -204,6 +204,7 @@ class SandboxRunning : public proc::Running {
   runsc::ControlConnection wait_;
   pid_t pid_;
   std::string cid_;
+  pid_t sandbox_;
 };
 
 }  // namespace
@@ -218,7 +219,9 @@ Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecDirect(const Container
   auto cid = RunscId(root_, c.id);
   auto args = TRY(runsc::ExecArgsFor(r.process, cid, net_raw));
   if (!args) return none;
-  auto conn = runsc::ControlConnection::Connect(cid);  // the sandbox's id is its first container's
+  // The sandbox's id is its first container's; its pid is the container's init as recorded
+  // (checked against its start time by the runtime before this call).
+  auto conn = runsc::ControlConnection::Connect(cid, c.init.pid);
   if (!conn) {
     log::Debug(conn.error().msg + ": exec through runsc");
     return none;
@@ -235,7 +238,7 @@ Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecDirect(const Container
   if (!pid.is_number()) return MakeError("sandbox: ExecuteAsync answered without a pid", EPROTO);
   auto p = pid.to_number<int32_t>();
   TRY(conn->Send("containerManager.WaitPID", json::object{{"PID", p}, {"CID", cid}}));
-  return std::unique_ptr<proc::Running>(std::make_unique<SandboxRunning>(std::move(*conn), p, cid));
+  return std::unique_ptr<proc::Running>(std::make_unique<SandboxRunning>(std::move(*conn), p, cid, c.init.pid));
 }
 
 Result<int> GvisorBackend::Exec(const ContainerRecord& c, const ExecRequest& r) {
