@@ -108,9 +108,9 @@ list_cgroups() {
 # every program on the host (sandshim hands runsc private nodes, or no runsc at all).
 list_host() {
   local n owner
-  for n in /dev/null /dev/zero /dev/full /dev/random /dev/urandom /dev/tty; do
-    owner=$(stat -c %u:%g "$n" 2>/dev/null) || continue
-    [ "$owner" = 0:0 ] || printf 'host %s owned by %s\n' "$n" "$owner"
+  for n in /dev/null /dev/zero /dev/full /dev/random /dev/urandom; do
+    owner=$(stat -c %u "$n" 2>/dev/null) || continue
+    [ "$owner" = 0 ] || printf 'host %s owned by uid %s\n' "$n" "$owner"
   done
 }
 

@@ -17,7 +17,7 @@
 namespace sandshim::spawn {
 
 struct Launch {
-  std::string exe;  // absolute path
+  std::string exe;  // the path to run (spawn::Resolve of argv[0])
   std::vector<std::string> argv;
   // Applied in order in the child: open `path` (flags) as fd `target`, or dup2 `source`
   // onto `target` (which clears close-on-exec, also when source == target).

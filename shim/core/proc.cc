@@ -1,6 +1,7 @@
 #include "shim/core/proc.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -98,6 +99,14 @@ std::map<std::string, std::string> OwnCgroups(const std::string& proc_self_cgrou
     while (std::getline(ctrls, c, ',')) out[c.rfind("name=", 0) == 0 ? c.substr(5) : c] = path;
   }
   return out;
+}
+
+void OpenMissingStdio() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
+    int n = ::open("/dev/null", O_RDWR);  // the lowest free number: fd itself
+    if (n >= 0 && n != fd) ::close(n);
+  }
 }
 
 void ReapZombies() {

@@ -37,5 +37,9 @@ void BecomeSubreaper();
 std::map<std::string, std::string> OwnCgroups(const std::string& proc_self_cgroup);
 // Reaps any exited children without blocking.
 void ReapZombies();
+// Opens /dev/null on whichever of fds 0, 1, 2 is closed (a caller's `<&-`), first thing in
+// main: otherwise the next file we open (the --log file, a state lock, a session exec's
+// pipe) takes a stdio number and is handed on as a container's or command's stdio.
+void OpenMissingStdio();
 
 }  // namespace sandshim::proc

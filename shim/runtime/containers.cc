@@ -251,9 +251,11 @@ Result<std::optional<spawn::Launch>> Containers::ExecLaunch(std::string_view id,
 
 Result<std::unique_ptr<proc::Running>> Containers::ExecDirect(std::string_view id, const ExecRequest& r,
                                                              const std::array<int, 3>& stdio) {
-  auto rec = TRY(store_.Load(id));
-  TRY(Require(id, LiveStatus(rec), "exec into", {S::kRunning}));
-  return BackendNamed(rec.backend).ExecDirect(rec, r, stdio);
+  auto rec = store_.Load(id);
+  // ENOENT from here means "the command is not there" (127): a missing container is not that.
+  if (!rec) return MakeError(rec.error().msg, rec.error().err_no == ENOENT ? ESRCH : rec.error().err_no);
+  TRY(Require(id, LiveStatus(*rec), "exec into", {S::kRunning}));
+  return BackendNamed(rec->backend).ExecDirect(*rec, r, stdio);
 }
 
 Status Containers::Pause(std::string_view id) {

@@ -191,8 +191,10 @@ class SandboxRunning : public proc::Running {
   int WaitFd() const override { return wait_.fd(); }
   Result<int> Reap() override {
     auto ws = TRY(wait_.Receive());
-    if (!ws.is_number()) return MakeError("sandbox: WaitPID answered without a status", EPROTO);
-    return static_cast<int>(ws.to_number<uint32_t>());
+    boost::system::error_code ec;
+    auto status = ws.to_number<uint32_t>(ec);  // the sandbox is not trusted: no throwing conversions
+    if (ec) return MakeError("sandbox: WaitPID answered without a status", EPROTO);
+    return static_cast<int>(status);
   }
   Status Signal(int sig) override {
     auto conn = TRY(runsc::ControlConnection::Connect(cid_, sandbox_));
@@ -214,30 +216,42 @@ Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecDirect(const Container
   std::unique_ptr<proc::Running> none;
   if (bundle::GetString(c.backend_data, "control").empty() || r.detach || r.preserve_fds > 0 || r.console_socket)
     return none;
-  auto flags = FlagsOf(c);
-  bool net_raw = std::find(flags.begin(), flags.end(), "--net-raw") != flags.end();
+  // runsc's boolean flag as runsc reads it: the last of --net-raw, --net-raw=true|false wins.
+  bool net_raw = false;
+  for (const auto& f : FlagsOf(c)) {
+    std::string_view v = f;
+    if (v.rfind("--", 0) == 0) v.remove_prefix(1);  // runsc takes -flag and --flag alike
+    if (v == "-net-raw") net_raw = true;
+    else if (v.rfind("-net-raw=", 0) == 0) net_raw = v.substr(9) == "true" || v.substr(9) == "1";
+  }
   auto cid = RunscId(root_, c.id);
   auto args = TRY(runsc::ExecArgsFor(r.process, cid, net_raw));
   if (!args) return none;
-  // The sandbox's id is its first container's; its pid is the container's init as recorded
-  // (checked against its start time by the runtime before this call).
+  // sandshim's sandboxes hold one container, whose id is the sandbox's; its pid is the
+  // container's init as recorded (checked against its start time before this call).
   auto conn = runsc::ControlConnection::Connect(cid, c.init.pid);
   if (!conn) {
     log::Debug(conn.error().msg + ": exec through runsc");
     return none;
   }
-  // Unlike runsc exec, nothing is done to the stdio first: runsc chowns it to the process's
-  // user (a caller's /dev/null included), which the Sentry does not need to serve it.
+  // Unlike runsc exec, nothing is done to the stdio first: runsc chowns it to the container's
+  // user (a caller's /dev/null included); the Sentry serves it without that (a uid-1000
+  // command reopens /dev/stdout on our root-owned pipe fine).
   auto answer = conn->Call("containerManager.ExecuteAsync", *args, stdio);
   if (!answer) {
     // The Sentry's words for a command that is not there (what a shell reports as 127).
     bool missing = answer.error().msg.find("error finding executable") != std::string::npos;
     return MakeError(answer.error().msg, missing ? ENOENT : answer.error().err_no);
   }
-  const json::value& pid = *answer;
-  if (!pid.is_number()) return MakeError("sandbox: ExecuteAsync answered without a pid", EPROTO);
-  auto p = pid.to_number<int32_t>();
-  TRY(conn->Send("containerManager.WaitPID", json::object{{"PID", p}, {"CID", cid}}));
+  boost::system::error_code ec;
+  auto p = answer->to_number<int32_t>(ec);
+  if (ec || p <= 0) return MakeError("sandbox: ExecuteAsync answered without a pid", EPROTO);
+  if (auto sent = conn->Send("containerManager.WaitPID", json::object{{"PID", p}, {"CID", cid}}); !sent) {
+    // Started but nobody would wait for it: end it rather than leave it running.
+    if (auto k = runsc::ControlConnection::Connect(cid, c.init.pid); k)
+      (void)k->Call("containerManager.Signal", json::object{{"CID", cid}, {"Signo", SIGKILL}, {"PID", p}, {"Mode", 0}});
+    return sent.error();
+  }
   return std::unique_ptr<proc::Running>(std::make_unique<SandboxRunning>(std::move(*conn), p, cid, c.init.pid));
 }
 

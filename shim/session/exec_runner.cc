@@ -59,7 +59,6 @@ class PipeStreams : public Streams {
 
 Result<RunnerOutcome> RunChild(CommandSide side, const RunnerOptions& o,
                                const std::function<void(proc::Running&)>& on_timeout) {
-  OpenMissingStdio();
   PipeStreams io(o.capture_limit);
   TRY(io.Open2());
   return Supervise(side, io, o, on_timeout);

@@ -45,12 +45,15 @@ void Sessions::KillTree(const std::string& container, proc::Running& cmd, bool i
     for (pid_t p : stopped) (void)containers_.SignalProcess(container, p, SIGKILL);
     log::Info("session exec timed out: killed " + std::to_string(stopped.size()) + " processes");
   }
-  if (!in_sandbox) (void)cmd.Signal(SIGKILL);  // runsc exec, or our forked child
+  // runsc exec or our forked child; in the sandbox, the command itself (through the control
+  // server), in case the process table could not be read.
+  (void)cmd.Signal(SIGKILL);
 }
 
-Status Sessions::UpdateAfterExec(const std::string& id, const RunnerOutcome& o) {
+Status Sessions::UpdateAfterExec(const std::string& id, const RunnerOutcome& o, const std::string& started) {
   auto lock = TRY(store_.Lock(id));
   auto r = TRY(ReadRecord(id));
+  if (started > r.last_used) r.last_used = started;  // also where there is no last-used file
   r.execs++;
   if (o.status != 0) r.exec_failures++;
   if (o.timed_out) r.exec_timeouts++;
@@ -68,6 +71,7 @@ Result<RunnerOutcome> Sessions::Exec(const std::string& ref, const SessionExec& 
   // The native backend runs from a sealed copy of sandshim: become it before anything else.
   if (r.backend == "native") TRY(containers_.PrepareExec(r.container_id));
   MarkUsed(id);
+  auto started = log::NowRfc3339();
   bundle::ExecOverrides ov = e.overrides;
   if (e.shell) {
     std::string script;
@@ -111,7 +115,7 @@ Result<RunnerOutcome> Sessions::Exec(const std::string& ref, const SessionExec& 
                         : RunChild(std::move(side), ro, kill_tree);
   if (!internal.empty()) ::unlink(internal.c_str());
   if (!outcome) return outcome.error();
-  if (auto s = UpdateAfterExec(id, *outcome); !s) log::Warn("session " + id + ": " + s.error().msg);
+  if (auto s = UpdateAfterExec(id, *outcome, started); !s) log::Warn("session " + id + ": " + s.error().msg);
   json::array argv, env_keys;
   for (const auto& a : e.overrides.args) argv.emplace_back(a);
   // Keys only: values may be secrets.

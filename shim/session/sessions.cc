@@ -10,7 +10,6 @@
 #include "shim/core/ids.h"
 #include "shim/core/log.h"
 #include "shim/core/scope_exit.h"
-#include "shim/core/unique_fd.h"
 #include "shim/runtime/journal.h"
 #include "shim/session/audit.h"
 #include "shim/session/layer.h"
@@ -53,9 +52,7 @@ Result<SessionRecord> Sessions::ReadRecord(const std::string& id) {
 }
 
 void Sessions::MarkUsed(const std::string& id) {
-  auto path = Dir(id) / "last-used";
-  if (::utimensat(AT_FDCWD, path.c_str(), nullptr, AT_SYMLINK_NOFOLLOW) == 0) return;
-  UniqueFd created(::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+  (void)::utimensat(AT_FDCWD, (Dir(id) / "last-used").c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
 }
 
 Result<SessionRecord> Sessions::Load(const std::string& id) {
@@ -164,6 +161,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   }
   TRY(fs::MkdirAll(dir / "bundle", 0755));
   TRY(fs::WriteFileAtomic(dir / "bundle" / "config.json", json::serialize(spec_json), 0644));
+  TRY(fs::WriteFileAtomic(dir / "last-used", "", 0600, /*sync=*/false));  // its mtime: see MarkUsed
   if (layer == "overlayfs") {
     TRY(journal.Append({kLayerKind, {{"path", p.root_path}}}));
     TRY(MountLayer(p.rootfs, dir / "layer", p.root_path));

@@ -65,10 +65,11 @@ class Sessions {
   Result<SessionRecord> Load(const std::string& id);
   // The record alone, as exec needs it (status left empty).
   Result<SessionRecord> ReadRecord(const std::string& id);
-  // Records that a command starts now: the mtime of <dir>/last-used, which ReadRecord
-  // reports as last_used when it is newer than the record's. One syscall instead of a locked
-  // read-modify-write of the record (exec's latency budget is 5 ms over runsc's); it also
-  // keeps a long-running exec from looking idle to gc.
+  // Records that a command starts now: the mtime of <dir>/last-used (made at create), which
+  // ReadRecord reports as last_used when it is newer than the record's. One syscall instead
+  // of a locked read-modify-write of the record before the command starts (exec latency).
+  // Never creates the file: a delete emptying the directory must not see it come back.
+  // gc --idle counts from the last start, as before.
   void MarkUsed(const std::string& id);
   // durable: fsync'd (create, stop, start). Exec's bookkeeping (counters) is not: losing
   // it in a crash costs nothing, and exec latency is the product.
@@ -81,7 +82,7 @@ class Sessions {
   // process of ours to kill); internal_pid_file: where runsc exec wrote the command's pid.
   void KillTree(const std::string& container, proc::Running& cmd, bool in_sandbox,
                 const std::filesystem::path& internal_pid_file);
-  Status UpdateAfterExec(const std::string& id, const RunnerOutcome& o);
+  Status UpdateAfterExec(const std::string& id, const RunnerOutcome& o, const std::string& started);
 
   runtime::Options opts_;
   runtime::StateStore store_;

@@ -1,6 +1,5 @@
 #include "shim/session/supervise.h"
 
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
@@ -41,14 +40,6 @@ RunnerOutcome NotFound(const std::string& msg, const RunnerOptions& o, Clock::ti
 }
 
 }  // namespace
-
-void OpenMissingStdio() {
-  for (int fd = 0; fd <= 2; ++fd) {
-    if (::fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
-    int n = ::open("/dev/null", O_RDWR);  // the lowest free number: fd itself
-    if (n >= 0 && n != fd) ::close(n);
-  }
-}
 
 bool Pump(int from, int to, uint64_t* count, std::string* keep, size_t limit) {
   std::array<char, 65536> buf;

@@ -39,10 +39,6 @@ class Streams {
 Result<RunnerOutcome> Supervise(CommandSide& side, Streams& io, const RunnerOptions& o,
                                 const std::function<void(proc::Running&)>& on_timeout);
 
-// Opens /dev/null on whichever of fds 0, 1, 2 is closed (a caller's `<&-`), before the
-// runner opens its pipes: one of them taking number 0 would become the command's stdin.
-void OpenMissingStdio();
-
 // Copies what is readable from `from` to `to`, or into keep up to limit (limit 0: copy);
 // false at EOF or error (EIO on a pty master: its last holder is gone).
 bool Pump(int from, int to, uint64_t* count, std::string* keep = nullptr, size_t limit = 0);

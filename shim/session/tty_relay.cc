@@ -121,7 +121,6 @@ class TtyStreams : public Streams {
 Result<RunnerOutcome> RunChildWithTty(CommandSide side,
                                       const std::optional<std::filesystem::path>& console_socket,
                                       const RunnerOptions& o, const std::function<void(proc::Running&)>& on_timeout) {
-  OpenMissingStdio();
   TtyStreams io;
   ScopeExit unlink_socket([&] {
     if (console_socket) ::unlink(console_socket->c_str());
