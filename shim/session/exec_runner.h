@@ -1,8 +1,8 @@
-// Runs one session command as a child of this process and stays with it: stdout and stderr
-// come back through two pipes and are copied to ours unmixed (and counted, for the audit
-// log), stdin is passed through, INT/TERM/HUP are forwarded, and a deadline ends the
-// command's whole process tree. The child does the backend-specific part (for gVisor it
-// becomes `runsc exec`).
+// Runs one session command and stays with it: stdout and stderr come back through two pipes
+// and are copied to ours unmixed (and counted, for the audit log), stdin is passed through,
+// INT/TERM/HUP/QUIT are forwarded, and a deadline ends the command's whole process tree. The
+// command starts inside the sandbox directly (gVisor), as a prepared `runsc exec`, or in a
+// forked child that does the backend's part (native).
 #pragma once
 
 #include <sys/types.h>

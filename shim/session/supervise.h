@@ -1,7 +1,8 @@
-// What both session exec runners share: fork the command's side, forward INT/TERM/HUP/QUIT
-// to it, end its tree at the deadline, and wait for its exit status while a Streams object
-// moves its I/O (two pipes, or a terminal). Output still in flight from background
-// processes after the child exits is moved for RunnerOptions::drain, then we stop waiting.
+// What both session exec runners share: start the command's side (in the sandbox, by
+// posix_spawn, or by fork: see CommandSide), forward INT/TERM/HUP/QUIT to it, end its tree
+// at the deadline, and wait for its exit status while a Streams object moves its I/O (two
+// pipes, or a terminal). Output still in flight from background processes after the
+// command exits is moved for RunnerOptions::drain, then we stop waiting.
 #pragma once
 
 #include <poll.h>
