@@ -19,8 +19,7 @@ void Verbs::AddNamed(size_t depth, const std::vector<Registrar>& table) const {
   for (const auto& r : table) r.add();
 }
 
-std::vector<std::string> LeadingWords(int argc, char** argv, size_t max) {
-  static constexpr std::string_view kTakesValue[] = {"--root", "--log", "--log-format", "--backend", "--runsc-flag"};
+std::vector<std::string> LeadingWords(const CLI::App& app, int argc, char** argv, size_t max) {
   std::vector<std::string> words;
   for (int i = 1; i < argc && words.size() < max; ++i) {
     std::string_view a = argv[i];
@@ -29,8 +28,9 @@ std::vector<std::string> LeadingWords(int argc, char** argv, size_t max) {
       words.emplace_back(a);
       continue;
     }
-    for (auto opt : kTakesValue)
-      if (a == opt) ++i;
+    // A global option that takes a value, given as a separate word, owns the next word.
+    if (a.find('=') == std::string_view::npos)
+      if (const CLI::Option* o = app.get_option_no_throw(std::string(a)); o && o->get_expected_min() > 0) ++i;
   }
   return words;
 }

@@ -61,7 +61,7 @@ int Main(int argc, char** argv) {
   bool version = false;
   app.add_flag("-v,--version", version, "print the version");
   app.require_subcommand(0, 1);
-  Verbs verbs{app, g, {}, LeadingWords(argc, argv, 2)};
+  Verbs verbs{app, g, {}, LeadingWords(app, argc, argv, 2)};
   auto reg = [&](void (*add)(Verbs&)) { return [&verbs, add] { add(verbs); }; };
   verbs.AddNamed(0, {{{"create"}, reg(RegisterCreate)},
                      {{"start"}, reg(RegisterStart)},

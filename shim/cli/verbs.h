@@ -48,9 +48,9 @@ struct Verbs {
   void AddNamed(size_t depth, const std::vector<Registrar>& table) const;
 };
 
-// The leading non-option words of argv, skipping the values of the global options that take
-// one (--root DIR): at most `max` of them, none after "--".
-std::vector<std::string> LeadingWords(int argc, char** argv, size_t max);
+// The leading non-option words of argv, skipping the values of app's (global) options that
+// take one (--root DIR): at most `max` of them, none after "--".
+std::vector<std::string> LeadingWords(const CLI::App& app, int argc, char** argv, size_t max);
 
 // The runtime's options from the global flags and the config file.
 Result<runtime::Options> RuntimeOptions(const GlobalOpts& g);

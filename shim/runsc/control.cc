@@ -100,6 +100,12 @@ Result<json::value> ControlConnection::Call(std::string_view method, const json:
   return Receive();
 }
 
+Status SignalInSandbox(std::string_view cid, pid_t sandbox_pid, pid_t pid, int sig) {
+  auto conn = TRY(ControlConnection::Connect(cid, sandbox_pid));
+  TRY(conn.Call("containerManager.Signal", json::object{{"CID", cid}, {"Signo", sig}, {"PID", pid}, {"Mode", 0}}));
+  return Ok();
+}
+
 Result<json::value> ParseControlAnswer(const json::value& answer) {
   const auto* o = answer.if_object();
   if (!o) return MakeError("sandbox answer is not an object", EPROTO);

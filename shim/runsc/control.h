@@ -38,6 +38,10 @@ class ControlConnection {
   UniqueFd fd_;
 };
 
+// Sends sig to the process pid of the sandbox's container cid, on a connection of its own
+// (containerManager.Signal, delivered to that process only).
+Status SignalInSandbox(std::string_view cid, pid_t sandbox_pid, pid_t pid, int sig);
+
 // The answer text of one call, parsed (pure; unit-tested): the result, or the remote error.
 Result<boost::json::value> ParseControlAnswer(const boost::json::value& answer);
 

@@ -196,11 +196,7 @@ class SandboxRunning : public proc::Running {
     if (ec) return MakeError("sandbox: WaitPID answered without a status", EPROTO);
     return static_cast<int>(status);
   }
-  Status Signal(int sig) override {
-    auto conn = TRY(runsc::ControlConnection::Connect(cid_, sandbox_));
-    TRY(conn.Call("containerManager.Signal", json::object{{"CID", cid_}, {"Signo", sig}, {"PID", pid_}, {"Mode", 0}}));
-    return Ok();
-  }
+  Status Signal(int sig) override { return runsc::SignalInSandbox(cid_, sandbox_, pid_, sig); }
 
  private:
   runsc::ControlConnection wait_;
@@ -248,8 +244,7 @@ Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecDirect(const Container
   if (ec || p <= 0) return MakeError("sandbox: ExecuteAsync answered without a pid", EPROTO);
   if (auto sent = conn->Send("containerManager.WaitPID", json::object{{"PID", p}, {"CID", cid}}); !sent) {
     // Started but nobody would wait for it: end it rather than leave it running.
-    if (auto k = runsc::ControlConnection::Connect(cid, c.init.pid); k)
-      (void)k->Call("containerManager.Signal", json::object{{"CID", cid}, {"Signo", SIGKILL}, {"PID", p}, {"Mode", 0}});
+    (void)runsc::SignalInSandbox(cid, c.init.pid, p, SIGKILL);
     return sent.error();
   }
   return std::unique_ptr<proc::Running>(std::make_unique<SandboxRunning>(std::move(*conn), p, cid, c.init.pid));

@@ -5,10 +5,18 @@
 
 using namespace sandshim;
 
+// The global options as main_app declares them: values for these, --debug a flag.
 static std::vector<std::string> Words(std::vector<std::string> args, size_t max = 2) {
+  CLI::App app;
+  std::string s;
+  std::vector<std::string> v;
+  bool flag = false;
+  for (const char* name : {"--root", "--log", "--log-format", "--backend"}) app.add_option(name, s);
+  app.add_option("--runsc-flag", v);
+  app.add_flag("--debug", flag);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
-  return cli::LeadingWords(static_cast<int>(argv.size()), argv.data(), max);
+  return cli::LeadingWords(app, static_cast<int>(argv.size()), argv.data(), max);
 }
 
 TEST_CASE("cli: leading words skip global options and their values, stop at --") {
@@ -18,6 +26,7 @@ TEST_CASE("cli: leading words skip global options and their values, stop at --")
   CHECK(Words({"sandshim", "--root=/run/x", "--log", "/l", "--log-format", "json", "create", "--bundle", "b", "id"}) ==
         V{"create", "b"});
   CHECK(Words({"sandshim", "--debug", "state", "id"}, 1) == V{"state"});
+  CHECK(Words({"sandshim", "--unknown", "state"}) == V{"state"});
   CHECK(Words({"sandshim", "--", "session"}).empty());
   CHECK(Words({"sandshim", "--runsc-flag", "--network=none", "kill", "c"}) == V{"kill", "c"});
   CHECK(Words({"sandshim"}).empty());
