@@ -25,5 +25,7 @@ case $suite in
   ctr_fallback) SANDSHIM_ARGS="" SANDSHIM_BROKEN_RUNSC=missing exec bash "$here/ctr_test.sh" "$SANDSHIM_BIN" ;;
   podman) exec bash "$here/podman_test.sh" "$SANDSHIM_BIN" ;;
   podman_native) SANDSHIM_ARGS="--backend native" exec bash "$here/vs_runc.sh" podman ;;
+  # tests/attack: one script per attack surface (attack_native_mounts -> native_mounts_test.sh).
+  attack_*) exec bash "$here/../attack/${suite#attack_}_test.sh" ;;
   *) echo "run_suite: unknown suite $suite" >&2; exit 2 ;;
 esac
