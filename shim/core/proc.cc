@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -106,6 +107,26 @@ void OpenMissingStdio() {
     if (::fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
     int n = ::open("/dev/null", O_RDWR);  // the lowest free number: fd itself
     if (n >= 0 && n != fd) ::close(n);
+  }
+}
+
+DetachedStdio::DetachedStdio() {
+  int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null < 0) return;  // OpenMissingStdio ran at start; nothing better to hand over
+  for (int fd = 0; fd <= 2; ++fd) {
+    saved_[fd] = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    if (saved_[fd] >= 0) ::dup2(null, fd);
+  }
+  ::close(null);
+  // Our own fds are already close-on-exec; this catches what the caller left open for us.
+  ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+}
+
+DetachedStdio::~DetachedStdio() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (saved_[fd] < 0) continue;
+    ::dup2(saved_[fd], fd);
+    ::close(saved_[fd]);
   }
 }
 

@@ -42,4 +42,19 @@ void ReapZombies();
 // pipe) takes a stdio number and is handed on as a container's or command's stdio.
 void OpenMissingStdio();
 
+// While alive, fds 0-2 are /dev/null and every other inherited fd is close-on-exec, so what
+// is started meanwhile and outlives this call (a session's sandbox, its gofer, its init)
+// keeps none of the caller's pipes or terminal: `session create --json | jq` and Python's
+// capture_output would otherwise wait for EOF forever. The caller's stdio comes back after.
+class DetachedStdio {
+ public:
+  DetachedStdio();
+  ~DetachedStdio();
+  DetachedStdio(const DetachedStdio&) = delete;
+  DetachedStdio& operator=(const DetachedStdio&) = delete;
+
+ private:
+  int saved_[3] = {-1, -1, -1};
+};
+
 }  // namespace sandshim::proc

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <boost/process.hpp>
+#include <boost/process/extend.hpp>
 #include <cstdio>
 
 #include "shim/core/unique_fd.h"
@@ -137,7 +138,10 @@ Result<Outcome> Run(const Command& cmd) {
       c = bp::child(bp::exe = Resolve(cmd.argv[0]), bp::args = args, bp::std_out > out.f, bp::std_err > err.f,
                     bp::std_in < bp::null, ec);
     } else {
-      c = bp::child(bp::exe = Resolve(cmd.argv[0]), bp::args = args, ec);
+      auto setsid_if_asked = bp::extend::on_exec_setup = [&cmd](auto&) {
+        if (cmd.new_session) ::setsid();
+      };
+      c = bp::child(bp::exe = Resolve(cmd.argv[0]), bp::args = args, setsid_if_asked, ec);
     }
     if (ec) return MakeError("start " + cmd.argv[0] + ": " + ec.message(), ec.value());
     pid_t pid = c.id();
@@ -177,7 +181,9 @@ Result<pid_t> Start(const std::vector<std::string>& argv) {
   std::vector<std::string> args(argv.begin() + 1, argv.end());
   try {
     std::error_code ec;
-    bp::child c(bp::exe = Resolve(argv[0]), bp::args = args, ec);
+    // Started to outlive us: its own session, so our caller's job signals do not reach it.
+    bp::child c(bp::exe = Resolve(argv[0]), bp::args = args, bp::extend::on_exec_setup = [](auto&) { ::setsid(); },
+                ec);
     if (ec) return MakeError("start " + argv[0] + ": " + ec.message(), ec.value());
     pid_t pid = c.id();
     c.detach();

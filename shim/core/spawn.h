@@ -20,6 +20,10 @@ struct Command {
   bool capture = true;           // false: the child inherits our stdin/stdout/stderr
   bool forward_signals = false;  // relay SIGINT/TERM/HUP/QUIT/USR1/USR2/WINCH to the child
   std::optional<std::chrono::milliseconds> timeout;  // then SIGKILL, timed_out = true
+  // The child leads a new session (and process group): what it leaves running, such as a
+  // runsc sandbox and gofer, no longer dies with our caller's job (Ctrl-C, timeout(1), a
+  // service manager signalling the group).
+  bool new_session = false;
 };
 
 struct Outcome {

@@ -104,7 +104,8 @@ Status Client::Create(std::string_view id, const CreateOpts& opts) {
   ::unlink(error_log_.c_str());
   auto argv = WithErrorLog(CreateArgv(g_, opts, id), error_log_);
   LogArgv(argv);
-  auto o = TRY(spawn::Run({.argv = std::move(argv), .capture = false}));
+  // runsc create leaves the sandbox and gofer running: they must not share our caller's job.
+  auto o = TRY(spawn::Run({.argv = std::move(argv), .capture = false, .new_session = true}));
   if (!o.Success()) {
     std::string msg = LastLoggedError();
     return Failed("create", msg.empty() ? o.Describe() : msg);

@@ -9,6 +9,7 @@
 #include "shim/core/fs.h"
 #include "shim/core/ids.h"
 #include "shim/core/log.h"
+#include "shim/core/proc.h"
 #include "shim/core/scope_exit.h"
 #include "shim/runtime/journal.h"
 #include "shim/session/audit.h"
@@ -95,6 +96,8 @@ Status Sessions::Teardown(const std::string& id) {
 }
 
 Status Sessions::RunContainer(const SessionRecord& r) {
+  // The sandbox outlives this call: it gets /dev/null, never the caller's stdio or fds.
+  proc::DetachedStdio detached;
   runtime::CreateRequest req;
   req.id = r.container_id;
   req.bundle = Dir(r.id) / "bundle";
