@@ -9,7 +9,7 @@
 #include <algorithm>
 
 #include "bundle/spec.h"
-#include "rootfs-builder/tree.h"
+#include "shim/core/remove_tree.h"
 #include "shim/core/fs.h"
 
 namespace sandshim::rootfs {
@@ -103,7 +103,11 @@ Status Cache::Remove(const std::string& key) const {
   auto trash = TRY(MakeTemp(key));
   // rename onto the fresh empty directory: atomic, and then the entry is gone for readers.
   if (::rename(EntryDir(key).c_str(), trash.c_str()) != 0) return ErrnoError("remove " + EntryDir(key).string());
-  return RemoveTree(trash);
+  // The rename brought the entry's own mode along (0755 in caches older than 0700 entries):
+  // close the trash to everyone else before walking it, through an fd, never by name.
+  UniqueFd t(::open(trash.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (t.valid()) ::fchmod(t.get(), 0700);
+  return fs::RemoveTree(trash);
 }
 
 GcReport Cache::Gc(const std::vector<stdfs::path>& in_use) const {
@@ -132,7 +136,7 @@ GcReport Cache::Gc(const std::vector<stdfs::path>& in_use) const {
     if (!IsKey(key)) continue;
     UniqueFd fd(::open((dir_ / ".locks" / (key + ".lock")).c_str(), O_RDWR | O_CLOEXEC));
     if (fd.valid() && ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) continue;  // being built now
-    if (auto s = RemoveTree(path); !s) r.errors.push_back(s.error().msg);
+    if (auto s = fs::RemoveTree(path); !s) r.errors.push_back(s.error().msg);
     else r.removed.push_back(name);
   }
   return r;

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "rootfs-builder/digest.h"
-#include "rootfs-builder/tree.h"
+#include "shim/core/remove_tree.h"
 #include "shim/core/unique_fd.h"
 
 namespace sandshim::rootfs {
@@ -127,7 +127,7 @@ class Extractor {
     mode_t type = archive_entry_filetype(e);
     struct stat st {};
     bool exists = ::fstatat(pfd, base.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
-    if (exists && !(type == AE_IFDIR && S_ISDIR(st.st_mode))) TRY_CTX(RemoveTreeAt(pfd, base), "entry \"" + name + "\"");
+    if (exists && !(type == AE_IFDIR && S_ISDIR(st.st_mode))) TRY_CTX(fs::RemoveTreeAt(pfd, base), "entry \"" + name + "\"");
     created_.insert(path);
 
     switch (type) {
@@ -295,7 +295,7 @@ class Extractor {
     if (::fstatat(tparent->get(), tbase.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || S_ISDIR(st.st_mode))
       return Refuse(name, "hard link target \"" + target_name + "\" is not a file extracted into the root");
     if (*clean == path) return Ok();
-    TRY_CTX(RemoveTreeAt(pfd, base), "entry \"" + name + "\"");
+    TRY_CTX(fs::RemoveTreeAt(pfd, base), "entry \"" + name + "\"");
     // flags 0: a link to a symlink links the symlink itself, never what it points at.
     if (::linkat(tparent->get(), tbase.c_str(), pfd, base.c_str(), 0) != 0)
       return ErrnoError("entry \"" + name + "\": link to \"" + target_name + "\"");
@@ -329,7 +329,7 @@ class Extractor {
     if (victim.empty() || victim == "." || victim == "..") return Refuse(name, "invalid whiteout");
     std::string vpath = dir.empty() ? victim : dir + "/" + victim;
     if (created_.contains(vpath)) return Ok();  // whiteouts hide lower layers, not this one
-    return RemoveTreeAt(parent->get(), victim);
+    return fs::RemoveTreeAt(parent->get(), victim);
   }
 
   // Empties dir of everything that did not come from this layer.
@@ -344,7 +344,7 @@ class Extractor {
       if (!created_.contains(dir.empty() ? n : dir + "/" + n)) victims.push_back(n);
     }
     ::closedir(d);
-    for (const auto& v : victims) TRY_CTX(RemoveTreeAt(fd.get(), v), "entry \"" + name + "\"");
+    for (const auto& v : victims) TRY_CTX(fs::RemoveTreeAt(fd.get(), v), "entry \"" + name + "\"");
     return Ok();
   }
 

@@ -4,7 +4,7 @@
 
 #include "rootfs-builder/digest.h"
 #include "rootfs-builder/sources.h"
-#include "rootfs-builder/tree.h"
+#include "shim/core/remove_tree.h"
 #include "shim/core/fs.h"
 #include "shim/core/log.h"
 #include "shim/core/scope_exit.h"
@@ -69,13 +69,13 @@ Result<BuiltRootfs> BuildOrReuse(const std::string& source_ref, const BuildOptio
   if (auto e = TRY(cache.Find(key))) return Reused(*e, source);
 
   auto tmp = TRY(cache.MakeTemp(key));
-  ScopeExit cleanup([&] { (void)RemoveTree(tmp); });
+  ScopeExit cleanup([&] { (void)fs::RemoveTree(tmp); });
   BuildDirs dirs{tmp / "rootfs", tmp / "work", identity};
   TRY(fs::MkdirAll(dirs.rootfs, 0755));
   TRY(fs::MkdirAll(dirs.work, 0700));
   log::Debug("rootfs: building " + source + " as " + key);
   ImageConfig config = TRY_CTX(Build(ref, opts, dirs), "rootfs build " + source);
-  TRY(RemoveTree(dirs.work));
+  TRY(fs::RemoveTree(dirs.work));
 
   CacheEntry e;
   e.key = key;

@@ -20,7 +20,7 @@
 #include "rootfs-builder/rootfs.h"
 #include "rootfs-builder/source_ref.h"
 #include "rootfs-builder/sources.h"
-#include "rootfs-builder/tree.h"
+#include "shim/core/remove_tree.h"
 #include "shim/core/fs.h"
 #include "test_helpers.h"
 
@@ -319,7 +319,7 @@ TEST_CASE("rootfs extraction keeps modes, links and special files") {
   } else {
     CHECK(r->skipped_devices == 1);
   }
-  CHECK(RemoveTree(s.target).ok());  // read-only dirs and all
+  CHECK(fs::RemoveTree(s.target).ok());  // read-only dirs and all
   CHECK_FALSE(fs::Exists(s.target));
 }
 
