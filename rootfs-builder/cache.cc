@@ -38,10 +38,19 @@ static Result<CacheEntry> ReadEntry(const stdfs::path& dir) {
   e.key = bundle::GetString(o, "key");
   e.source = bundle::GetString(o, "source");
   e.created = bundle::GetString(o, "created");
+  if (const auto* k = o.if_contains("keep_privileged"); k && k->is_bool()) e.keep_privileged = k->as_bool();
   if (const auto* c = bundle::GetObject(o, "config")) e.config = ImageConfigFromJson(*c);
   e.dir = dir;
   e.rootfs = dir / "rootfs";
   return e;
+}
+
+Status Cache::Create() const {
+  TRY(fs::MkdirAll(dir_, 0700));
+  struct stat st {};
+  if (fs::Exists(dir_ / ".locks") && ::lstat(dir_.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 077))
+    if (::chmod(dir_.c_str(), 0700) != 0) return ErrnoError("chmod " + dir_.string());
+  return Ok();
 }
 
 Result<std::optional<CacheEntry>> Cache::Find(const std::string& key) const {
@@ -68,10 +77,11 @@ Result<stdfs::path> Cache::MakeTemp(const std::string& key) const {
 }
 
 Status Cache::Publish(const stdfs::path& tmp, const CacheEntry& e) const {
-  json::object meta{{"key", e.key}, {"source", e.source}, {"created", e.created}, {"config", ToJson(e.config)}};
+  json::object meta{{"key", e.key},         {"source", e.source},
+                    {"created", e.created}, {"keep_privileged", e.keep_privileged},
+                    {"config", ToJson(e.config)}};
   TRY(fs::WriteFileAtomic(tmp / "meta.json", json::serialize(meta), 0644));
-  // Sessions of any user read the entry; only its builder (root) may write it.
-  if (::chmod(tmp.c_str(), 0755) != 0) return ErrnoError("chmod " + tmp.string());
+  // The entry stays mkdtemp's 0700: root mounts it for sessions, nobody else walks in (H3).
   if (::rename(tmp.c_str(), EntryDir(e.key).c_str()) != 0) return ErrnoError("publish " + EntryDir(e.key).string());
   UniqueFd d(::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (d.valid()) ::fsync(d.get());
