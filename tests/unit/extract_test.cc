@@ -15,6 +15,7 @@
 #include "rootfs-builder/extract.h"
 #include "rootfs-builder/limits.h"
 #include "rootfs-builder/rootfs.h"
+#include "rootfs-builder/strip.h"
 #include "tar_helpers.h"
 #include "test_helpers.h"
 
@@ -193,4 +194,22 @@ TEST_CASE("blob: opened beneath the layout, never through a link, FIFO or device
   CHECK(ReadSmallBlob(dir, "blobs/sha256/ok").value_or("") == "{}");
   REQUIRE(fs::WriteFileAtomic(dir / "big.json", std::string(100, ' '), 0644, false));
   CHECK_FALSE(ReadSmallBlob(dir, "big.json", 99).ok());
+}
+
+TEST_CASE("strip: a built tree loses setuid/setgid bits, never through a link (H3, debootstrap)") {
+  testing::TempDir t;
+  auto root = t.path() / "root";
+  stdfs::create_directories(root / "bin");
+  REQUIRE(fs::WriteFileAtomic(root / "bin/su", "x", 0755, false));
+  REQUIRE(fs::WriteFileAtomic(t.path() / "outside", "x", 0755, false));
+  ::chmod((root / "bin/su").c_str(), 04755);
+  ::chmod((t.path() / "outside").c_str(), 04755);
+  stdfs::create_symlink(t.path() / "outside", root / "bin/link");
+  ::chmod((root / "bin").c_str(), 02755);  // setgid dirs only steer group ownership: kept
+  auto n = StripPrivileged(root);
+  REQUIRE(n.ok());
+  CHECK(*n == 1);
+  CHECK((LMode(root / "bin/su") & 07777) == 0755);
+  CHECK((LMode(root / "bin") & 07777) == 02755);
+  CHECK((LMode(t.path() / "outside") & 07777) == 04755);
 }
