@@ -19,7 +19,7 @@ Result<UniqueFd> OpenBlob(const std::filesystem::path& dir, const std::string& r
   how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
   UniqueFd fd(static_cast<int>(::syscall(SYS_openat2, root.get(), rel.c_str(), &how, sizeof how)));
   if (!fd.valid()) {
-    if (errno == ELOOP || errno == EXDEV) return MakeError(Quoted(rel) + ": a symlink in an image layout", ELOOP);
+    if (errno == ELOOP || errno == EXDEV) return MakeError(Quoted(rel) + ": a symlink, or outside the image layout", ELOOP);
     return ErrnoError("open " + Quoted(rel));
   }
   struct stat st {};

@@ -3,6 +3,7 @@
 #include "bundle/spec.h"
 #include "rootfs-builder/blob.h"
 #include "rootfs-builder/digest.h"
+#include "rootfs-builder/escape.h"
 #include "rootfs-builder/extract.h"
 #include "shim/core/fs.h"
 
@@ -37,7 +38,7 @@ Result<Image> OpenDockerArchive(const std::filesystem::path& dir, std::string_vi
                      EINVAL);
   for (size_t i = 0; i < layers.size(); ++i) {
     TRY_CTX(ParseDigest(diff_ids[i]), "docker archive diff_id");
-    auto path = TRY_CTX(CleanEntryPath(layers[i]), "docker archive layer " + layers[i]);
+    auto path = TRY_CTX(CleanEntryPath(layers[i]), "docker archive layer " + Quoted(layers[i]));
     img.manifest.layers.push_back({"application/vnd.docker.image.rootfs.diff.tar", diff_ids[i], -1, "", "", "", path});
   }
   return img;
