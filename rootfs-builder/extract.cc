@@ -109,18 +109,11 @@ class Extractor {
     if (!clean) return Refuse(name, clean.error().msg);
     std::string path = *clean;
     mode_t type = archive_entry_filetype(e);
-    bool hard = archive_entry_hardlink(e) != nullptr;
-    if (o_.budget) {
-      // Apparent size, before a byte is written: a sparse or compressed bomb counts in full.
-      uint64_t size = type == AE_IFREG && !hard ? static_cast<uint64_t>(std::max<la_int64_t>(archive_entry_size(e), 0)) : 0;
-      if (auto s = o_.budget->Charge(size); !s) return Refuse(name, "over the build's limit: " + s.error().msg);
-    }
+    TRY(Charge(name, e));
     if (path.empty()) return Ok();  // "./": the target itself keeps its own metadata
     if (o_.layout) {
-      bool plain = type == AE_IFDIR || type == AE_IFREG || hard;
-      if (!plain && o_.skip_links && type == AE_IFLNK) return Ok();
-      if (!plain) return Refuse(name, "only directories and regular files belong in an image layout");
-      if (!seen_.insert(path).second) return Refuse(name, "appears twice in the image layout");
+      auto admitted = TRY(AdmitToLayout(name, path, e));
+      if (!admitted) return Ok();
     }
     size_t slash = path.rfind('/');
     std::string dir = slash == std::string::npos ? "" : path.substr(0, slash);
@@ -171,6 +164,26 @@ class Extractor {
     mode_t mode;
     time_t mtime;
   };
+
+  // Every entry pays before anything is written, files their apparent size: a sparse or
+  // compressed bomb counts in full on its header.
+  Status Charge(const std::string& name, archive_entry* e) {
+    if (!o_.budget) return Ok();
+    bool file = archive_entry_filetype(e) == AE_IFREG && !archive_entry_hardlink(e);
+    uint64_t size = file ? static_cast<uint64_t>(std::max<la_int64_t>(archive_entry_size(e), 0)) : 0;
+    if (auto s = o_.budget->Charge(size); !s) return Refuse(name, "over the build's limit: " + s.error().msg);
+    return Ok();
+  }
+
+  // Layouts (see ExtractOptions::layout): true to extract the entry, false to leave it out.
+  Result<bool> AdmitToLayout(const std::string& name, const std::string& path, archive_entry* e) {
+    mode_t type = archive_entry_filetype(e);
+    bool plain = type == AE_IFDIR || type == AE_IFREG || archive_entry_hardlink(e);
+    if (!plain && o_.skip_links && type == AE_IFLNK) return false;
+    if (!plain) return Refuse(name, "only directories and regular files belong in an image layout");
+    if (!seen_.insert(path).second) return Refuse(name, "appears twice in the image layout");
+    return true;
+  }
 
   static Error Refuse(const std::string& name, const std::string& why) {
     return MakeError("refused entry " + Quoted(name) + ": " + why, EPERM);

@@ -213,3 +213,22 @@ TEST_CASE("strip: a built tree loses setuid/setgid bits, never through a link (H
   CHECK((LMode(root / "bin") & 07777) == 02755);
   CHECK((LMode(t.path() / "outside") & 07777) == 04755);
 }
+
+TEST_CASE("limits: from the environment, a typo is an error rather than no limit") {
+  ::setenv("SANDSHIM_ROOTFS_MAX_BYTES", "64m", 1);
+  ::setenv("SANDSHIM_ROOTFS_MAX_ENTRIES", "7", 1);
+  auto b = BudgetFromEnv();
+  REQUIRE(b.ok());
+  CHECK(b->max_bytes == uint64_t{64} << 20);
+  CHECK(b->max_entries == 7);
+  ::setenv("SANDSHIM_ROOTFS_MAX_ENTRIES", "7x", 1);
+  CHECK_FALSE(BudgetFromEnv().ok());
+  ::setenv("SANDSHIM_ROOTFS_MAX_BYTES", "lots", 1);
+  CHECK_FALSE(BudgetFromEnv().ok());
+  ::unsetenv("SANDSHIM_ROOTFS_MAX_BYTES");
+  ::unsetenv("SANDSHIM_ROOTFS_MAX_ENTRIES");
+  auto d = BudgetFromEnv();
+  REQUIRE(d.ok());
+  CHECK(d->max_bytes == kDefaultMaxBytes);
+  CHECK(d->max_entries == kDefaultMaxEntries);
+}
