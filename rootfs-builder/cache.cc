@@ -9,7 +9,7 @@
 #include <algorithm>
 
 #include "bundle/spec.h"
-#include "rootfs-builder/tree.h"
+#include "shim/core/remove_tree.h"
 #include "shim/core/fs.h"
 
 namespace sandshim::rootfs {
@@ -38,10 +38,19 @@ static Result<CacheEntry> ReadEntry(const stdfs::path& dir) {
   e.key = bundle::GetString(o, "key");
   e.source = bundle::GetString(o, "source");
   e.created = bundle::GetString(o, "created");
+  if (const auto* k = o.if_contains("keep_privileged"); k && k->is_bool()) e.keep_privileged = k->as_bool();
   if (const auto* c = bundle::GetObject(o, "config")) e.config = ImageConfigFromJson(*c);
   e.dir = dir;
   e.rootfs = dir / "rootfs";
   return e;
+}
+
+Status Cache::Create() const {
+  TRY(fs::MkdirAll(dir_, 0700));
+  struct stat st {};
+  if (fs::Exists(dir_ / ".locks") && ::lstat(dir_.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 077))
+    if (::chmod(dir_.c_str(), 0700) != 0) return ErrnoError("chmod " + dir_.string());
+  return Ok();
 }
 
 Result<std::optional<CacheEntry>> Cache::Find(const std::string& key) const {
@@ -68,10 +77,11 @@ Result<stdfs::path> Cache::MakeTemp(const std::string& key) const {
 }
 
 Status Cache::Publish(const stdfs::path& tmp, const CacheEntry& e) const {
-  json::object meta{{"key", e.key}, {"source", e.source}, {"created", e.created}, {"config", ToJson(e.config)}};
+  json::object meta{{"key", e.key},         {"source", e.source},
+                    {"created", e.created}, {"keep_privileged", e.keep_privileged},
+                    {"config", ToJson(e.config)}};
   TRY(fs::WriteFileAtomic(tmp / "meta.json", json::serialize(meta), 0644));
-  // Sessions of any user read the entry; only its builder (root) may write it.
-  if (::chmod(tmp.c_str(), 0755) != 0) return ErrnoError("chmod " + tmp.string());
+  // The entry stays mkdtemp's 0700: root mounts it for sessions, nobody else walks in (H3).
   if (::rename(tmp.c_str(), EntryDir(e.key).c_str()) != 0) return ErrnoError("publish " + EntryDir(e.key).string());
   UniqueFd d(::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (d.valid()) ::fsync(d.get());
@@ -103,7 +113,11 @@ Status Cache::Remove(const std::string& key) const {
   auto trash = TRY(MakeTemp(key));
   // rename onto the fresh empty directory: atomic, and then the entry is gone for readers.
   if (::rename(EntryDir(key).c_str(), trash.c_str()) != 0) return ErrnoError("remove " + EntryDir(key).string());
-  return RemoveTree(trash);
+  // The rename brought the entry's own mode along (0755 in caches older than 0700 entries):
+  // close the trash to everyone else before walking it, through an fd, never by name.
+  UniqueFd t(::open(trash.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (t.valid()) ::fchmod(t.get(), 0700);
+  return fs::RemoveTree(trash);
 }
 
 GcReport Cache::Gc(const std::vector<stdfs::path>& in_use) const {
@@ -132,7 +146,7 @@ GcReport Cache::Gc(const std::vector<stdfs::path>& in_use) const {
     if (!IsKey(key)) continue;
     UniqueFd fd(::open((dir_ / ".locks" / (key + ".lock")).c_str(), O_RDWR | O_CLOEXEC));
     if (fd.valid() && ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) continue;  // being built now
-    if (auto s = RemoveTree(path); !s) r.errors.push_back(s.error().msg);
+    if (auto s = fs::RemoveTree(path); !s) r.errors.push_back(s.error().msg);
     else r.removed.push_back(name);
   }
   return r;

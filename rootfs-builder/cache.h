@@ -3,6 +3,10 @@
 //   <cache>/<key>/meta.json   key, source, creation time, image config
 //   <cache>/.locks/<key>.lock flock(2) held while building or removing <key>
 //   <cache>/.tmp-<key>-XXXXXX work in progress (or an interrupted build's remains)
+// Only root may enter: <cache> and every directory made for it are 0700, and so is each entry
+// (review H3). Images hold other users' files and world-writable /tmp dirs; through a 0755
+// cache any local user could reach them. Root runs both backends' setup (overlay mounts,
+// runsc's gofer), so sessions still read it.
 // An entry exists only once complete: it is built under .tmp-* and rename(2)d into place, so
 // a reader sees all of it or nothing. Builders of one key serialize on its lock and the
 // later ones find the entry done, so concurrent builds of one image do the work once.
@@ -25,6 +29,7 @@ struct CacheEntry {
   std::string key, source, created;
   std::filesystem::path dir, rootfs;
   ImageConfig config;
+  bool keep_privileged = false;
   bool in_use = false;
 };
 
@@ -39,6 +44,10 @@ class Cache {
   const std::filesystem::path& dir() const { return dir_; }
   std::filesystem::path EntryDir(const std::string& key) const { return dir_ / key; }
 
+  // Makes the cache directory (and missing parents) 0700; an existing sandshim cache (it has
+  // .locks) made 0755 by an older version is closed too. Any other existing directory keeps
+  // its mode: --cache may name a directory that is not ours to chmod.
+  Status Create() const;
   // The complete entry for key, or nullopt.
   Result<std::optional<CacheEntry>> Find(const std::string& key) const;
   // Blocks until key's lock is ours; released when the fd closes.

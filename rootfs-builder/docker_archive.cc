@@ -1,7 +1,9 @@
 #include "rootfs-builder/docker_archive.h"
 
 #include "bundle/spec.h"
+#include "rootfs-builder/blob.h"
 #include "rootfs-builder/digest.h"
+#include "rootfs-builder/escape.h"
 #include "rootfs-builder/extract.h"
 #include "shim/core/fs.h"
 
@@ -10,7 +12,7 @@ namespace sandshim::rootfs {
 namespace json = boost::json;
 
 Result<Image> OpenDockerArchive(const std::filesystem::path& dir, std::string_view image_id) {
-  auto v = TRY(bundle::ParseJson(TRY(fs::ReadFile(dir / "manifest.json")), "docker archive manifest.json"));
+  auto v = TRY(bundle::ParseJson(TRY(ReadSmallBlob(dir, "manifest.json")), "docker archive manifest.json"));
   if (!v.is_array() || v.get_array().size() != 1 || !v.get_array()[0].is_object())
     return MakeError("docker archive manifest.json: want exactly one image", EINVAL);
   const auto& m = v.get_array()[0].get_object();
@@ -21,8 +23,9 @@ Result<Image> OpenDockerArchive(const std::filesystem::path& dir, std::string_vi
   auto config_path = TRY_CTX(CleanEntryPath(bundle::GetString(m, "Config")), "docker archive Config");
   img.manifest.config = {"application/vnd.docker.container.image.v1+json", std::string(image_id), -1, "", "", "",
                          config_path};
-  TRY_CTX(VerifyBlob(dir / config_path, image_id), "docker archive config");
-  auto config_text = TRY(fs::ReadFile(dir / config_path));
+  // Read once, verified and parsed from the same bytes.
+  auto config_text = TRY_CTX(ReadSmallBlob(dir, config_path), "docker archive config");
+  TRY_CTX(VerifyBytes(config_text, image_id), "docker archive config");
   img.config = TRY(ParseImageConfig(config_text));
   auto cv = TRY(bundle::ParseJson(config_text, "docker image config"));
   std::vector<std::string> diff_ids;
@@ -35,7 +38,7 @@ Result<Image> OpenDockerArchive(const std::filesystem::path& dir, std::string_vi
                      EINVAL);
   for (size_t i = 0; i < layers.size(); ++i) {
     TRY_CTX(ParseDigest(diff_ids[i]), "docker archive diff_id");
-    auto path = TRY_CTX(CleanEntryPath(layers[i]), "docker archive layer " + layers[i]);
+    auto path = TRY_CTX(CleanEntryPath(layers[i]), "docker archive layer " + Quoted(layers[i]));
     img.manifest.layers.push_back({"application/vnd.docker.image.rootfs.diff.tar", diff_ids[i], -1, "", "", "", path});
   }
   return img;

@@ -3,7 +3,9 @@
 #include <sys/utsname.h>
 
 #include "bundle/spec.h"
+#include "rootfs-builder/blob.h"
 #include "rootfs-builder/digest.h"
+#include "rootfs-builder/escape.h"
 #include "shim/core/fs.h"
 
 namespace sandshim::rootfs {
@@ -66,7 +68,7 @@ Result<Descriptor> SelectByTag(const std::vector<Descriptor>& entries, std::stri
   std::vector<const Descriptor*> hits;
   std::string names;
   for (const auto& d : entries) {
-    names += (names.empty() ? "" : ", ") + (d.ref_name.empty() ? d.digest : d.ref_name);
+    names += (names.empty() ? "" : ", ") + (d.ref_name.empty() ? d.digest : Quoted(d.ref_name));
     if (tag.empty()) {
       hits.push_back(&d);
       continue;
@@ -104,7 +106,7 @@ Result<Manifest> ParseManifest(std::string_view json_text) {
     for (const auto& l : *ls) {
       Descriptor d = TRY(ParseDescriptor(l, "manifest layer"));
       if (!IsLayerMediaType(d.media_type))
-        return MakeError("manifest layer " + d.digest + ": unsupported media type \"" + d.media_type + "\"", ENOTSUP);
+        return MakeError("manifest layer " + d.digest + ": unsupported media type " + Quoted(d.media_type), ENOTSUP);
       m.layers.push_back(std::move(d));
     }
   return m;
@@ -124,21 +126,24 @@ bool IsLayerMediaType(std::string_view mt) {
   return false;
 }
 
-std::filesystem::path Image::Blob(const Descriptor& d) const {
-  if (!d.path.empty()) return dir / d.path;
-  return dir / "blobs" / "sha256" / d.digest.substr(7);
+std::filesystem::path Image::Blob(const Descriptor& d) const { return dir / BlobRel(d); }
+
+std::string Image::BlobRel(const Descriptor& d) const {
+  if (!d.path.empty()) return d.path;
+  return "blobs/sha256/" + d.digest.substr(7);
 }
 
 Result<Descriptor> ResolveTop(const std::filesystem::path& layout, std::string_view tag) {
-  auto text = TRY_CTX(fs::ReadFile(layout / "index.json"), "OCI layout " + layout.string());
+  auto text = TRY_CTX(ReadSmallBlob(layout, "index.json"), "OCI layout " + layout.string());
   auto entries = TRY_CTX(ParseIndex(text), "OCI layout " + layout.string());
   return TRY_CTX(SelectByTag(entries, tag), "OCI layout " + layout.string());
 }
 
 // Reads a blob only after its digest checks out: the blob's bytes are untrusted until then.
 static Result<std::string> ReadVerified(const Image& img, const Descriptor& d) {
-  TRY(VerifyBlob(img.Blob(d), d.digest, d.size));
-  return fs::ReadFile(img.Blob(d));
+  auto text = TRY(ReadSmallBlob(img.dir, img.BlobRel(d)));
+  TRY(VerifyBytes(text, d.digest, d.size));
+  return text;
 }
 
 Result<Image> OpenImage(const std::filesystem::path& layout, std::string_view tag) {
@@ -153,7 +158,7 @@ Result<Image> OpenImage(const std::filesystem::path& layout, std::string_view ta
     d = TRY(SelectPlatform(TRY(ParseIndex(text))));
   }
   if (d.media_type != kMediaManifest && d.media_type != kMediaDockerManifest && !d.media_type.empty())
-    return MakeError("unsupported manifest media type \"" + d.media_type + "\"", ENOTSUP);
+    return MakeError("unsupported manifest media type " + Quoted(d.media_type), ENOTSUP);
   img.manifest = TRY(ParseManifest(TRY(ReadVerified(img, d))));
   img.config = TRY(ParseImageConfig(TRY(ReadVerified(img, img.manifest.config))));
   return img;

@@ -48,12 +48,14 @@ struct Image {
   ImageConfig config;
   std::filesystem::path dir;
   std::filesystem::path Blob(const Descriptor& d) const;  // digest already validated
+  std::string BlobRel(const Descriptor& d) const;          // the same, relative to dir (OpenBlob)
 };
 
 // Reads the top-level selection only (no blob reads beyond index.json): enough for a key.
 Result<Descriptor> ResolveTop(const std::filesystem::path& layout, std::string_view tag);
-// Full read with verification of the manifest and config blobs; layers are verified by the
-// caller just before extraction (VerifyBlob), so each is read once for the check.
+// Full read with verification of the manifest and config blobs, each read once through one fd
+// (blob.h) and parsed from the bytes that were verified; layers are verified by the caller
+// (ApplyLayers) on the fd it extracts from.
 Result<Image> OpenImage(const std::filesystem::path& layout, std::string_view tag);
 
 }  // namespace sandshim::rootfs

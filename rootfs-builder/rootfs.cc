@@ -4,7 +4,7 @@
 
 #include "rootfs-builder/digest.h"
 #include "rootfs-builder/sources.h"
-#include "rootfs-builder/tree.h"
+#include "shim/core/remove_tree.h"
 #include "shim/core/fs.h"
 #include "shim/core/log.h"
 #include "shim/core/scope_exit.h"
@@ -12,7 +12,8 @@
 namespace sandshim::rootfs {
 
 // Part of every key: bump it when a builder's output for the same input changes.
-static constexpr std::string_view kBuilderVersion = "sandshim-rootfs/1";
+// 2: setuid/setgid bits, file caps and device nodes stripped unless --keep-privileged.
+static constexpr std::string_view kBuilderVersion = "sandshim-rootfs/2";
 
 static Result<std::string> Identity(const SourceRef& r, const BuildOptions& o) {
   switch (r.kind) {
@@ -26,12 +27,14 @@ static Result<std::string> Identity(const SourceRef& r, const BuildOptions& o) {
   return MakeError("unknown source kind", EINVAL);
 }
 
-static std::string KeyOf(const SourceRef& r, const std::string& identity) {
-  return Sha256Hex(std::string(kBuilderVersion) + "\n" + std::string(KindName(r.kind)) + "\n" + identity);
+// A kept-privileged build is other content than a stripped one of the same image.
+static std::string KeyOf(const SourceRef& r, const std::string& identity, bool keep_privileged) {
+  return Sha256Hex(std::string(kBuilderVersion) + "\n" + std::string(KindName(r.kind)) + "\n" + identity +
+                   (keep_privileged ? "\nkeep-privileged" : ""));
 }
 
 Result<std::string> KeyFor(const SourceRef& ref, const BuildOptions& opts) {
-  return KeyOf(ref, TRY_CTX(Identity(ref, opts), ToString(ref)));
+  return KeyOf(ref, TRY_CTX(Identity(ref, opts), ToString(ref)), opts.keep_privileged);
 }
 
 Result<std::string> ResolveKey(const std::string& key_or_source, const BuildOptions& opts) {
@@ -52,39 +55,41 @@ static Result<ImageConfig> Build(const SourceRef& r, const BuildOptions& o, cons
 }
 
 static BuiltRootfs Reused(const CacheEntry& e, const std::string& source) {
-  return {e.key, e.rootfs, e.source.empty() ? source : e.source, e.config, true};
+  return {e.key, e.rootfs, e.source.empty() ? source : e.source, e.config, true, e.keep_privileged};
 }
 
 Result<BuiltRootfs> BuildOrReuse(const std::string& source_ref, const BuildOptions& opts) {
   SourceRef ref = TRY(ParseSourceRef(source_ref));
   std::string source = ToString(ref);
   std::string identity = TRY_CTX(Identity(ref, opts), source);
-  std::string key = KeyOf(ref, identity);
+  std::string key = KeyOf(ref, identity, opts.keep_privileged);
   Cache cache(opts.cache_dir);
   if (auto e = TRY(cache.Find(key))) return Reused(*e, source);
+  Budget budget = opts.limits ? *opts.limits : TRY(BudgetFromEnv());
 
-  TRY(fs::MkdirAll(cache.dir(), 0755));
+  TRY(cache.Create());
   UniqueFd lock = TRY(cache.Lock(key));
   // Whoever held the lock before us may have built it: then we are done.
   if (auto e = TRY(cache.Find(key))) return Reused(*e, source);
 
   auto tmp = TRY(cache.MakeTemp(key));
-  ScopeExit cleanup([&] { (void)RemoveTree(tmp); });
-  BuildDirs dirs{tmp / "rootfs", tmp / "work", identity};
+  ScopeExit cleanup([&] { (void)fs::RemoveTree(tmp); });
+  BuildDirs dirs{tmp / "rootfs", tmp / "work", identity, &budget};
   TRY(fs::MkdirAll(dirs.rootfs, 0755));
   TRY(fs::MkdirAll(dirs.work, 0700));
   log::Debug("rootfs: building " + source + " as " + key);
   ImageConfig config = TRY_CTX(Build(ref, opts, dirs), "rootfs build " + source);
-  TRY(RemoveTree(dirs.work));
+  TRY(fs::RemoveTree(dirs.work));
 
   CacheEntry e;
   e.key = key;
   e.source = source;
   e.created = log::NowRfc3339();
   e.config = config;
+  e.keep_privileged = opts.keep_privileged;
   TRY(cache.Publish(tmp, e));
   cleanup.Dismiss();
-  return BuiltRootfs{key, cache.EntryDir(key) / "rootfs", source, config, false};
+  return BuiltRootfs{key, cache.EntryDir(key) / "rootfs", source, config, false, opts.keep_privileged};
 }
 
 }  // namespace sandshim::rootfs

@@ -4,11 +4,13 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "rootfs-builder/cache.h"
 #include "rootfs-builder/image_config.h"
+#include "rootfs-builder/limits.h"
 #include "rootfs-builder/progress.h"
 #include "rootfs-builder/source_ref.h"
 #include "shim/core/result.h"
@@ -21,6 +23,10 @@ struct BuildOptions {
   std::string busybox = "/bin/busybox";  // a static busybox (Debian's busybox-static)
   std::string mirror;                    // debootstrap mirror; empty: the one apt uses
   std::string docker_host;               // empty: the docker CLI's default ($DOCKER_HOST)
+  // A trusted source: keep setuid/setgid bits, file capabilities and device nodes (stripped
+  // by default: review H3). Part of the key and recorded in meta.json.
+  bool keep_privileged = false;
+  std::optional<Budget> limits;  // unset: BudgetFromEnv() (16 GiB, 2M entries by default)
 };
 
 struct BuiltRootfs {
@@ -29,6 +35,7 @@ struct BuiltRootfs {
   std::string source;            // canonical source ref
   ImageConfig config;            // Env, Entrypoint, Cmd, WorkingDir, User of the image
   bool reused = false;           // true: found in the cache, nothing was built
+  bool keep_privileged = false;  // built with setuid bits, file caps and devices kept
 };
 
 // Builds the rootfs for source_ref unless the cache has it. Safe to call concurrently from

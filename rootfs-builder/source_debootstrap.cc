@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "rootfs-builder/sources.h"
+#include "rootfs-builder/strip.h"
 #include "shim/core/fs.h"
 #include "shim/core/spawn.h"
 
@@ -87,6 +88,8 @@ Result<ImageConfig> BuildDebootstrap(const SourceRef& r, const BuildOptions& o, 
   if (show) o.progress->Step("debootstrap " + r.arg + " from " + mirror + "\n");
   auto out = TRY_CTX(spawn::Run(c), "debootstrap");
   if (!out.Success()) return MakeError("debootstrap " + r.arg + ": " + out.Describe(), EIO);
+  // As extraction does for images (H3): no setuid/setgid, file caps or /dev nodes in the cache.
+  if (!o.keep_privileged) TRY_CTX(StripPrivileged(d.rootfs), "debootstrap");
   // Leave no apt download cache in a shared, read-only image.
   TRY(fs::RemoveAll(d.rootfs / "var/cache/apt/archives"));
   TRY(fs::MkdirAll(d.rootfs / "var/cache/apt/archives/partial", 0755));

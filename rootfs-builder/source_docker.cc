@@ -40,10 +40,8 @@ Result<ImageConfig> BuildDocker(const SourceRef& r, const BuildOptions& o, const
   TRY(Docker(o, {"save", "-o", tar.string(), "--", r.arg}, "docker save " + r.arg));
   auto layout = d.work / "layout";
   TRY(fs::MkdirAll(layout, 0700));
-  ExtractOptions x;
-  x.whiteouts = false;
-  x.same_owner = false;
-  x.progress = o.progress;
+  ExtractOptions x = LayoutExtract(o, d);
+  x.skip_links = true;  // docker links legacy layer dirs to blobs; only index.json's names are read
   TRY_CTX(Extract(tar, layout, x), "docker save " + r.arg);
   ::unlink(tar.c_str());
   // Docker 25+ saves an OCI layout; older daemons only the docker-archive format.
@@ -53,7 +51,7 @@ Result<ImageConfig> BuildDocker(const SourceRef& r, const BuildOptions& o, const
   // between would otherwise file other content under it).
   if (d.identity != img.manifest.config.digest && d.identity != img.manifest_digest)
     return MakeError("docker image " + r.arg + " changed while saving (id " + d.identity + ")", EAGAIN);
-  TRY(ApplyLayers(img, d.rootfs, o.progress));
+  TRY(ApplyLayers(img, d.rootfs, RootfsExtract(o, d)));
   return img.config;
 }
 

@@ -1,4 +1,10 @@
 // oci:DIR[:TAG] and oci-archive:FILE[:TAG]: an OCI image layout, on disk or in a tar.
+// The key comes from one read of index.json and the build from another, so each build checks
+// that the image it opened is the one the key names (CheckIdentity), and every blob is read
+// once through an fd and verified on those bytes: what the key names is what lands (H4).
+#include <unistd.h>
+
+#include "rootfs-builder/blob.h"
 #include "rootfs-builder/digest.h"
 #include "rootfs-builder/extract.h"
 #include "rootfs-builder/sources.h"
@@ -14,27 +20,53 @@ Result<std::string> OciArchiveIdentity(const SourceRef& r) {
   return TRY_CTX(SelectByTag(TRY(ParseIndex(index)), r.tag), "oci-archive " + r.arg).digest;
 }
 
-Status ApplyLayers(const Image& img, const std::filesystem::path& rootfs, Progress* progress) {
+ExtractOptions RootfsExtract(const BuildOptions& o, const BuildDirs& d) {
+  ExtractOptions x;
+  x.keep_privileged = o.keep_privileged;
+  x.progress = o.progress;
+  x.budget = d.budget;
+  return x;
+}
+
+ExtractOptions LayoutExtract(const BuildOptions& o, const BuildDirs& d) {
+  ExtractOptions x;
+  x.whiteouts = false;  // the archive holds blobs, not a filesystem
+  x.same_owner = false;
+  x.layout = true;
+  x.progress = o.progress;
+  x.budget = d.budget;
+  return x;
+}
+
+Status CheckIdentity(const Image& img, const BuildDirs& d, const std::string& what) {
+  if (img.manifest_digest == d.identity) return Ok();
+  return MakeError(what + ": the image is " + img.manifest_digest + ", not " + d.identity +
+                       " as when its key was computed (changed in between)",
+                   EAGAIN);
+}
+
+Status ApplyLayers(const Image& img, const std::filesystem::path& rootfs, const ExtractOptions& x) {
   size_t n = img.manifest.layers.size();
   for (size_t i = 0; i < n; ++i) {
     const Descriptor& l = img.manifest.layers[i];
     std::string what = "layer " + std::to_string(i + 1) + "/" + std::to_string(n) + " " + l.digest.substr(0, 19);
-    if (progress) progress->Step("verifying " + what);
-    TRY_CTX(VerifyBlob(img.Blob(l), l.digest, l.size), what);
-    if (progress) progress->Step("extracting " + what);
-    ExtractOptions o;
+    if (x.progress) x.progress->Step("verifying " + what);
+    UniqueFd fd = TRY_CTX(OpenBlob(img.dir, img.BlobRel(l)), what);
+    TRY_CTX(VerifyFd(fd.get(), l.digest, l.size), what);
+    if (x.progress) x.progress->Step("extracting " + what);
+    ExtractOptions o = x;
     o.whiteouts = true;
-    o.progress = progress;
     o.digest = l.digest;  // verified again while read: the check and the use see the same bytes
-    TRY_CTX(Extract(img.Blob(l), rootfs, o), what);
+    TRY_CTX(ExtractFd(fd.get(), what, rootfs, o), what);
   }
-  if (progress) progress->Done();
+  if (x.progress) x.progress->Done();
   return Ok();
 }
 
 Result<ImageConfig> BuildOci(const SourceRef& r, const BuildOptions& o, const BuildDirs& d) {
   Image img = TRY_CTX(OpenImage(r.arg, r.tag), "oci " + r.arg);
-  TRY(ApplyLayers(img, d.rootfs, o.progress));
+  TRY(CheckIdentity(img, d, "oci " + r.arg));
+  TRY(ApplyLayers(img, d.rootfs, RootfsExtract(o, d)));
   return img.config;
 }
 
@@ -42,13 +74,10 @@ Result<ImageConfig> BuildOciArchive(const SourceRef& r, const BuildOptions& o, c
   auto layout = d.work / "layout";
   TRY(fs::MkdirAll(layout, 0700));
   if (o.progress) o.progress->Step("unpacking " + r.arg);
-  ExtractOptions x;
-  x.whiteouts = false;  // the archive holds blobs, not a filesystem
-  x.same_owner = false;
-  x.progress = o.progress;
-  TRY_CTX(Extract(r.arg, layout, x), "oci-archive " + r.arg);
+  TRY_CTX(Extract(r.arg, layout, LayoutExtract(o, d)), "oci-archive " + r.arg);
   Image img = TRY_CTX(OpenImage(layout, r.tag), "oci-archive " + r.arg);
-  TRY(ApplyLayers(img, d.rootfs, o.progress));
+  TRY(CheckIdentity(img, d, "oci-archive " + r.arg));
+  TRY(ApplyLayers(img, d.rootfs, RootfsExtract(o, d)));
   return img.config;
 }
 
@@ -56,9 +85,11 @@ Result<std::string> TarIdentity(const SourceRef& r) { return TRY_CTX(Sha256File(
 
 Result<ImageConfig> BuildTar(const SourceRef& r, const BuildOptions& o, const BuildDirs& d) {
   if (o.progress) o.progress->Step("extracting " + r.arg);
-  ExtractOptions x;
+  ExtractOptions x = RootfsExtract(o, d);
   x.whiteouts = false;  // a plain root filesystem: ".wh." names are just names
-  x.progress = o.progress;
+  // The key is the sha256 of an earlier read of the file: the bytes extracted now must hash
+  // to it too, or the entry is not published (the file changed in between).
+  x.digest = "sha256:" + d.identity;
   TRY_CTX(Extract(r.arg, d.rootfs, x), "tar " + r.arg);
   if (o.progress) o.progress->Done();
   ImageConfig c;

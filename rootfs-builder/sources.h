@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <string>
 
+#include "rootfs-builder/extract.h"
+#include "rootfs-builder/limits.h"
 #include "rootfs-builder/oci_layout.h"
 #include "rootfs-builder/rootfs.h"
 
@@ -13,7 +15,8 @@ namespace sandshim::rootfs {
 
 struct BuildDirs {
   std::filesystem::path rootfs, work;
-  std::string identity;  // what *Identity returned for this build
+  std::string identity;      // what *Identity returned for this build
+  Budget* budget = nullptr;  // the build's byte and entry budget, shared by all its archives
 };
 
 // Identity: what changes exactly when the content would (see docs/ARCHITECTURE.md).
@@ -31,8 +34,15 @@ Result<ImageConfig> BuildOci(const SourceRef& r, const BuildOptions& o, const Bu
 Result<ImageConfig> BuildOciArchive(const SourceRef& r, const BuildOptions& o, const BuildDirs& d);
 Result<ImageConfig> BuildTar(const SourceRef& r, const BuildOptions& o, const BuildDirs& d);
 
-// Applies an opened image's layers in order, verifying each layer's digest before use.
-Status ApplyLayers(const Image& img, const std::filesystem::path& rootfs, Progress* progress);
+// How this build extracts a root filesystem (privileged bits per o.keep_privileged) and an
+// image layout (nothing but directories and regular files, each once), both under d.budget.
+ExtractOptions RootfsExtract(const BuildOptions& o, const BuildDirs& d);
+ExtractOptions LayoutExtract(const BuildOptions& o, const BuildDirs& d);
+// Applies an opened image's layers in order (x: RootfsExtract), each blob opened once beneath
+// the layout and its digest checked on that fd before and while it is extracted.
+Status ApplyLayers(const Image& img, const std::filesystem::path& rootfs, const ExtractOptions& x);
+// The key was made from `identity`; the image a build opened must be that one (review H4).
+Status CheckIdentity(const Image& img, const BuildDirs& d, const std::string& what);
 // The first Debian mirror in apt's sources (deb822 .sources or one-line .list text); pure.
 std::string MirrorFromAptSources(const std::string& text);
 

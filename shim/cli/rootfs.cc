@@ -25,7 +25,8 @@ std::vector<std::filesystem::path> SessionRootfsPaths(const GlobalOpts& g) {
 
 boost::json::object EntryJson(const rootfs::CacheEntry& e) {
   return {{"key", e.key},         {"path", e.rootfs.string()}, {"source", e.source},
-          {"created", e.created}, {"in_use", e.in_use},        {"config", rootfs::ToJson(e.config)}};
+          {"created", e.created}, {"in_use", e.in_use},        {"keep_privileged", e.keep_privileged},
+          {"config", rootfs::ToJson(e.config)}};
 }
 
 void RegisterRootfs(Verbs& v) {

@@ -10,6 +10,7 @@
 #include "shim/core/ids.h"
 #include "shim/core/log.h"
 #include "shim/core/proc.h"
+#include "shim/core/remove_tree.h"
 #include "shim/core/scope_exit.h"
 #include "shim/runtime/journal.h"
 #include "shim/session/audit.h"
@@ -92,7 +93,9 @@ Status Sessions::Teardown(const std::string& id) {
   auto journal = TRY(runtime::Journal::Load(Dir(id) / "journal.json"));
   TRY(runtime::Replay(journal.entries(), [this](const runtime::JournalEntry& e) { return Undo(e); }));
   fault::Point("session.delete.after-replay");
-  return fs::RemoveAll(Dir(id));
+  // fd-based and never following a link: layer/upper belongs to the session's uid, which may
+  // be a real host user swapping directories for symlinks while we walk (review S2).
+  return fs::RemoveTree(Dir(id));
 }
 
 Status Sessions::RunContainer(const SessionRecord& r) {

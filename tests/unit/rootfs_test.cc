@@ -20,70 +20,21 @@
 #include "rootfs-builder/rootfs.h"
 #include "rootfs-builder/source_ref.h"
 #include "rootfs-builder/sources.h"
-#include "rootfs-builder/tree.h"
+#include "shim/core/remove_tree.h"
 #include "shim/core/fs.h"
+#include "tar_helpers.h"
 #include "test_helpers.h"
 
 using namespace sandshim;
 using namespace sandshim::rootfs;
+using testing::Filter;
+using testing::Read;
+using testing::TarEntry;
+using testing::WriteTar;
 namespace stdfs = std::filesystem;
 
 namespace {
 
-struct TarEntry {
-  std::string name;
-  char type = 'f';  // f file, d dir, l symlink, h hard link, p fifo, c char device
-  std::string data;  // file content, or link target
-  mode_t mode = 0644;
-  int64_t uid = 0;
-  std::string xattr;  // "name=value", one
-};
-
-enum class Filter { kNone, kGzip, kZstd };
-
-void WriteTar(const stdfs::path& out, const std::vector<TarEntry>& entries, Filter f = Filter::kNone) {
-  archive* a = archive_write_new();
-  archive_write_set_format_pax_restricted(a);
-  if (f == Filter::kGzip) archive_write_add_filter_gzip(a);
-  if (f == Filter::kZstd) archive_write_add_filter_zstd(a);
-  REQUIRE(archive_write_open_filename(a, out.c_str()) == ARCHIVE_OK);
-  for (const auto& t : entries) {
-    archive_entry* e = archive_entry_new();
-    archive_entry_set_pathname(e, t.name.c_str());
-    archive_entry_set_perm(e, t.type == 'd' && t.mode == 0644 ? 0755 : t.mode);
-    archive_entry_set_mtime(e, 1700000000, 0);
-    archive_entry_set_uid(e, t.uid);
-    archive_entry_set_gid(e, t.uid);
-    if (auto eq = t.xattr.find('='); eq != std::string::npos)
-      archive_entry_xattr_add_entry(e, t.xattr.substr(0, eq).c_str(), t.xattr.data() + eq + 1, t.xattr.size() - eq - 1);
-    switch (t.type) {
-      case 'd': archive_entry_set_filetype(e, AE_IFDIR); break;
-      case 'l':
-        archive_entry_set_filetype(e, AE_IFLNK);
-        archive_entry_set_symlink(e, t.data.c_str());
-        break;
-      case 'h':
-        archive_entry_set_filetype(e, AE_IFREG);
-        archive_entry_set_hardlink(e, t.data.c_str());
-        break;
-      case 'p': archive_entry_set_filetype(e, AE_IFIFO); break;
-      case 'c':
-        archive_entry_set_filetype(e, AE_IFCHR);
-        archive_entry_set_rdev(e, makedev(1, 3));
-        break;
-      default:
-        archive_entry_set_filetype(e, AE_IFREG);
-        archive_entry_set_size(e, static_cast<la_int64_t>(t.data.size()));
-    }
-    REQUIRE(archive_write_header(a, e) == ARCHIVE_OK);
-    if (t.type == 'f') archive_write_data(a, t.data.data(), t.data.size());
-    archive_entry_free(e);
-  }
-  archive_write_close(a);
-  archive_write_free(a);
-}
-
-std::string Read(const stdfs::path& p) { return fs::ReadFile(p).value_or("<missing>"); }
 
 // A scratch area: base/canary (must never change) and base/target (extraction target).
 struct Sandbox {
@@ -93,10 +44,11 @@ struct Sandbox {
     stdfs::create_directories(target);
     REQUIRE(fs::WriteFileAtomic(canary, "original", 0644, false));
   }
-  Result<ExtractStats> Run(const std::vector<TarEntry>& entries, bool whiteouts = true) {
+  Result<ExtractStats> Run(const std::vector<TarEntry>& entries, bool whiteouts = true, bool keep_privileged = false) {
     WriteTar(base / "in.tar", entries);
     ExtractOptions o;
     o.whiteouts = whiteouts;
+    o.keep_privileged = keep_privileged;
     return Extract(base / "in.tar", target, o);
   }
   bool CanaryIntact() {
@@ -179,7 +131,7 @@ TEST_CASE("rootfs OCI index, manifest and config parsing") {
   CHECK_FALSE(SelectByTag(*e, "").ok());  // ambiguous
   auto missing = SelectByTag(*e, "v3");
   REQUIRE_FALSE(missing.ok());
-  CHECK(missing.error().msg.find("have: v1") != std::string::npos);
+  CHECK(missing.error().msg.find("have: \"v1\"") != std::string::npos);
   // A digest that would walk out of blobs/ never becomes a descriptor.
   CHECK_FALSE(ParseIndex(R"({"manifests":[{"digest":"sha256:../../etc/passwd"}]})").ok());
 
@@ -289,7 +241,8 @@ TEST_CASE("rootfs extraction keeps modes, links and special files") {
                   {"fifo", 'p', "", 0600},
                   {"null", 'c', "", 0666},
                   {"owned", 'f', "o", 0640, 1234, "user.sandshim=kept"},
-                  {"ovl", 'f', "o", 0644, 0, "trusted.overlay.opaque=y"}});
+                  {"ovl", 'f', "o", 0644, 0, "trusted.overlay.opaque=y"}},
+                 true, /*keep_privileged=*/true);  // a trusted source; the default strips (extract_test.cc)
   REQUIRE(r.ok());
   char xv[32] = {};
   ssize_t xn = ::getxattr((s.target / "owned").c_str(), "user.sandshim", xv, sizeof xv);
@@ -319,7 +272,7 @@ TEST_CASE("rootfs extraction keeps modes, links and special files") {
   } else {
     CHECK(r->skipped_devices == 1);
   }
-  CHECK(RemoveTree(s.target).ok());  // read-only dirs and all
+  CHECK(fs::RemoveTree(s.target).ok());  // read-only dirs and all
   CHECK_FALSE(fs::Exists(s.target));
 }
 
@@ -490,7 +443,7 @@ TEST_CASE("rootfs docker archive (pre-25 docker save): trusted through the image
   REQUIRE(img.ok());
   CHECK(img->config.cmd == std::vector<std::string>{"/bin/sh"});
   stdfs::create_directories(t.path() / "root");
-  REQUIRE(ApplyLayers(*img, t.path() / "root", nullptr).ok());
+  REQUIRE(ApplyLayers(*img, t.path() / "root", ExtractOptions{}).ok());
   CHECK(Read(t.path() / "root/etc/motd") == "hello");
   // Another id (a retag while saving, or a forged config) is refused.
   CHECK_FALSE(OpenDockerArchive(dir, "sha256:" + std::string(64, '1')).ok());
@@ -502,8 +455,111 @@ TEST_CASE("rootfs docker archive (pre-25 docker save): trusted through the image
   WriteTar(dir / "abc/layer.tar", {{"etc/", 'd'}, {"etc/motd", 'f', "evil!"}});
   auto img2 = OpenDockerArchive(dir, id);
   REQUIRE(img2.ok());
-  auto r = ApplyLayers(*img2, t.path() / "root", nullptr);
+  auto r = ApplyLayers(*img2, t.path() / "root", ExtractOptions{});
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().msg.find("digest mismatch") != std::string::npos);
   CHECK(Read(t.path() / "root/etc/motd") == "hello");
+}
+
+TEST_CASE("rootfs H4: an oci-archive with two index.json cannot poison the legit image's key") {
+  testing::TempDir t;
+  WriteTar(t.path() / "legit.tar.gz", {{"IMAGE", 'f', "LEGIT-IMAGE"}}, Filter::kGzip);
+  WriteTar(t.path() / "evil.tar.gz", {{"IMAGE", 'f', "ATTACKER-IMAGE"}}, Filter::kGzip);
+  MakeLayout(t.path() / "L", {t.path() / "legit.tar.gz"}, "latest");
+  MakeLayout(t.path() / "E", {t.path() / "evil.tar.gz"}, "latest");
+  auto pack = [&](const stdfs::path& out, std::vector<std::pair<stdfs::path, std::string>> files) {
+    std::vector<TarEntry> entries;
+    for (const auto& [root, rel] : files) entries.push_back({rel, 'f', Read(root / rel)});
+    WriteTar(out, entries);
+  };
+  std::vector<std::pair<stdfs::path, std::string>> legit{{t.path() / "L", "oci-layout"}, {t.path() / "L", "index.json"}};
+  std::vector<std::pair<stdfs::path, std::string>> evil{{t.path() / "L", "index.json"}, {t.path() / "E", "oci-layout"}};
+  for (const auto& e : stdfs::recursive_directory_iterator(t.path() / "L/blobs"))
+    if (e.is_regular_file()) legit.push_back({t.path() / "L", e.path().lexically_relative(t.path() / "L").string()});
+  for (const auto& e : stdfs::recursive_directory_iterator(t.path() / "E/blobs"))
+    if (e.is_regular_file()) evil.push_back({t.path() / "E", e.path().lexically_relative(t.path() / "E").string()});
+  evil.push_back({t.path() / "E", "index.json"});
+  pack(t.path() / "legit.tar", legit);
+  pack(t.path() / "evil.tar", evil);
+
+  // Positive control: the two reads the old code made disagree. The first index.json (the
+  // key's) names the legit image, the one extraction keeps (the last) the attacker's.
+  auto plain = t.path() / "plain";
+  stdfs::create_directories(plain);
+  ExtractOptions x;
+  x.whiteouts = false;
+  REQUIRE(Extract(t.path() / "evil.tar", plain, x).ok());
+  CHECK(Read(plain / "index.json") == Read(t.path() / "E/index.json"));
+  CHECK(Read(plain / "index.json") != Read(t.path() / "L/index.json"));
+
+  BuildOptions o;
+  o.cache_dir = t.path() / "cache";
+  auto bad = BuildOrReuse("oci-archive:" + (t.path() / "evil.tar").string(), o);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().msg.find("twice") != std::string::npos);
+  auto good = BuildOrReuse("oci-archive:" + (t.path() / "legit.tar").string(), o);
+  REQUIRE(good.ok());
+  CHECK_FALSE(good->reused);
+  CHECK(Read(good->rootfs / "IMAGE") == "LEGIT-IMAGE");
+}
+
+TEST_CASE("rootfs H4: a build checks the content it used against the key's identity") {
+  testing::TempDir t;
+  WriteTar(t.path() / "root.tar", {{"f", 'f', "x"}});
+  auto ref = *ParseSourceRef("tar:" + (t.path() / "root.tar").string());
+  BuildOptions o;
+  stdfs::create_directories(t.path() / "r");
+  Budget budget;
+  // The tar changed after its key was computed: the bytes extracted hash to something else.
+  BuildDirs stale{t.path() / "r", t.path() / "w", std::string(64, 'a'), &budget};
+  auto r = BuildTar(ref, o, stale);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().msg.find("digest mismatch") != std::string::npos);
+  BuildDirs fresh{t.path() / "r2", t.path() / "w", *TarIdentity(ref), &budget};
+  stdfs::create_directories(fresh.rootfs);
+  CHECK(BuildTar(ref, o, fresh).ok());
+  // oci: an index.json rewritten between the key and the build names another manifest.
+  WriteTar(t.path() / "l.tar.gz", {{"x", 'f', "1"}}, Filter::kGzip);
+  MakeLayout(t.path() / "layout", {t.path() / "l.tar.gz"});
+  auto oref = *ParseSourceRef("oci:" + (t.path() / "layout").string() + ":v1");
+  BuildDirs other{t.path() / "r3", t.path() / "w", "sha256:" + std::string(64, 'b'), &budget};
+  stdfs::create_directories(other.rootfs);
+  auto oci = BuildOci(oref, o, other);
+  REQUIRE_FALSE(oci.ok());
+  CHECK(oci.error().msg.find("changed in between") != std::string::npos);
+}
+
+TEST_CASE("rootfs cache: 0700 everywhere sandshim creates it, entries included (H3)") {
+  testing::TempDir t;
+  WriteTar(t.path() / "root.tar", {{"bin/", 'd'}, {"bin/su", 'f', "x", 04755}});
+  BuildOptions o;
+  o.cache_dir = t.path() / "var/lib/sandshim/rootfs";
+  auto r = BuildOrReuse("tar:" + (t.path() / "root.tar").string(), o);
+  REQUIRE(r.ok());
+  auto mode = [](const stdfs::path& p) {
+    struct stat st {};
+    REQUIRE(::lstat(p.c_str(), &st) == 0);
+    return st.st_mode & 07777;
+  };
+  for (auto p : {t.path() / "var", t.path() / "var/lib", t.path() / "var/lib/sandshim", o.cache_dir,
+                 o.cache_dir / r->key})
+    CHECK(mode(p) == 0700);
+  CHECK(mode(r->rootfs / "bin/su") == 0755);
+  CHECK_FALSE(r->keep_privileged);
+  // Kept privileged: another key, recorded in the entry.
+  o.keep_privileged = true;
+  auto k = BuildOrReuse("tar:" + (t.path() / "root.tar").string(), o);
+  REQUIRE(k.ok());
+  CHECK(k->key != r->key);
+  CHECK(mode(k->rootfs / "bin/su") == 04755);
+  auto listed = Cache(o.cache_dir).Find(k->key);
+  REQUIRE(listed.ok());
+  REQUIRE(listed->has_value());
+  CHECK((*listed)->keep_privileged);
+  // An old 0755 sandshim cache is closed on the next build.
+  ::chmod(o.cache_dir.c_str(), 0755);
+  o.keep_privileged = false;
+  WriteTar(t.path() / "other.tar", {{"g", 'f', "y"}});
+  REQUIRE(BuildOrReuse("tar:" + (t.path() / "other.tar").string(), o).ok());
+  CHECK(mode(o.cache_dir) == 0700);
 }

@@ -1,4 +1,4 @@
-#include "rootfs-builder/tree.h"
+#include "shim/core/remove_tree.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -7,9 +7,21 @@
 
 #include <vector>
 
-#include "shim/core/unique_fd.h"
+namespace sandshim::fs {
 
-namespace sandshim::rootfs {
+Result<UniqueFd> OpenDirForRemoval(int dirfd, const std::string& name) {
+  constexpr int kFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+  UniqueFd fd(::openat(dirfd, name.c_str(), kFlags));
+  // A 0000 directory its (non-root) owner cannot open: chmod it by name, but never through a
+  // link (glibc pins the inode with O_PATH|O_NOFOLLOW and refuses symlinks).
+  if (!fd.valid() && errno == EACCES && ::fchmodat(dirfd, name.c_str(), 0700, AT_SYMLINK_NOFOLLOW) == 0)
+    fd.Reset(::openat(dirfd, name.c_str(), kFlags));
+  if (!fd.valid()) return ErrnoError("open " + name);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return ErrnoError("stat " + name);
+  if ((st.st_mode & 0700) != 0700) ::fchmod(fd.get(), (st.st_mode & 07777) | 0700);
+  return fd;
+}
 
 Status RemoveTreeAt(int dirfd, const std::string& name) {
   struct stat st {};
@@ -19,9 +31,7 @@ Status RemoveTreeAt(int dirfd, const std::string& name) {
     if (::unlinkat(dirfd, name.c_str(), 0) != 0 && errno != ENOENT) return ErrnoError("unlink " + name);
     return Ok();
   }
-  if ((st.st_mode & 0700) != 0700) ::fchmodat(dirfd, name.c_str(), (st.st_mode & 07777) | 0700, 0);
-  UniqueFd fd(::openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd.valid()) return ErrnoError("open " + name);
+  UniqueFd fd = TRY(OpenDirForRemoval(dirfd, name));
   DIR* d = ::fdopendir(::dup(fd.get()));
   if (!d) return ErrnoError("opendir " + name);
   std::vector<std::string> children;
@@ -42,4 +52,4 @@ Status RemoveTree(const std::filesystem::path& path) {
   return RemoveTreeAt(fd.get(), path.filename().string());
 }
 
-}  // namespace sandshim::rootfs
+}  // namespace sandshim::fs
