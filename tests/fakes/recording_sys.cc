@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/mount.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -166,16 +167,69 @@ int RecordingSys::Access(const char* path, int) {
   return 0;
 }
 
-int RecordingSys::Statvfs(const char*, struct statvfs* st) {
+int RecordingSys::Statvfs(const char* path, struct statvfs* st) {
   std::memset(st, 0, sizeof *st);
+  std::string p = Resolve(path);
+  if (unverified.contains(p)) return 0;
+  auto it = mount_flags.find(p);
+  if (it == mount_flags.end()) return 0;
+  unsigned long f = it->second;
+  if (f & MS_RDONLY) st->f_flag |= ST_RDONLY;
+  if (f & MS_NOSUID) st->f_flag |= ST_NOSUID;
+  if (f & MS_NODEV) st->f_flag |= ST_NODEV;
+  if (f & MS_NOEXEC) st->f_flag |= ST_NOEXEC;
   return 0;
+}
+
+int RecordingSys::Fstat(int fd, struct stat* st) {
+  std::memset(st, 0, sizeof *st);
+  std::string p = Name(fd);
+  bool null = p.size() >= 9 && p.compare(p.size() - 9, 9, "/dev/null") == 0;
+  if (files.contains(p)) st->st_mode = S_IFREG | 0644;
+  else if (null) st->st_mode = S_IFCHR | 0666, st->st_rdev = makedev(1, 3);
+  else st->st_mode = S_IFDIR | 0755;
+  return 0;
+}
+
+int RecordingSys::MountSetattr(int dirfd, const char* path, unsigned flags, uint64_t attr_set, uint64_t attr_clr) {
+  std::string p = path && *path ? Join(dirfd, path) : Name(dirfd);
+  std::string line = "mount_setattr " + p + (flags & AT_RECURSIVE ? " recursive" : "");
+  static const std::pair<uint64_t, const char*> kAttrs[] = {{MOUNT_ATTR_RDONLY, "ro"},
+                                                            {MOUNT_ATTR_NOSUID, "nosuid"},
+                                                            {MOUNT_ATTR_NODEV, "nodev"},
+                                                            {MOUNT_ATTR_NOEXEC, "noexec"}};
+  std::string set, clr;
+  for (auto [bit, name] : kAttrs) {
+    if (attr_set & bit) set += (set.empty() ? "" : "|") + std::string(name);
+    if (attr_clr & bit) clr += (clr.empty() ? "" : "|") + std::string(name);
+  }
+  line += " +" + (set.empty() ? std::string("0") : set);
+  if (!clr.empty()) line += " -" + clr;
+  if (Record(line) != 0) return -1;
+  auto& f = mount_flags[p];
+  if (attr_set & MOUNT_ATTR_RDONLY) f |= MS_RDONLY;
+  if (attr_set & MOUNT_ATTR_NOSUID) f |= MS_NOSUID;
+  if (attr_set & MOUNT_ATTR_NODEV) f |= MS_NODEV;
+  if (attr_set & MOUNT_ATTR_NOEXEC) f |= MS_NOEXEC;
+  return 0;
+}
+
+int RecordingSys::Unshare(int flags) {
+  return Record(std::string("unshare ") + (flags == CLONE_NEWCGROUP ? "cgroup" : std::to_string(flags)));
+}
+
+long RecordingSys::Bpf(int cmd, void*, unsigned) {
+  if (Record(cmd == 5 ? "bpf load" : cmd == 8 ? "bpf attach" : "bpf " + std::to_string(cmd)) != 0) return -1;
+  return cmd == 5 ? NewFd("bpf-prog") : 0;  // BPF_PROG_LOAD gives a descriptor
 }
 
 int RecordingSys::Mount(const char* source, const char* target, const char* type, unsigned long flags,
                         const void* data) {
   std::string line = "mount " + Resolve(source) + " " + Resolve(target) + " " + Str(type) + " " + MountFlagNames(flags);
   if (data && *static_cast<const char*>(data)) line += " " + std::string(static_cast<const char*>(data));
-  return Record(line);
+  if (Record(line) != 0) return -1;
+  if ((flags & MS_REMOUNT) || !(flags & MS_BIND)) mount_flags[Resolve(target)] = flags;
+  return 0;
 }
 
 int RecordingSys::Umount2(const char* target, int flags) {
