@@ -212,6 +212,11 @@ TEST_CASE("masked paths: only with the real /dev/null, opened once, mounted by d
   REQUIRE_FALSE(s.ok());
   CHECK(s.error().msg.find("not the null device") != std::string::npos);
   CHECK(fake_null.Calls({"mount"}).empty());
+  RecordingSys link_null;
+  link_null.FailOn("openat2 /dev/null", ELOOP);
+  auto l = MaskPaths(link_null, {"/proc/kcore"});
+  REQUIRE_FALSE(l.ok());
+  CHECK(l.error().msg == "/dev/null is a symlink: refusing to mask paths with it");
 }
 
 TEST_CASE("init: a cgroup namespace is made once in the cgroups; shared propagation after pivot_root") {
