@@ -236,17 +236,25 @@ check_refusals() {
 check_docker_cgroup_escape() {
   [ "${NO_DOCKER:-0}" = 1 ] && { skip "NO_DOCKER=1"; return; }
   local d=$WORK/d
-  add_docker_runtime sandshim-native "$SANDSHIM_BIN" --backend native
+  add_docker_runtime sandshim-native "$(readlink -f "$SANDSHIM_BIN")" --backend native
   add_docker_runtime runc-bin "$RUNC"
   on_exit 'stop_daemons "$WORK/d"'
   start_daemons "$d" || { skip "private dockerd cannot start"; return; }
   build_rootfs "$WORK/img" && import_docker_image "$WORK/img" || { fail "image"; return; }
-  local probe="$ESCAPE; $MKNOD" rc
+  local probe="$ESCAPE; $MKNOD" rc control weak
+  # Control: the host's cgroupfs as a docker volume, read-only (runc: the top mount only).
+  OUT=$(timeout 60 "${DOCKER_CMD[@]}" run --rm --runtime runc-bin -v /sys/fs/cgroup:/sys/fs/cgroup:ro "$TEST_IMAGE" sh -c "$ESCAPE" 2>&1); RC=$?
+  control=$OUT; record "control (runc via docker, -v /sys/fs/cgroup:/sys/fs/cgroup:ro)"
+  OUT=$(timeout 60 "${DOCKER_CMD[@]}" run --rm --runtime sandshim-native -v /sys/fs/cgroup:/sys/fs/cgroup:ro "$TEST_IMAGE" sh -c "$ESCAPE" 2>&1); RC=$?
+  weak=$OUT; record "sandshim via docker, same volume"
   OUT=$(timeout 60 "${DOCKER_CMD[@]}" run --rm --runtime runc-bin "$TEST_IMAGE" sh -c "$probe" 2>&1); RC=$?
   record "runc via docker"
   OUT=$(timeout 60 "${DOCKER_CMD[@]}" run --rm --runtime sandshim-native "$TEST_IMAGE" sh -c "$probe" 2>&1); rc=$?
   RC=$rc; record "sandshim via docker"
   stop_daemons "$d"
+  printf '%s\n' "$control" | grep -qx "devices=/" || { fail "control: runc with the volume did not escape: $control"; return; }
+  ! printf '%s\n' "$weak" | grep -qx "devices=/" || { fail "sandshim with the volume escaped: $weak"; return; }
+  assert_contains "$weak" "Read-only file system" "sandshim with the volume: refused" || return
   assert_eq 0 "$rc" "docker run status" || return
   assert_contains "$OUT" "Read-only file system" "docker: cgroup.procs write refused" || return
   ! printf '%s\n' "$OUT" | grep -qx "devices=/" || { fail "docker: moved into the root devices cgroup"; return; }
