@@ -167,6 +167,33 @@ print(struct.unpack_from("I", attr.raw, 24)[0])
 PY
 }
 
+# The sysfs fallback: in a user namespace without a network namespace of its own, sysfs
+# cannot be mounted and the host's /sys is bound instead. Every mount under it (debugfs,
+# tracefs, securityfs, bpffs, the cgroup hierarchies) must be read-only, not just the top.
+USERNS='.linux.namespaces = [.linux.namespaces[] | select(.type != "network")] + [{type:"user"}]
+  | .linux.uidMappings = [{containerID:0, hostID:100000, size:65536}]
+  | .linux.gidMappings = [{containerID:0, hostID:100000, size:65536}]'
+SYSPROBE='awk '"'"'$5 ~ "^/sys" && $6 ~ /^rw/ {print "RW", $5}'"'"' /proc/self/mountinfo;
+  echo "sys_mounts=$(awk '"'"'$5 ~ "^/sys"'"'"' /proc/self/mountinfo | wc -l)"'
+# What rootless podman puts in the spec for a host network: the host's /sys as a read-only
+# rbind (its cgroup hierarchies included, so no cgroup mount of its own).
+SYS_RBIND='.mounts = [.mounts[] | select(.destination != "/sys" and .destination != "/sys/fs/cgroup")]
+  + [{destination:"/sys", type:"bind", source:"/sys", options:["rbind","ro","nosuid","nodev","noexec"]}]'
+check_sysfs_fallback() {
+  run_runc sysfs-runc "$USERNS | $SYS_RBIND | .process.args = $(script "$SYSPROBE")"
+  record "control (runc, /sys as rbind,ro: read-only at the top only)"
+  assert_contains "$OUT" "RW /sys/" "control: a submount of the host's /sys is read-write" || return
+  run_ss sysfs "$USERNS | .process.args = $(script "$SYSPROBE")"
+  record "sandshim (sysfs refused: its fallback)"
+  assert_eq 0 "$RC" "sandshim run status" || return
+  assert_not_contains "$OUT" "RW /sys" "sandshim fallback: nothing under /sys is read-write" || return
+  assert_not_contains "$OUT" "sys_mounts=0" "sandshim: /sys is there" || return
+  run_ss sysfs-rbind "$USERNS | $SYS_RBIND | .process.args = $(script "$SYSPROBE")"
+  record "sandshim (/sys as rbind,ro)"
+  assert_eq 0 "$RC" "sandshim rbind status" || return
+  assert_not_contains "$OUT" "RW /sys" "sandshim rbind,ro: nothing under /sys is read-write"
+}
+
 # M5: an image whose /dev/null is a symlink, and a spec without a /dev tmpfs. The target
 # is harmless: the container's own domainname (its own UTS namespace), standing in for
 # /proc/sys/kernel/core_pattern. Through the masked /proc/timer_list (this kernel has no
@@ -265,6 +292,7 @@ run_check "cgroupfs: writing the host's cgroup.procs to leave the devices cgroup
 run_check "cgroupfs: no writable release_agent, no read-write cgroup mount" check_release_agent
 run_check "devices: mknod is allowed, opening a denied char device is not (v1, eBPF, both)" check_device_mknod_open
 run_check "devices: the eBPF program is attached on the cgroup2 hierarchy" check_bpf_filter_attached
+run_check "sysfs fallback (user namespace, host network): the host's /sys read-only throughout" check_sysfs_fallback
 run_check "masked paths: a symlinked /dev/null is refused, not followed" check_masked_dev_null_symlink
 run_check "bind flags: nosuid, nodev and recursive ro on an rbind; rro" check_bind_flags
 run_check "refused: cgroupsPath /, limits without a controller; swappiness applied" check_refusals
