@@ -257,7 +257,11 @@ check_refusals() {
     .process.args = ["sh","-c","cat /sys/fs/cgroup/memory/memory.swappiness; grep oom_kill_disable /sys/fs/cgroup/memory/memory.oom_control"]'
   assert_eq 0 "$RC" "swappiness run ($OUT)" || return
   assert_contains "$OUT" "7" "memory.swappiness applied" || return
-  assert_contains "$OUT" "oom_kill_disable 1" "disableOOMKiller applied"
+  assert_contains "$OUT" "oom_kill_disable 1" "disableOOMKiller applied" || return
+  # runtime-tools parity: a shared root is set after pivot_root (which refuses shared mounts).
+  run_ss shared '.linux.rootfsPropagation = "shared" | .process.args = ["sh","-c","awk '"'"'$5 == \"/\" {print $7}'"'"' /proc/self/mountinfo"]'
+  assert_eq 0 "$RC" "rootfsPropagation shared runs ($OUT)" || return
+  assert_contains "$OUT" "shared:" "/ is shared inside"
 }
 
 check_docker_cgroup_escape() {
@@ -295,6 +299,6 @@ run_check "devices: the eBPF program is attached on the cgroup2 hierarchy" check
 run_check "sysfs fallback (user namespace, host network): the host's /sys read-only throughout" check_sysfs_fallback
 run_check "masked paths: a symlinked /dev/null is refused, not followed" check_masked_dev_null_symlink
 run_check "bind flags: nosuid, nodev and recursive ro on an rbind; rro" check_bind_flags
-run_check "refused: cgroupsPath /, limits without a controller; swappiness applied" check_refusals
+run_check "refused: cgroupsPath /, limits without a controller; swappiness, shared root applied" check_refusals
 run_check "docker --runtime=sandshim (native): cgroupfs escape and device open blocked" check_docker_cgroup_escape
 finish_checks
