@@ -275,6 +275,11 @@ Status SetupCgroups(const std::vector<std::filesystem::path>& dirs, const json::
 
 Status UpdateCgroups(const std::vector<std::filesystem::path>& dirs, const json::object& resources) {
   auto hs = Hierarchies();
+  // New device rules replace the v2 program (the v1 lines are written by ApplyV1 below).
+  if (bundle::GetArray(resources, "devices") && DevicePolicyUses("bpf"))
+    for (size_t i = 0; i < dirs.size() && i < hs.size(); ++i)
+      if (hs[i].v2 && !Escapes(dirs[i]) && fs::Exists(dirs[i]))
+        TRY(ReplaceDeviceFilter(LinuxSys(), dirs[i], DeviceFilterProgram(DeviceRules(&resources))));
   for (size_t i = 0; i < dirs.size() && i < hs.size(); ++i) {
     if (hs[i].controllers.empty() || Escapes(dirs[i])) continue;
     if (fs::Exists(dirs[i])) {

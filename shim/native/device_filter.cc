@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 
+#include <algorithm>
+
 #include "bundle/spec.h"
 #include "shim/core/unique_fd.h"
 
@@ -125,6 +127,36 @@ Status AttachDeviceFilter(Sys& sys, const std::filesystem::path& dir, const std:
   attach.attach_flags = BPF_F_ALLOW_MULTI;
   if (sys.Bpf(BPF_PROG_ATTACH, &attach, sizeof attach) != 0)
     return ErrnoError("attach the device filter to " + dir.string());
+  return Ok();
+}
+
+Status ReplaceDeviceFilter(Sys& sys, const std::filesystem::path& dir, const std::vector<bpf_insn>& prog) {
+  UniqueFd cg(sys.Open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0));
+  if (!cg.valid()) return ErrnoError("open " + dir.string());
+  uint32_t ids[64] = {};
+  union bpf_attr query {};
+  query.query.target_fd = static_cast<uint32_t>(cg.get());
+  query.query.attach_type = BPF_CGROUP_DEVICE;
+  query.query.prog_ids = reinterpret_cast<uint64_t>(ids);
+  query.query.prog_cnt = 64;
+  if (sys.Bpf(BPF_PROG_QUERY, &query, sizeof query) != 0) return ErrnoError("list the device filters of " + dir.string());
+  uint32_t old = std::min<uint32_t>(query.query.prog_cnt, 64);
+  TRY(AttachDeviceFilter(sys, dir, prog));
+  for (uint32_t i = 0; i < old; ++i) {
+    union bpf_attr get {};
+    get.prog_id = ids[i];
+    UniqueFd fd(static_cast<int>(sys.Bpf(BPF_PROG_GET_FD_BY_ID, &get, sizeof get)));
+    if (!fd.valid()) {
+      if (errno == ENOENT) continue;  // gone meanwhile
+      return ErrnoError("open device filter " + std::to_string(ids[i]));
+    }
+    union bpf_attr detach {};
+    detach.target_fd = static_cast<uint32_t>(cg.get());
+    detach.attach_bpf_fd = static_cast<uint32_t>(fd.get());
+    detach.attach_type = BPF_CGROUP_DEVICE;
+    if (sys.Bpf(BPF_PROG_DETACH, &detach, sizeof detach) != 0 && errno != ENOENT)
+      return ErrnoError("detach the old device filter from " + dir.string());
+  }
   return Ok();
 }
 

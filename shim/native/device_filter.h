@@ -41,5 +41,9 @@ std::vector<bpf_insn> DeviceFilterProgram(const std::vector<DeviceRule>& rules);
 // Loads prog and attaches it to the cgroup2 directory dir (BPF_F_ALLOW_MULTI: programs of
 // parent cgroups still apply; the program lives as long as the cgroup).
 Status AttachDeviceFilter(Sys& sys, const std::filesystem::path& dir, const std::vector<bpf_insn>& prog);
+// For `update`: attaches prog, then detaches the device programs that were there before
+// (programs are ANDed, so a stale one would keep denying what the new rules allow). The
+// new one is attached first: there is no moment without a filter.
+Status ReplaceDeviceFilter(Sys& sys, const std::filesystem::path& dir, const std::vector<bpf_insn>& prog);
 
 }  // namespace sandshim::native

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/bpf.h>
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/statvfs.h>
@@ -218,9 +219,23 @@ int RecordingSys::Unshare(int flags) {
   return Record(std::string("unshare ") + (flags == CLONE_NEWCGROUP ? "cgroup" : std::to_string(flags)));
 }
 
-long RecordingSys::Bpf(int cmd, void*, unsigned) {
-  if (Record(cmd == 5 ? "bpf load" : cmd == 8 ? "bpf attach" : "bpf " + std::to_string(cmd)) != 0) return -1;
-  return cmd == 5 ? NewFd("bpf-prog") : 0;  // BPF_PROG_LOAD gives a descriptor
+long RecordingSys::Bpf(int cmd, void* attr, unsigned) {
+  static const std::map<int, std::string> kNames = {
+      {BPF_PROG_LOAD, "load"}, {BPF_PROG_ATTACH, "attach"}, {BPF_PROG_DETACH, "detach"},
+      {BPF_PROG_QUERY, "query"}, {BPF_PROG_GET_FD_BY_ID, "get_fd_by_id"}};
+  auto* a = static_cast<union bpf_attr*>(attr);
+  std::string line = "bpf " + (kNames.contains(cmd) ? kNames.at(cmd) : std::to_string(cmd));
+  if (cmd == BPF_PROG_GET_FD_BY_ID) line += " " + std::to_string(a->prog_id);
+  if (Record(line) != 0) return -1;
+  if (cmd == BPF_PROG_QUERY) {  // bpf_progs are "attached" already
+    auto* ids = reinterpret_cast<uint32_t*>(a->query.prog_ids);
+    uint32_t n = 0;
+    for (uint32_t id : bpf_progs)
+      if (n < a->query.prog_cnt) ids[n++] = id;
+    a->query.prog_cnt = n;
+  }
+  // Loads and lookups give descriptors.
+  return cmd == BPF_PROG_LOAD || cmd == BPF_PROG_GET_FD_BY_ID ? NewFd("bpf-prog") : 0;
 }
 
 int RecordingSys::Mount(const char* source, const char* target, const char* type, unsigned long flags,

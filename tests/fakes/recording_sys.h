@@ -38,6 +38,7 @@ class RecordingSys final : public native::Sys {
   // the step that verifies them passes; unverified lists paths whose flags never stick.
   std::map<std::string, unsigned long> mount_flags;
   std::set<std::string> unverified;
+  std::vector<uint32_t> bpf_progs;  // ids BPF_PROG_QUERY reports as attached
 
   int Open(const char* path, int flags, mode_t mode) override;
   int Openat(int dirfd, const char* path, int flags, mode_t mode) override;

@@ -130,6 +130,19 @@ TEST_CASE("device filter: attach is load then attach through Sys, and a failure 
   CHECK(s.error().msg.find("attach the device filter to /cg") != std::string::npos);
 }
 
+TEST_CASE("device filter: update attaches the new program before detaching the old ones") {
+  sandshim::testing::RecordingSys sys;
+  sys.bpf_progs = {41, 42};
+  REQUIRE(ReplaceDeviceFilter(sys, "/cg", DeviceFilterProgram({})).ok());
+  CHECK(sys.calls == std::vector<std::string>{"open /cg", "bpf query", "bpf load", "open /cg", "bpf attach",
+                                              "bpf get_fd_by_id 41", "bpf detach", "bpf get_fd_by_id 42", "bpf detach"});
+  sandshim::testing::RecordingSys failing;
+  failing.bpf_progs = {41};
+  failing.FailOn("bpf attach", EPERM);
+  REQUIRE_FALSE(ReplaceDeviceFilter(failing, "/cg", DeviceFilterProgram({})).ok());
+  CHECK(failing.IndexOf("bpf detach") < 0);  // the old filter stays when the new one is not in
+}
+
 TEST_CASE("device filter: the kernel's verifier accepts docker's policy (root only)") {
   if (::geteuid() != 0) return;
   auto r = Resources(kDocker);
