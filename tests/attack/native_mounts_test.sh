@@ -9,6 +9,9 @@
 #   runc     /usr/sbin/runc with the same bundle: recorded (# lines), not asserted
 #   sandshim --backend native: must block it
 # One check drives a private dockerd with --runtime=sandshim (--backend native).
+# Test-only switches sandshim honours for the controls (nowhere else): SANDSHIM_TEST_DEVICE_POLICY
+# =v1|bpf|none (which device enforcer is set up) and SANDSHIM_TEST_TRUST_DEV_NULL=1 (masked
+# paths bound from the path /dev/null, as before the fix).
 # Env: CHECK_FILTER=ERE runs only matching checks; NO_DOCKER=1 skips the docker check.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
