@@ -61,6 +61,57 @@ void InitCpuset(const std::filesystem::path& mount, const std::filesystem::path&
   }
 }
 
+// linux.resources.blockIO's device lists: [{major, minor, rate|weight}].
+std::vector<std::pair<std::string, int64_t>> BlkioDevices(const json::object* blkio, std::string_view key,
+                                                          std::string_view value) {
+  std::vector<std::pair<std::string, int64_t>> out;
+  const auto* list = blkio ? bundle::GetArray(*blkio, key) : nullptr;
+  if (!list) return out;
+  for (const auto& v : *list) {
+    if (!v.is_object()) continue;
+    const auto& o = v.get_object();
+    auto major = Num(&o, "major"), minor = Num(&o, "minor"), n = Num(&o, value);
+    if (major && minor && n) out.emplace_back(std::to_string(*major) + ":" + std::to_string(*minor), *n);
+  }
+  return out;
+}
+
+// As runc: the weight files of CFQ, else BFQ's; a weight neither can take is an error.
+Status WriteWeight(const std::filesystem::path& dir, std::string_view file, const std::string& value) {
+  for (const char* prefix : {"blkio.", "blkio.bfq."}) {
+    auto f = dir / (prefix + std::string(file));
+    if (fs::Exists(f)) return Write(f, value);
+  }
+  return MakeError("blkio " + std::string(file) + " is not supported by this kernel's I/O scheduler", ENOTSUP);
+}
+
+Status ApplyBlkioV1(const std::filesystem::path& dir, const json::object* blkio) {
+  if (!blkio) return Ok();
+  if (auto w = Num(blkio, "weight"); w && *w > 0) TRY(WriteWeight(dir, "weight", std::to_string(*w)));
+  for (const auto& [dev, w] : BlkioDevices(blkio, "weightDevice", "weight"))
+    TRY(WriteWeight(dir, "weight_device", dev + " " + std::to_string(w)));
+  for (auto [key, file] : {std::pair{"throttleReadBpsDevice", "read_bps_device"},
+                           {"throttleWriteBpsDevice", "write_bps_device"},
+                           {"throttleReadIOPSDevice", "read_iops_device"},
+                           {"throttleWriteIOPSDevice", "write_iops_device"}})
+    for (const auto& [dev, rate] : BlkioDevices(blkio, key, "rate"))
+      TRY(Write(dir / ("blkio.throttle." + std::string(file)), dev + " " + std::to_string(rate)));
+  return Ok();
+}
+
+Status ApplyIoV2(const std::filesystem::path& dir, const json::object* blkio) {
+  if (!blkio) return Ok();
+  if (auto w = Num(blkio, "weight"); w && *w > 0) {
+    if (fs::Exists(dir / "io.bfq.weight")) TRY(Write(dir / "io.bfq.weight", std::to_string(*w)));
+    else TRY(Write(dir / "io.weight", "default " + std::to_string(1 + (*w - 10) * 9999 / 990)));  // runc's conversion
+  }
+  for (auto [key, field] : {std::pair{"throttleReadBpsDevice", "rbps"}, {"throttleWriteBpsDevice", "wbps"},
+                            {"throttleReadIOPSDevice", "riops"}, {"throttleWriteIOPSDevice", "wiops"}})
+    for (const auto& [dev, rate] : BlkioDevices(blkio, key, "rate"))
+      TRY(Write(dir / "io.max", dev + " " + field + "=" + std::to_string(rate)));
+  return Ok();
+}
+
 Status ApplyV1(const Hierarchy& h, const std::filesystem::path& dir, const json::object& r) {
   const auto* mem = bundle::GetObject(r, "memory");
   const auto* cpu = bundle::GetObject(r, "cpu");
@@ -88,6 +139,7 @@ Status ApplyV1(const Hierarchy& h, const std::filesystem::path& dir, const json:
   }
   if (Has(h, "pids"))
     if (auto v = Num(pids, "limit"); v && *v != 0) TRY(Write(dir / "pids.max", *v < 0 ? "max" : std::to_string(*v)));
+  if (Has(h, "blkio")) TRY(ApplyBlkioV1(dir, bundle::GetObject(r, "blockIO")));
   if (Has(h, "devices") && DevicePolicyUses("v1"))
     for (const auto& rule : DeviceRules(&r))
       TRY(Write(dir / (rule.allow ? "devices.allow" : "devices.deny"), V1Rule(rule)));
@@ -111,6 +163,7 @@ Status ApplyV2(const Hierarchy& h, const std::filesystem::path& dir, const json:
     TRY(Write(dir / "cpuset.cpus", bundle::GetString(*cpu, "cpus")));
   if (Has(h, "pids"))
     if (auto v = Num(pids, "limit"); v && *v != 0) TRY(Write(dir / "pids.max", *v < 0 ? "max" : std::to_string(*v)));
+  if (Has(h, "io")) TRY(ApplyIoV2(dir, bundle::GetObject(r, "blockIO")));
   return Ok();
 }
 

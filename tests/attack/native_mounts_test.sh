@@ -261,6 +261,15 @@ check_refusals() {
   assert_eq 0 "$RC" "swappiness run ($OUT)" || return
   assert_contains "$OUT" "7" "memory.swappiness applied" || return
   assert_contains "$OUT" "oom_kill_disable 1" "disableOOMKiller applied" || return
+  # blockIO throttles are written (they were accepted and dropped before).
+  local dev
+  dev=$(cat /sys/block/*/dev 2>/dev/null | head -1)
+  if [ -n "$dev" ] && grep -qw blkio /proc/self/mountinfo; then
+    run_ss blkio '.linux.resources.blockIO = {throttleReadBpsDevice: [{major: '"${dev%:*}"', minor: '"${dev#*:}"', rate: 1048576}]} |
+      .process.args = ["cat","/sys/fs/cgroup/blkio/blkio.throttle.read_bps_device"]'
+    assert_eq 0 "$RC" "blkio run ($OUT)" || return
+    assert_eq "$dev 1048576" "$OUT" "blkio throttle applied" || return
+  fi
   # runtime-tools parity: a shared root is set after pivot_root (which refuses shared mounts).
   run_ss shared '.linux.rootfsPropagation = "shared" | .process.args = ["sh","-c","awk '"'"'$5 == \"/\" {print $7}'"'"' /proc/self/mountinfo"]'
   assert_eq 0 "$RC" "rootfsPropagation shared runs ($OUT)" || return
@@ -302,6 +311,6 @@ run_check "devices: the eBPF program is attached on the cgroup2 hierarchy" check
 run_check "sysfs fallback (user namespace, host network): the host's /sys read-only throughout" check_sysfs_fallback
 run_check "masked paths: a symlinked /dev/null is refused, not followed" check_masked_dev_null_symlink
 run_check "bind flags: nosuid, nodev and recursive ro on an rbind; rro" check_bind_flags
-run_check "refused: cgroupsPath /, limits without a controller; swappiness, shared root applied" check_refusals
+run_check "refused: cgroupsPath /, limits without a controller; swappiness, blkio, shared root applied" check_refusals
 run_check "docker --runtime=sandshim (native): cgroupfs escape and device open blocked" check_docker_cgroup_escape
 finish_checks
