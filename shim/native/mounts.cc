@@ -1,7 +1,5 @@
 #include "shim/native/mounts.h"
 
-#include "shim/native/cgroup_mounts.h"
-
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <sys/mount.h>
@@ -13,11 +11,12 @@
 
 #include <cstdlib>
 
+#include "shim/native/cgroup_mounts.h"
+
 namespace sandshim::native {
 namespace {
 
 constexpr uint64_t kInRoot = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-
 
 // The flags a bind remount must keep (the kernel refuses to drop locked ones).
 unsigned long KeptFlags(Sys& sys, const char* path) {
@@ -109,8 +108,7 @@ Result<UniqueFd> OpenInRoot(Sys& sys, int root_fd, std::string_view path, bool c
 }
 
 Status PrepareRootfs(Sys& sys, const LaunchPlan& plan) {
-  // Nothing we mount may propagate back to the host.
-  // A shared root waits until after pivot_root, which refuses shared mounts
+  // Nothing we mount may propagate back to the host. A shared root waits until after pivot_root, which refuses shared mounts
   // (ApplyRootPropagation); until then everything is a slave, so nothing leaks out.
   unsigned long prop = plan.rootfs_propagation ? plan.rootfs_propagation : (MS_SLAVE | MS_REC);
   if (prop & MS_SHARED) prop = MS_SLAVE | MS_REC;
