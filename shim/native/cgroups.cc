@@ -1,6 +1,7 @@
 #include "shim/native/cgroups.h"
 
 #include <signal.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <sstream>
@@ -8,6 +9,8 @@
 #include "bundle/spec.h"
 #include "shim/core/fs.h"
 #include "shim/core/proc.h"
+#include "shim/native/device_filter.h"
+#include "shim/native/sys.h"
 
 namespace sandshim::native {
 namespace json = boost::json;
@@ -20,6 +23,13 @@ Status Write(const std::filesystem::path& file, const std::string& value) {
   ok = (std::fclose(f) == 0) && ok;
   if (!ok) return ErrnoError("write " + value + " to " + file.string());
   return Ok();
+}
+
+// SANDSHIM_TEST_DEVICE_POLICY=v1|bpf|none (attack tests only): which enforcer of the device
+// policy is set up, so each can be shown to hold alone and the attack to work with neither.
+bool DevicePolicyUses(std::string_view which) {
+  const char* only = std::getenv("SANDSHIM_TEST_DEVICE_POLICY");
+  return !only || !*only || which == only;
 }
 
 bool Has(const Hierarchy& h, std::string_view c) {
@@ -51,6 +61,57 @@ void InitCpuset(const std::filesystem::path& mount, const std::filesystem::path&
   }
 }
 
+// linux.resources.blockIO's device lists: [{major, minor, rate|weight}].
+std::vector<std::pair<std::string, int64_t>> BlkioDevices(const json::object* blkio, std::string_view key,
+                                                          std::string_view value) {
+  std::vector<std::pair<std::string, int64_t>> out;
+  const auto* list = blkio ? bundle::GetArray(*blkio, key) : nullptr;
+  if (!list) return out;
+  for (const auto& v : *list) {
+    if (!v.is_object()) continue;
+    const auto& o = v.get_object();
+    auto major = Num(&o, "major"), minor = Num(&o, "minor"), n = Num(&o, value);
+    if (major && minor && n) out.emplace_back(std::to_string(*major) + ":" + std::to_string(*minor), *n);
+  }
+  return out;
+}
+
+// As runc: the weight files of CFQ, else BFQ's; a weight neither can take is an error.
+Status WriteWeight(const std::filesystem::path& dir, std::string_view file, const std::string& value) {
+  for (const char* prefix : {"blkio.", "blkio.bfq."}) {
+    auto f = dir / (prefix + std::string(file));
+    if (fs::Exists(f)) return Write(f, value);
+  }
+  return MakeError("blkio " + std::string(file) + " is not supported by this kernel's I/O scheduler", ENOTSUP);
+}
+
+Status ApplyBlkioV1(const std::filesystem::path& dir, const json::object* blkio) {
+  if (!blkio) return Ok();
+  if (auto w = Num(blkio, "weight"); w && *w > 0) TRY(WriteWeight(dir, "weight", std::to_string(*w)));
+  for (const auto& [dev, w] : BlkioDevices(blkio, "weightDevice", "weight"))
+    TRY(WriteWeight(dir, "weight_device", dev + " " + std::to_string(w)));
+  for (auto [key, file] : {std::pair{"throttleReadBpsDevice", "read_bps_device"},
+                           {"throttleWriteBpsDevice", "write_bps_device"},
+                           {"throttleReadIOPSDevice", "read_iops_device"},
+                           {"throttleWriteIOPSDevice", "write_iops_device"}})
+    for (const auto& [dev, rate] : BlkioDevices(blkio, key, "rate"))
+      TRY(Write(dir / ("blkio.throttle." + std::string(file)), dev + " " + std::to_string(rate)));
+  return Ok();
+}
+
+Status ApplyIoV2(const std::filesystem::path& dir, const json::object* blkio) {
+  if (!blkio) return Ok();
+  if (auto w = Num(blkio, "weight"); w && *w > 0) {
+    if (fs::Exists(dir / "io.bfq.weight")) TRY(Write(dir / "io.bfq.weight", std::to_string(*w)));
+    else TRY(Write(dir / "io.weight", "default " + std::to_string(1 + (*w - 10) * 9999 / 990)));  // runc's conversion
+  }
+  for (auto [key, field] : {std::pair{"throttleReadBpsDevice", "rbps"}, {"throttleWriteBpsDevice", "wbps"},
+                            {"throttleReadIOPSDevice", "riops"}, {"throttleWriteIOPSDevice", "wiops"}})
+    for (const auto& [dev, rate] : BlkioDevices(blkio, key, "rate"))
+      TRY(Write(dir / "io.max", dev + " " + field + "=" + std::to_string(rate)));
+  return Ok();
+}
+
 Status ApplyV1(const Hierarchy& h, const std::filesystem::path& dir, const json::object& r) {
   const auto* mem = bundle::GetObject(r, "memory");
   const auto* cpu = bundle::GetObject(r, "cpu");
@@ -60,6 +121,11 @@ Status ApplyV1(const Hierarchy& h, const std::filesystem::path& dir, const json:
     if (auto v = Num(mem, "reservation"); v && *v > 0) TRY(Write(dir / "memory.soft_limit_in_bytes", std::to_string(*v)));
     if (auto v = Num(mem, "swap"); v && *v != 0 && fs::Exists(dir / "memory.memsw.limit_in_bytes"))
       TRY(Write(dir / "memory.memsw.limit_in_bytes", std::to_string(*v)));
+    if (auto v = Num(mem, "swappiness"); v && *v >= 0) {
+      if (*v > 100) return MakeError("memory.swappiness " + std::to_string(*v) + " is not in 0..100", EINVAL);
+      TRY(Write(dir / "memory.swappiness", std::to_string(*v)));
+    }
+    if (mem && bundle::GetBool(*mem, "disableOOMKiller")) TRY(Write(dir / "memory.oom_control", "1"));
   }
   if (Has(h, "cpu")) {
     if (auto v = Num(cpu, "shares"); v && *v > 0) TRY(Write(dir / "cpu.shares", std::to_string(*v)));
@@ -73,25 +139,10 @@ Status ApplyV1(const Hierarchy& h, const std::filesystem::path& dir, const json:
   }
   if (Has(h, "pids"))
     if (auto v = Num(pids, "limit"); v && *v != 0) TRY(Write(dir / "pids.max", *v < 0 ? "max" : std::to_string(*v)));
-  if (Has(h, "devices")) {
-    if (const auto* devs = bundle::GetArray(r, "devices"))
-      for (const auto& d : *devs) {
-        if (!d.is_object()) continue;
-        const auto& o = d.get_object();
-        auto num = [&](std::string_view k) {
-          auto n = Num(&o, k);
-          return n && *n >= 0 ? std::to_string(*n) : std::string("*");
-        };
-        std::string type = bundle::GetString(o, "type", "a");
-        std::string rule = type == "a" ? "a" : type + " " + num("major") + ":" + num("minor") + " " +
-                                                   bundle::GetString(o, "access", "rwm");
-        TRY(Write(dir / (bundle::GetBool(o, "allow") ? "devices.allow" : "devices.deny"), rule));
-      }
-    // What runc always allows on top of the spec: the default devices, ptys and tun.
-    for (const char* rule : {"c *:* m", "b *:* m", "c 1:3 rwm", "c 1:5 rwm", "c 1:7 rwm", "c 1:8 rwm", "c 1:9 rwm",
-                             "c 5:0 rwm", "c 5:2 rwm", "c 136:* rwm", "c 10:200 rwm"})
-      TRY(Write(dir / "devices.allow", rule));
-  }
+  if (Has(h, "blkio")) TRY(ApplyBlkioV1(dir, bundle::GetObject(r, "blockIO")));
+  if (Has(h, "devices") && DevicePolicyUses("v1"))
+    for (const auto& rule : DeviceRules(&r))
+      TRY(Write(dir / (rule.allow ? "devices.allow" : "devices.deny"), V1Rule(rule)));
   return Ok();
 }
 
@@ -112,6 +163,7 @@ Status ApplyV2(const Hierarchy& h, const std::filesystem::path& dir, const json:
     TRY(Write(dir / "cpuset.cpus", bundle::GetString(*cpu, "cpus")));
   if (Has(h, "pids"))
     if (auto v = Num(pids, "limit"); v && *v != 0) TRY(Write(dir / "pids.max", *v < 0 ? "max" : std::to_string(*v)));
+  if (Has(h, "io")) TRY(ApplyIoV2(dir, bundle::GetObject(r, "blockIO")));
   return Ok();
 }
 
@@ -145,6 +197,41 @@ bool IsFrozen(const std::vector<std::filesystem::path>& dirs) {
 }
 
 }  // namespace
+
+bool HierarchyMade(const Hierarchy& h, const json::object* resources) {
+  // The cgroup2 hierarchy always: the device filter is attached there, even in the hybrid
+  // layout where it offers no controller (defence in depth under the v1 devices cgroup).
+  return h.v2 || HierarchyNeeded(h, resources);
+}
+
+Status CheckCgroupsPath(const std::string& cgroups_path) {
+  if (cgroups_path.empty()) return Ok();  // ours: /sandshim-<id>
+  if (cgroups_path.find("..") != std::string::npos) return MakeError("cgroupsPath must not contain ..", EINVAL);
+  // "/", "//", "/." : a hierarchy's root, i.e. every process on the host (review L7).
+  auto norm = std::filesystem::path(cgroups_path).lexically_normal().relative_path().string();
+  while (!norm.empty() && (norm.back() == '/' || norm.back() == '.')) norm.pop_back();
+  if (norm.empty()) return MakeError("cgroupsPath \"" + cgroups_path + "\" names the root of the cgroup hierarchies", EINVAL);
+  return Ok();
+}
+
+Status CheckControllersFor(const std::vector<Hierarchy>& hs, const json::object* resources) {
+  if (!resources) return Ok();
+  auto offered = [&](std::string_view v1, std::string_view v2) {
+    for (const auto& h : hs)
+      if (Has(h, h.v2 ? v2 : v1)) return true;
+    return false;
+  };
+  // As runc: a limit that nothing would enforce is an error, not a silent no-op.
+  const auto* blkio = bundle::GetObject(*resources, "blockIO");
+  if (blkio && !blkio->empty() && !offered("blkio", "io"))
+    return MakeError("linux.resources.blockIO is set but no blkio/io cgroup controller is mounted", ENOTSUP);
+  const auto* net = bundle::GetObject(*resources, "network");
+  if (net && net->contains("classID") && !offered("net_cls", "net_cls"))
+    return MakeError("linux.resources.network.classID is set but the net_cls cgroup controller is not mounted", ENOTSUP);
+  if (net && net->contains("priorities") && !offered("net_prio", "net_prio"))
+    return MakeError("linux.resources.network.priorities is set but the net_prio cgroup controller is not mounted", ENOTSUP);
+  return Ok();
+}
 
 bool HierarchyNeeded(const Hierarchy& h, const json::object* resources) {
   // v2 is one hierarchy: needed unless it offers nothing (the hybrid layout's empty mount).
@@ -224,9 +311,16 @@ Status SetupCgroups(const std::vector<std::filesystem::path>& dirs, const json::
   for (const auto& d : dirs)
     if (Escapes(d)) return MakeError("cgroupsPath must not contain ..", EINVAL);
   auto hs = Hierarchies();
+  TRY(CheckControllersFor(hs, resources));
   for (size_t i = 0; i < dirs.size() && i < hs.size(); ++i) {
-    if (!HierarchyNeeded(hs[i], resources)) continue;  // stays a path that does not exist
+    if (!HierarchyMade(hs[i], resources)) continue;  // stays a path that does not exist
+    // A container gets a cgroup of its own: one that already holds processes belongs to
+    // someone else, and delete would kill them all (review L7).
+    if (auto procs = fs::ReadFile(dirs[i] / "cgroup.procs"); procs && !procs->empty())
+      return MakeError("cgroupsPath " + dirs[i].string() + " is an existing cgroup with processes in it", EEXIST);
     TRY(MakeCgroup(hs[i], dirs[i], resources));
+    if (hs[i].v2 && DevicePolicyUses("bpf"))
+      TRY(AttachDeviceFilter(LinuxSys(), dirs[i], DeviceFilterProgram(DeviceRules(resources))));
     TRY(Join(dirs[i], pid));
   }
   return Ok();
@@ -234,6 +328,11 @@ Status SetupCgroups(const std::vector<std::filesystem::path>& dirs, const json::
 
 Status UpdateCgroups(const std::vector<std::filesystem::path>& dirs, const json::object& resources) {
   auto hs = Hierarchies();
+  // New device rules replace the v2 program (the v1 lines are written by ApplyV1 below).
+  if (bundle::GetArray(resources, "devices") && DevicePolicyUses("bpf"))
+    for (size_t i = 0; i < dirs.size() && i < hs.size(); ++i)
+      if (hs[i].v2 && !Escapes(dirs[i]) && fs::Exists(dirs[i]))
+        TRY(ReplaceDeviceFilter(LinuxSys(), dirs[i], DeviceFilterProgram(DeviceRules(&resources))));
   for (size_t i = 0; i < dirs.size() && i < hs.size(); ++i) {
     if (hs[i].controllers.empty() || Escapes(dirs[i])) continue;
     if (fs::Exists(dirs[i])) {

@@ -33,6 +33,13 @@ std::vector<std::filesystem::path> CgroupDirs(const std::string& cgroups_path, c
 // controller that limits, accounts or freezes, cpuset only when cpus/mems are given, no
 // named or never-configured hierarchy; on v2 the one hierarchy.
 bool HierarchyNeeded(const Hierarchy& h, const boost::json::object* resources);
+// Where the container gets a directory at create: the needed ones plus the cgroup2
+// hierarchy (its device filter), even when that offers no controller (hybrid).
+bool HierarchyMade(const Hierarchy& h, const boost::json::object* resources);
+// Refuses a cgroupsPath that names a hierarchy's root ("/") or climbs out ("..").
+Status CheckCgroupsPath(const std::string& cgroups_path);
+// Refuses limits no mounted controller would enforce (blockIO, network classID/priorities).
+Status CheckControllersFor(const std::vector<Hierarchy>& hs, const boost::json::object* resources);
 // Creates the needed directories, applies linux.resources, moves pid in.
 Status SetupCgroups(const std::vector<std::filesystem::path>& dirs, const boost::json::object* resources, pid_t pid);
 // Applies resources; makes (and moves every process into) a hierarchy's cgroup that they

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/close_range.h>
 #include <sched.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -65,6 +66,8 @@ Status SetupContainer(Sys& sys, const LaunchPlan& plan, const InitFds& fds) {
     if (sys.Setresgid(0, 0, 0) != 0 || sys.Setresuid(0, 0, 0) != 0)
       return ErrnoError("become root in the user namespace");
   }
+  if ((plan.clone_flags & CLONE_NEWCGROUP) && sys.Unshare(CLONE_NEWCGROUP) != 0)
+    return ErrnoError("unshare the cgroup namespace");
   TRY(PrepareRootfs(sys, plan));
   TRY(ApplyMounts(sys, plan));
   TRY(CreateDevices(sys, plan, plan.clone_flags & CLONE_NEWUSER));
@@ -74,6 +77,9 @@ Status SetupContainer(Sys& sys, const LaunchPlan& plan, const InitFds& fds) {
     TRY(RunHooks(plan.create_container_hooks, "createContainer", StateWith(plan.hook_state, "creating", ::getpid())));
   if (plan.no_pivot) TRY(MoveRoot(sys, plan.rootfs));
   else TRY(PivotRoot(sys, plan.rootfs));
+  // A shared rootfsPropagation is set once the root is in place (pivot_root refuses a
+  // shared parent; PrepareRootfs kept everything private until now), as runc does.
+  if (plan.rootfs_propagation & MS_SHARED) TRY(ApplyRootPropagation(sys, plan.rootfs_propagation));
   if (!plan.hostname.empty() && sys.Sethostname(plan.hostname.data(), plan.hostname.size()) != 0)
     return ErrnoError("sethostname " + plan.hostname);
   if (!plan.domainname.empty() && sys.Setdomainname(plan.domainname.data(), plan.domainname.size()) != 0)

@@ -75,7 +75,9 @@ Result<pid_t> Launch(const LaunchPlan& plan, const LaunchOptions& o) {
   UniqueFd parent_end(sv[0]), child_end(sv[1]);
   UniqueFd console;
   if (o.console_socket) console.Reset(TRY(ConnectConsoleSocket(*o.console_socket)));
-  pid_t pid = CloneInto(plan.clone_flags);
+  // The cgroup namespace is made by the init once it is in its cgroups (after before_go),
+  // so its root is the container's cgroup, not ours (as runc does).
+  pid_t pid = CloneInto(plan.clone_flags & ~CLONE_NEWCGROUP);
   if (pid < 0) return ErrnoError("clone the container init");
   if (pid == 0) {
     parent_end.release();

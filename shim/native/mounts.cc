@@ -9,12 +9,14 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <cstdlib>
+
+#include "shim/native/cgroup_mounts.h"
+
 namespace sandshim::native {
 namespace {
 
 constexpr uint64_t kInRoot = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-
-std::string FdPath(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
 
 // The flags a bind remount must keep (the kernel refuses to drop locked ones).
 unsigned long KeptFlags(Sys& sys, const char* path) {
@@ -38,7 +40,32 @@ Status Mount(Sys& sys, const std::string& src, const std::string& dst, const std
   return Ok();
 }
 
+// The flags a bind mount can be asked for that the kernel only applies on a remount.
+constexpr unsigned long kBindFlags = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
+
+std::string FlagNames(unsigned long f) {
+  std::string out;
+  for (auto [bit, name] : {std::pair{MS_RDONLY, "ro"}, {MS_NOSUID, "nosuid"}, {MS_NODEV, "nodev"}, {MS_NOEXEC, "noexec"}})
+    if (f & bit) out += (out.empty() ? "" : ",") + std::string(name);
+  return out;
+}
+
 }  // namespace
+
+std::string FdPath(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
+
+Status VerifyMountFlags(Sys& sys, const std::string& path, unsigned long want, std::string_view what) {
+  struct statvfs s;
+  if (sys.Statvfs(path.c_str(), &s) != 0) return ErrnoError("statvfs " + std::string(what));
+  unsigned long have = 0;
+  if (s.f_flag & ST_RDONLY) have |= MS_RDONLY;
+  if (s.f_flag & ST_NOSUID) have |= MS_NOSUID;
+  if (s.f_flag & ST_NODEV) have |= MS_NODEV;
+  if (s.f_flag & ST_NOEXEC) have |= MS_NOEXEC;
+  unsigned long missing = want & kBindFlags & ~have;
+  if (missing) return MakeError(std::string(what) + ": mounted without " + FlagNames(missing), EPERM);
+  return Ok();
+}
 
 Result<UniqueFd> OpenInRoot(Sys& sys, int root_fd, std::string_view path, bool create, bool as_file) {
   std::string rel(path);
@@ -81,54 +108,83 @@ Result<UniqueFd> OpenInRoot(Sys& sys, int root_fd, std::string_view path, bool c
 }
 
 Status PrepareRootfs(Sys& sys, const LaunchPlan& plan) {
-  // Nothing we mount may propagate back to the host.
+  // Nothing we mount may propagate back to the host. A shared root waits until after pivot_root, which refuses shared mounts
+  // (ApplyRootPropagation); until then everything is a slave, so nothing leaks out.
   unsigned long prop = plan.rootfs_propagation ? plan.rootfs_propagation : (MS_SLAVE | MS_REC);
+  if (prop & MS_SHARED) prop = MS_SLAVE | MS_REC;
   TRY(Mount(sys, "", "/", "", prop, "", "/ propagation"));
   TRY(Mount(sys, plan.rootfs.string(), plan.rootfs.string(), "", MS_BIND | MS_REC, "", "rootfs " + plan.rootfs.string()));
   return Ok();
 }
 
+Status ApplyRootPropagation(Sys& sys, unsigned long propagation) {
+  return Mount(sys, "", "/", "", propagation, "", "/ propagation (rootfsPropagation)");
+}
+
 // Remounts (read-only, propagation) must name the new mount itself: the fd we mounted onto
 // still points at the directory underneath, so the target is opened again.
-static Status Remount(Sys& sys, int root_fd, const std::string& dest, unsigned long flags, std::string_view what) {
+Status BindRemount(Sys& sys, int root_fd, const std::string& dest, unsigned long flags, std::string_view what) {
   auto top = TRY(OpenInRoot(sys, root_fd, dest, false, false));
   std::string path = FdPath(top.get());
   if (flags & MS_REMOUNT) flags |= KeptFlags(sys, path.c_str());
   return Mount(sys, "", path, "", flags, "", std::string(dest) + " " + std::string(what));
 }
 
-static Status ApplyOne(Sys& sys, int root_fd, const MountStep& m) {
-  bool as_file = false;
-  if (m.bind) {
-    struct stat st;
-    if (sys.Stat(m.source.c_str(), &st) != 0) return ErrnoError("bind source " + m.source);
-    as_file = !S_ISDIR(st.st_mode);
-  }
-  std::string dst;
-  {
+// sysfs needs our own network namespace: where it cannot be mounted, the host's /sys is
+// bound instead, and every mount under it (debugfs, tracefs, bpffs, securityfs, cgroupfs)
+// made read-only with mount_setattr, or the create fails (review C2).
+static Status SysfsFallback(Sys& sys, int root_fd, const MountStep& m, const std::string& dst) {
+  TRY(Mount(sys, "/sys", dst, "", MS_BIND | MS_REC, "", m.destination + " (host /sys)"));
+  auto top = TRY(OpenInRoot(sys, root_fd, m.destination, false, false));
+  return LockTreeReadonly(sys, top.get(), m.destination + " (host /sys)");
+}
+
+// A bind: created with MS_BIND (| MS_REC), which ignores every other flag; then one remount
+// with the flags asked for (plus those the kernel keeps locked), the recursive attributes
+// on the whole tree, and a statvfs check that the top really has them (review M6).
+static Status ApplyBind(Sys& sys, int root_fd, const MountStep& m, const std::string& dst) {
+  TRY(Mount(sys, m.source, dst, "", m.flags & (MS_BIND | MS_REC), "", m.destination));
+  if (m.remount)
+    TRY(BindRemount(sys, root_fd, m.destination, MS_BIND | MS_REMOUNT | (m.flags & ~(MS_REC | MS_BIND)), "bind flags"));
+  auto top = TRY(OpenInRoot(sys, root_fd, m.destination, false, false));
+  if (m.recursive_attrs &&
+      sys.MountSetattr(top.get(), "", AT_EMPTY_PATH | AT_RECURSIVE, m.recursive_attrs, 0) != 0)
+    return ErrnoError("mount " + m.destination + " recursive flags (mount_setattr)");
+  unsigned long want = m.flags & kBindFlags;
+  if (m.recursive_attrs & MOUNT_ATTR_RDONLY) want |= MS_RDONLY;
+  if (m.recursive_attrs & MOUNT_ATTR_NOSUID) want |= MS_NOSUID;
+  if (m.recursive_attrs & MOUNT_ATTR_NODEV) want |= MS_NODEV;
+  if (m.recursive_attrs & MOUNT_ATTR_NOEXEC) want |= MS_NOEXEC;
+  return VerifyMountFlags(sys, FdPath(top.get()), want, m.destination);
+}
+
+static Status ApplyOne(Sys& sys, int root_fd, const MountStep& m, const LaunchPlan& plan) {
+  if (m.type == "cgroup" || m.type == "cgroup2") {
+    TRY(MountCgroups(sys, root_fd, m, plan.cgroup_binds));
+  } else {
+    bool as_file = false;
+    if (m.bind) {
+      struct stat st;
+      if (sys.Stat(m.source.c_str(), &st) != 0) return ErrnoError("bind source " + m.source);
+      as_file = !S_ISDIR(st.st_mode);
+    }
     auto target = TRY(OpenInRoot(sys, root_fd, m.destination, true, as_file));
-    dst = FdPath(target.get());
-    unsigned long flags = m.flags & ~(m.readonly_remount ? MS_RDONLY : 0);
-    auto s = Mount(sys, m.source, dst, m.bind ? "" : m.type, flags, m.bind ? "" : m.data, m.destination);
-    if (!s && (m.type == "sysfs" || m.type == "cgroup")) {
-      // sysfs needs our own network namespace, and cgroup v1 hierarchies a view of their
-      // own: fall back to the host's tree, bound read-only (below).
-      TRY(Mount(sys, m.type == "sysfs" ? "/sys" : "/sys/fs/cgroup", dst, "", MS_BIND | MS_REC, "", m.destination));
-      TRY(Remount(sys, root_fd, m.destination, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_REC, "read-only"));
-    } else if (!s) {
-      return s;
+    std::string dst = FdPath(target.get());
+    if (m.bind) {
+      TRY(ApplyBind(sys, root_fd, m, dst));
+    } else if (auto s = Mount(sys, m.source, dst, m.type, m.flags, m.data, m.destination); !s) {
+      if (m.type != "sysfs") return s;
+      TRY(SysfsFallback(sys, root_fd, m, dst));
     }
   }
-  if (m.readonly_remount)
-    TRY(Remount(sys, root_fd, m.destination, MS_BIND | MS_REMOUNT | MS_RDONLY | (m.flags & ~(MS_REC | MS_BIND)), "read-only"));
-  if (m.propagation) TRY(Remount(sys, root_fd, m.destination, m.propagation, "propagation"));
+  if (m.propagation) TRY(BindRemount(sys, root_fd, m.destination, m.propagation, "propagation"));
   return Ok();
 }
 
 Status ApplyMounts(Sys& sys, const LaunchPlan& plan) {
   UniqueFd root(sys.Open(plan.rootfs.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC, 0));
   if (!root.valid()) return ErrnoError("open rootfs " + plan.rootfs.string());
-  for (const auto& m : plan.mounts) TRY(ApplyOne(sys, root.get(), m));
+  for (const auto& m : plan.mounts) TRY(ApplyOne(sys, root.get(), m, plan));
   return Ok();
 }
 
@@ -192,21 +248,58 @@ Status MoveRoot(Sys& sys, const std::filesystem::path& rootfs) {
   return Ok();
 }
 
+// After pivot_root: "/" is the container's root, and every path is resolved inside it.
+// /dev/null comes from the image or a bind when the spec has no /dev tmpfs, so it is opened
+// once, without following symlinks, and must be the real 1:3 char device: otherwise an
+// image's /dev/null -> /proc/sys/kernel/core_pattern would turn a masked path into a
+// writable bind of that file (CVE-2025-31133, review M5). Every mount names fds.
 Status MaskPaths(Sys& sys, const std::vector<std::string>& paths) {
+  if (paths.empty()) return Ok();
+  UniqueFd root(sys.Open("/", O_PATH | O_DIRECTORY | O_CLOEXEC, 0));
+  if (!root.valid()) return ErrnoError("open /");
+  // SANDSHIM_TEST_TRUST_DEV_NULL=1 is the attack test's positive control, nothing else: the
+  // path is followed as it was before this check, so the test can show what it guards.
+  bool trust = std::getenv("SANDSHIM_TEST_TRUST_DEV_NULL") != nullptr;
+  UniqueFd null(trust ? sys.Open("/dev/null", O_PATH | O_CLOEXEC, 0)
+                      : sys.Openat2(root.get(), "dev/null", O_PATH | O_CLOEXEC, RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS));
+  if (!null.valid() && errno == ELOOP)
+    return MakeError("/dev/null is a symlink: refusing to mask paths with it", EPERM);
+  if (!null.valid()) return ErrnoError("open /dev/null to mask paths with");
+  struct stat st;
+  if (sys.Fstat(null.get(), &st) != 0) return ErrnoError("stat /dev/null");
+  if (!trust && (!S_ISCHR(st.st_mode) || st.st_rdev != makedev(1, 3)))
+    return MakeError("/dev/null is not the null device (char 1:3): refusing to mask paths with it", EPERM);
   for (const auto& p : paths) {
-    struct stat st;
-    if (sys.Lstat(p.c_str(), &st) != 0) continue;  // nothing there: nothing to hide
-    if (S_ISDIR(st.st_mode)) TRY(Mount(sys, "tmpfs", p, "tmpfs", MS_RDONLY, "size=0", "mask " + p));
-    else TRY(Mount(sys, "/dev/null", p, "", MS_BIND, "", "mask " + p));
+    auto target = OpenInRoot(sys, root.get(), p, false, false);
+    if (!target) {
+      if (target.error().err_no == ENOENT) continue;  // nothing there: nothing to hide
+      return target.error();
+    }
+    if (sys.Fstat(target->get(), &st) != 0) return ErrnoError("stat " + p);
+    std::string dst = FdPath(target->get());
+    if (S_ISDIR(st.st_mode)) TRY(Mount(sys, "tmpfs", dst, "tmpfs", MS_RDONLY, "size=0", "mask " + p));
+    else TRY(Mount(sys, FdPath(null.get()), dst, "", MS_BIND, "", "mask " + p));
   }
   return Ok();
 }
 
 Status ReadonlyPaths(Sys& sys, const std::vector<std::string>& paths) {
+  if (paths.empty()) return Ok();
+  UniqueFd root(sys.Open("/", O_PATH | O_DIRECTORY | O_CLOEXEC, 0));
+  if (!root.valid()) return ErrnoError("open /");
   for (const auto& p : paths) {
-    if (sys.Access(p.c_str(), F_OK) != 0) continue;
-    TRY(Mount(sys, p, p, "", MS_BIND | MS_REC, "", "read-only " + p));
-    TRY(Mount(sys, "", p, "", MS_BIND | MS_REMOUNT | MS_RDONLY | MS_REC | KeptFlags(sys, p.c_str()), "", "read-only " + p));
+    auto target = OpenInRoot(sys, root.get(), p, false, false);
+    if (!target) {
+      if (target.error().err_no == ENOENT) continue;
+      return target.error();
+    }
+    std::string at = FdPath(target->get());
+    TRY(Mount(sys, at, at, "", MS_BIND | MS_REC, "", "read-only " + p));
+    // The whole tree: a submount (binfmt_misc under /proc/sys) must not stay writable.
+    auto top = TRY(OpenInRoot(sys, root.get(), p, false, false));
+    if (sys.MountSetattr(top.get(), "", AT_EMPTY_PATH | AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0) != 0)
+      return ErrnoError("read-only " + p + " (mount_setattr)");
+    TRY(VerifyMountFlags(sys, FdPath(top.get()), MS_RDONLY, "read-only " + p));
   }
   return Ok();
 }

@@ -15,7 +15,16 @@ namespace sandshim::native {
 // directories are made (and the last component as a file when as_file).
 Result<UniqueFd> OpenInRoot(Sys& sys, int root_fd, std::string_view path, bool create, bool as_file);
 
+// "/proc/self/fd/N": how a mount names what a descriptor resolved.
+std::string FdPath(int fd);
+// Remounts the mount on top of dest (resolved in root_fd) with flags, keeping the flags the
+// kernel will not let us drop.
+Status BindRemount(Sys& sys, int root_fd, const std::string& dest, unsigned long flags, std::string_view what);
+// Fails unless the mount at path has every MS_RDONLY/NOSUID/NODEV/NOEXEC bit of want.
+Status VerifyMountFlags(Sys& sys, const std::string& path, unsigned long want, std::string_view what);
+
 Status PrepareRootfs(Sys& sys, const LaunchPlan& plan);  // propagation, rootfs bind
+Status ApplyRootPropagation(Sys& sys, unsigned long propagation);  // after pivot_root
 Status ApplyMounts(Sys& sys, const LaunchPlan& plan);    // spec mounts, in order
 Status CreateDevices(Sys& sys, const LaunchPlan& plan, bool in_userns);
 Status PivotRoot(Sys& sys, const std::filesystem::path& rootfs);

@@ -74,8 +74,13 @@ void ParseMountOptions(const std::vector<std::string>& options, MountStep* m) {
       {"private", MS_PRIVATE},       {"rprivate", MS_PRIVATE | MS_REC}, {"shared", MS_SHARED},
       {"rshared", MS_SHARED | MS_REC}, {"slave", MS_SLAVE},           {"rslave", MS_SLAVE | MS_REC},
       {"unbindable", MS_UNBINDABLE}, {"runbindable", MS_UNBINDABLE | MS_REC}};
+  static const std::map<std::string, uint64_t, std::less<>> kRecursive = {
+      {"rro", MOUNT_ATTR_RDONLY}, {"rnosuid", MOUNT_ATTR_NOSUID}, {"rnodev", MOUNT_ATTR_NODEV},
+      {"rnoexec", MOUNT_ATTR_NOEXEC}};
   for (const auto& o : options) {
-    if (o == "bind" || o == "rbind") {
+    if (auto r = kRecursive.find(o); r != kRecursive.end()) {
+      m->recursive_attrs |= r->second;
+    } else if (o == "bind" || o == "rbind") {
       m->bind = true;
       m->flags |= MS_BIND | (o == "rbind" ? MS_REC : 0);
     } else if (auto f = kFlags.find(o); f != kFlags.end()) {
@@ -87,7 +92,14 @@ void ParseMountOptions(const std::vector<std::string>& options, MountStep* m) {
       m->data += (m->data.empty() ? "" : ",") + o;
     }
   }
-  if (m->bind && (m->flags & MS_RDONLY)) m->readonly_remount = true;
+  FinishBindFlags(m);
+}
+
+void FinishBindFlags(MountStep* m) {
+  if (!m->bind) return;
+  if (m->flags & (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)) m->remount = true;
+  // "ro" on an rbind means the whole tree (runc keeps submounts writable unless "rro").
+  if ((m->flags & MS_RDONLY) && (m->flags & MS_REC)) m->recursive_attrs |= MOUNT_ATTR_RDONLY;
 }
 
 static Result<std::vector<int>> Caps(const json::object& caps, std::string_view set) {
@@ -179,7 +191,7 @@ static Result<void> ReadMounts(const bundle::Spec& spec, const std::filesystem::
     m.type = GetString(o, "type");
     m.source = GetString(o, "source");
     ParseMountOptions(GetStrings(o, "options"), &m);
-    if (m.type == "bind") m.bind = true, m.flags |= MS_BIND;
+    if (m.type == "bind") m.bind = true, m.flags |= MS_BIND, FinishBindFlags(&m);
     if (m.bind && !m.source.empty() && m.source[0] != '/') m.source = (bundle_dir / m.source).string();
     if (m.destination.empty() || m.destination[0] != '/')
       return MakeError("mount destination \"" + m.destination + "\" must be absolute", EINVAL);

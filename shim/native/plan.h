@@ -34,7 +34,22 @@ struct MountStep {
   unsigned long propagation = 0;  // MS_SHARED/SLAVE/PRIVATE/UNBINDABLE (| MS_REC)
   std::string data;         // fs options such as "mode=755,size=65536k"
   bool bind = false;
-  bool readonly_remount = false;  // binds become read-only by a second, remount call
+  // The kernel ignores ro/nosuid/nodev/noexec when it creates a bind: they take a second,
+  // remount call (one mount), and are then checked with statvfs.
+  bool remount = false;
+  // MOUNT_ATTR_* set on the whole tree with mount_setattr(AT_RECURSIVE): "rro", "rnosuid",
+  // "rnodev", "rnoexec" (runc's options), and "ro" on an rbind (a submount of a read-only
+  // volume must not stay writable).
+  uint64_t recursive_attrs = 0;
+};
+
+// One hierarchy under the container's /sys/fs/cgroup (runc's v1 layout without a cgroup
+// namespace): a read-only bind of the container's *own* cgroup directory, never the host
+// hierarchy's root. Computed by the runtime before clone (cgroup_mounts.h).
+struct CgroupBind {
+  std::string name;    // "memory", "cpu,cpuacct", "unified"; empty: the mount itself (v2 alone)
+  std::string source;  // host directory
+  std::vector<std::string> links;  // "cpu" and "cpuacct" -> "cpu,cpuacct" for co-mounted ones
 };
 
 struct DeviceStep {
@@ -102,6 +117,7 @@ struct LaunchPlan {
   ProcessPlan process;
   SeccompPlan seccomp;
   std::string cgroups_path;
+  std::vector<CgroupBind> cgroup_binds;  // what a `cgroup` mount shows (set by the backend)
   // Hooks the init runs itself (the others run in the runtime): createContainer before
   // pivot_root, startContainer after `start`. hook_state is the OCI state they read (id,
   // bundle, annotations), set by the backend; the init fills in status and its pid.
@@ -115,6 +131,8 @@ Result<LaunchPlan> PlanFromSpec(const bundle::Spec& spec, const std::filesystem:
 Result<ProcessPlan> ProcessPlanFrom(const boost::json::object& process);
 // mount(2) flags and data from OCI mount options (pure).
 void ParseMountOptions(const std::vector<std::string>& options, MountStep* m);
+// After the options: a bind's remount and recursive attributes (pure; ParseMountOptions calls it).
+void FinishBindFlags(MountStep* m);
 int NamespaceFlag(std::string_view type);
 Result<int> CapabilityNumber(std::string_view name);
 Result<int> RlimitNumber(std::string_view name);

@@ -36,11 +36,15 @@ class Sys {
   virtual int Lstat(const char* path, struct stat* st) = 0;
   virtual int Access(const char* path, int mode) = 0;
   virtual int Statvfs(const char* path, struct statvfs* st) = 0;
+  virtual int Fstat(int fd, struct stat* st) = 0;
 
   // The mount namespace and the root.
   virtual int Mount(const char* source, const char* target, const char* type, unsigned long flags,
                     const void* data) = 0;
   virtual int Umount2(const char* target, int flags) = 0;
+  // mount_setattr(2) (5.12+): the only way to make a whole tree of mounts read-only
+  // (MS_REC is ignored on a bind remount). attr_set/attr_clr are MOUNT_ATTR_* bits.
+  virtual int MountSetattr(int dirfd, const char* path, unsigned flags, uint64_t attr_set, uint64_t attr_clr) = 0;
   virtual int PivotRoot(const char* new_root, const char* put_old) = 0;
   virtual int Chroot(const char* path) = 0;
   virtual int Chdir(const char* path) = 0;
@@ -48,10 +52,14 @@ class Sys {
 
   // Namespaces, identity, UTS.
   virtual int Setns(int fd, int nstype) = 0;
+  virtual int Unshare(int flags) = 0;
   virtual int Setresuid(uid_t r, uid_t e, uid_t s) = 0;
   virtual int Setresgid(gid_t r, gid_t e, gid_t s) = 0;
   virtual int Sethostname(const char* name, size_t len) = 0;
   virtual int Setdomainname(const char* name, size_t len) = 0;
+
+  // bpf(2), for the cgroup v2 device filter (load, attach); attr is a union bpf_attr.
+  virtual long Bpf(int cmd, void* attr, unsigned size) = 0;
 };
 
 // The real calls: a constant-initialized object, so taking it in the child allocates nothing.

@@ -43,12 +43,19 @@ class LinuxSysImpl final : public Sys {
   int Lstat(const char* path, struct stat* st) override { return ::lstat(path, st); }
   int Access(const char* path, int mode) override { return ::access(path, mode); }
   int Statvfs(const char* path, struct statvfs* st) override { return ::statvfs(path, st); }
+  int Fstat(int fd, struct stat* st) override { return ::fstat(fd, st); }
 
   int Mount(const char* source, const char* target, const char* type, unsigned long flags,
             const void* data) override {
     return ::mount(source, target, type, flags, data);
   }
   int Umount2(const char* target, int flags) override { return ::umount2(target, flags); }
+  int MountSetattr(int dirfd, const char* path, unsigned flags, uint64_t attr_set, uint64_t attr_clr) override {
+    struct mount_attr attr {};
+    attr.attr_set = attr_set;
+    attr.attr_clr = attr_clr;
+    return static_cast<int>(::syscall(SYS_mount_setattr, dirfd, path, flags, &attr, sizeof attr));
+  }
   int PivotRoot(const char* new_root, const char* put_old) override {
     return static_cast<int>(::syscall(SYS_pivot_root, new_root, put_old));
   }
@@ -57,10 +64,12 @@ class LinuxSysImpl final : public Sys {
   int Fchdir(int fd) override { return ::fchdir(fd); }
 
   int Setns(int fd, int nstype) override { return ::setns(fd, nstype); }
+  int Unshare(int flags) override { return ::unshare(flags); }
   int Setresuid(uid_t r, uid_t e, uid_t s) override { return ::setresuid(r, e, s); }
   int Setresgid(gid_t r, gid_t e, gid_t s) override { return ::setresgid(r, e, s); }
   int Sethostname(const char* name, size_t len) override { return ::sethostname(name, len); }
   int Setdomainname(const char* name, size_t len) override { return ::setdomainname(name, len); }
+  long Bpf(int cmd, void* attr, unsigned size) override { return ::syscall(SYS_bpf, cmd, attr, size); }
 };
 
 // Constant-initialized: no guard, no allocation, ready before main and in any child.

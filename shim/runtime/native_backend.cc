@@ -9,6 +9,7 @@
 #include "shim/core/fs.h"
 #include "shim/core/log.h"
 #include "shim/core/self_clone.h"
+#include "shim/native/cgroup_mounts.h"
 #include "shim/native/cgroups.h"
 #include "shim/native/hooks.h"
 #include "shim/native/launcher.h"
@@ -44,14 +45,16 @@ Result<Created> NativeBackend::Create(const CreateRequest& r, Journal& j) {
   plan.no_pivot = r.no_pivot;
   plan.hook_state = HookState(r, 0, "creating");
   if (!RunningFromSealedCopy()) log::Warn("native runtime running from the sandshim file, not a sealed copy");
+  TRY(native::CheckCgroupsPath(plan.cgroups_path));
   auto dirs = native::CgroupDirs(plan.cgroups_path, r.id);
+  const auto* linux_obj = bundle::GetObject(r.spec.doc, "linux");
+  const json::object* resources = linux_obj ? bundle::GetObject(*linux_obj, "resources") : nullptr;
+  plan.cgroup_binds = native::CgroupBindsFor(dirs, resources);
   json::array cg;
   for (const auto& d : dirs) cg.emplace_back(d.string());
   // Journal first: the cgroup (and everything the init leaves in it) is undone from here.
   TRY(j.Append({kNativeJournalKind, {{"id", r.id}, {"cgroups", cg}, {"bundle", r.bundle.string()}}}));
   fault::Point("create.after-journal");
-  const auto* linux_obj = bundle::GetObject(r.spec.doc, "linux");
-  const json::object* resources = linux_obj ? bundle::GetObject(*linux_obj, "resources") : nullptr;
   native::LaunchOptions o;
   o.fifo = r.state_dir / "exec.fifo";
   if (r.console_socket) o.console_socket = r.console_socket->string();

@@ -2,8 +2,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/bpf.h>
 #include <sched.h>
 #include <sys/mount.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -166,16 +168,83 @@ int RecordingSys::Access(const char* path, int) {
   return 0;
 }
 
-int RecordingSys::Statvfs(const char*, struct statvfs* st) {
+int RecordingSys::Statvfs(const char* path, struct statvfs* st) {
   std::memset(st, 0, sizeof *st);
+  std::string p = Resolve(path);
+  if (unverified.contains(p)) return 0;
+  auto it = mount_flags.find(p);
+  if (it == mount_flags.end()) return 0;
+  unsigned long f = it->second;
+  if (f & MS_RDONLY) st->f_flag |= ST_RDONLY;
+  if (f & MS_NOSUID) st->f_flag |= ST_NOSUID;
+  if (f & MS_NODEV) st->f_flag |= ST_NODEV;
+  if (f & MS_NOEXEC) st->f_flag |= ST_NOEXEC;
   return 0;
+}
+
+int RecordingSys::Fstat(int fd, struct stat* st) {
+  std::memset(st, 0, sizeof *st);
+  std::string p = Name(fd);
+  bool null = p.size() >= 9 && p.compare(p.size() - 9, 9, "/dev/null") == 0;
+  if (files.contains(p)) st->st_mode = S_IFREG | 0644;
+  else if (null) st->st_mode = S_IFCHR | 0666, st->st_rdev = makedev(1, 3);
+  else st->st_mode = S_IFDIR | 0755;
+  return 0;
+}
+
+int RecordingSys::MountSetattr(int dirfd, const char* path, unsigned flags, uint64_t attr_set, uint64_t attr_clr) {
+  std::string p = path && *path ? Join(dirfd, path) : Name(dirfd);
+  std::string line = "mount_setattr " + p + (flags & AT_RECURSIVE ? " recursive" : "");
+  static const std::pair<uint64_t, const char*> kAttrs[] = {{MOUNT_ATTR_RDONLY, "ro"},
+                                                            {MOUNT_ATTR_NOSUID, "nosuid"},
+                                                            {MOUNT_ATTR_NODEV, "nodev"},
+                                                            {MOUNT_ATTR_NOEXEC, "noexec"}};
+  std::string set, clr;
+  for (auto [bit, name] : kAttrs) {
+    if (attr_set & bit) set += (set.empty() ? "" : "|") + std::string(name);
+    if (attr_clr & bit) clr += (clr.empty() ? "" : "|") + std::string(name);
+  }
+  line += " +" + (set.empty() ? std::string("0") : set);
+  if (!clr.empty()) line += " -" + clr;
+  if (Record(line) != 0) return -1;
+  auto& f = mount_flags[p];
+  if (attr_set & MOUNT_ATTR_RDONLY) f |= MS_RDONLY;
+  if (attr_set & MOUNT_ATTR_NOSUID) f |= MS_NOSUID;
+  if (attr_set & MOUNT_ATTR_NODEV) f |= MS_NODEV;
+  if (attr_set & MOUNT_ATTR_NOEXEC) f |= MS_NOEXEC;
+  return 0;
+}
+
+int RecordingSys::Unshare(int flags) {
+  return Record(std::string("unshare ") + (flags == CLONE_NEWCGROUP ? "cgroup" : std::to_string(flags)));
+}
+
+long RecordingSys::Bpf(int cmd, void* attr, unsigned) {
+  static const std::map<int, std::string> kNames = {
+      {BPF_PROG_LOAD, "load"}, {BPF_PROG_ATTACH, "attach"}, {BPF_PROG_DETACH, "detach"},
+      {BPF_PROG_QUERY, "query"}, {BPF_PROG_GET_FD_BY_ID, "get_fd_by_id"}};
+  auto* a = static_cast<union bpf_attr*>(attr);
+  std::string line = "bpf " + (kNames.contains(cmd) ? kNames.at(cmd) : std::to_string(cmd));
+  if (cmd == BPF_PROG_GET_FD_BY_ID) line += " " + std::to_string(a->prog_id);
+  if (Record(line) != 0) return -1;
+  if (cmd == BPF_PROG_QUERY) {  // bpf_progs are "attached" already
+    auto* ids = reinterpret_cast<uint32_t*>(a->query.prog_ids);
+    uint32_t n = 0;
+    for (uint32_t id : bpf_progs)
+      if (n < a->query.prog_cnt) ids[n++] = id;
+    a->query.prog_cnt = n;
+  }
+  // Loads and lookups give descriptors.
+  return cmd == BPF_PROG_LOAD || cmd == BPF_PROG_GET_FD_BY_ID ? NewFd("bpf-prog") : 0;
 }
 
 int RecordingSys::Mount(const char* source, const char* target, const char* type, unsigned long flags,
                         const void* data) {
   std::string line = "mount " + Resolve(source) + " " + Resolve(target) + " " + Str(type) + " " + MountFlagNames(flags);
   if (data && *static_cast<const char*>(data)) line += " " + std::string(static_cast<const char*>(data));
-  return Record(line);
+  if (Record(line) != 0) return -1;
+  if ((flags & MS_REMOUNT) || !(flags & MS_BIND)) mount_flags[Resolve(target)] = flags;
+  return 0;
 }
 
 int RecordingSys::Umount2(const char* target, int flags) {

@@ -32,6 +32,13 @@ class RecordingSys final : public native::Sys {
   std::vector<std::string> calls;
   std::set<std::string> absent;  // paths that do not exist (until mkdir/create makes them)
   std::set<std::string> files;   // paths that stat as regular files (the rest are directories)
+  // fstat of a descriptor naming a path ending in /dev/null reports a char device 1:3
+  // (unless the path is in files): what the mask step checks before trusting it.
+  // statvfs reports the flags the last bind remount (or mount_setattr) of a path set, so
+  // the step that verifies them passes; unverified lists paths whose flags never stick.
+  std::map<std::string, unsigned long> mount_flags;
+  std::set<std::string> unverified;
+  std::vector<uint32_t> bpf_progs;  // ids BPF_PROG_QUERY reports as attached
 
   int Open(const char* path, int flags, mode_t mode) override;
   int Openat(int dirfd, const char* path, int flags, mode_t mode) override;
@@ -46,18 +53,22 @@ class RecordingSys final : public native::Sys {
   int Lstat(const char* path, struct stat* st) override;
   int Access(const char* path, int mode) override;
   int Statvfs(const char* path, struct statvfs* st) override;
+  int Fstat(int fd, struct stat* st) override;
   int Mount(const char* source, const char* target, const char* type, unsigned long flags,
             const void* data) override;
   int Umount2(const char* target, int flags) override;
+  int MountSetattr(int dirfd, const char* path, unsigned flags, uint64_t attr_set, uint64_t attr_clr) override;
   int PivotRoot(const char* new_root, const char* put_old) override;
   int Chroot(const char* path) override;
   int Chdir(const char* path) override;
   int Fchdir(int fd) override;
   int Setns(int fd, int nstype) override;
+  int Unshare(int flags) override;
   int Setresuid(uid_t r, uid_t e, uid_t s) override;
   int Setresgid(gid_t r, gid_t e, gid_t s) override;
   int Sethostname(const char* name, size_t len) override;
   int Setdomainname(const char* name, size_t len) override;
+  long Bpf(int cmd, void* attr, unsigned size) override;
 
  private:
   struct Failure {

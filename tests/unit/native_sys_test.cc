@@ -77,6 +77,7 @@ TEST_CASE("native setup: the order of effects for a docker-like spec") {
       "mount devpts /b/rootfs/dev/pts devpts",
       "mount /srv/data /b/rootfs/data - bind|rec",            // the bind, without ro first...
       "mount - /b/rootfs/data - bind|remount|ro",             // ...then a read-only remount
+      "mount_setattr /b/rootfs/data recursive +ro",           // ro on an rbind: the whole tree
       "mknod /b/rootfs/dev/null 1:3 c",                       // devices after /dev is mounted
       "symlink /b/rootfs/dev/fd -> /proc/self/fd",
       "pivot_root . .",
@@ -85,8 +86,8 @@ TEST_CASE("native setup: the order of effects for a docker-like spec") {
       "write /proc/sys/net/ipv4/ip_unprivileged_port_start 0",
       "mount tmpfs /proc/acpi tmpfs ro size=0",               // masked directory
       "mount /dev/null /proc/kcore - bind",                   // masked file
-      "mount /proc/bus /proc/bus - bind|rec",                 // read-only paths
-      "mount - /proc/bus - bind|remount|rec|ro",
+      "mount /proc/bus /proc/bus - bind|rec",                 // read-only paths, every submount
+      "mount_setattr /proc/bus recursive +ro",
       "mount - / - bind|remount|ro",                          // read-only root, last
   };
   int last = -1;
@@ -140,7 +141,9 @@ TEST_CASE("native setup: each failing call stops the setup with a message naming
            {"open /b/rootfs", ENOENT, "open rootfs /b/rootfs: No such file or directory"},
            {"mount proc ", EPERM, "mount /proc: Operation not permitted"},
            {"mount devpts ", ENODEV, "mount /dev/pts: No such device"},
-           {"mount - /b/rootfs/data", EPERM, "mount /data read-only: Operation not permitted"},
+           {"mount - /b/rootfs/data", EPERM, "mount /data bind flags: Operation not permitted"},
+           {"mount_setattr /b/rootfs/data", EINVAL, "mount /data recursive flags (mount_setattr): Invalid argument"},
+           {"openat2 /dev/null", ENOENT, "open /dev/null to mask paths with: No such file or directory"},
            {"openat2 /b/rootfs/dev/shm", ELOOP, "open /dev/shm in rootfs: Too many levels of symbolic links"},
            {"symlink /b/rootfs/dev/ptmx", EROFS, "symlink /dev/ptmx: Read-only file system"},
            {"pivot_root", EINVAL, "pivot_root: Invalid argument"},
@@ -149,7 +152,7 @@ TEST_CASE("native setup: each failing call stops the setup with a message naming
            {"open /proc/sys/net/ipv4", EROFS, "sysctl net.ipv4.ip_unprivileged_port_start: Read-only file system"},
            {"write /proc/sys/net", EINVAL, "sysctl net.ipv4.ip_unprivileged_port_start=0: Invalid argument"},
            {"mount /dev/null /proc/kcore", EPERM, "mount mask /proc/kcore: Operation not permitted"},
-           {"mount - /proc/sys ", EPERM, "mount read-only /proc/sys: Operation not permitted"},
+           {"mount_setattr /proc/sys", EPERM, "read-only /proc/sys (mount_setattr): Operation not permitted"},
            {"mount - / - bind|remount|ro", EROFS, "mount / read-only: Read-only file system"},
        }) {
     CAPTURE(c.call);
@@ -197,7 +200,17 @@ TEST_CASE("native setup: the fallbacks the code promises") {
     REQUIRE(Setup(sys, DockerLikePlan()).ok());
     int bind = sys.IndexOf("mount /sys /b/rootfs/sys - bind|rec");
     CHECK(bind >= 0);
-    CHECK(sys.IndexOf("mount - /b/rootfs/sys - bind|remount|rec|ro") > bind);
+    // The whole tree read-only (a bind remount would change the top mount only).
+    CHECK(sys.IndexOf("mount_setattr /b/rootfs/sys recursive +ro|nosuid|nodev|noexec") > bind);
+  }
+  SUBCASE("the sysfs fallback that cannot be made read-only fails the setup") {
+    RecordingSys sys;
+    RealisticHost(sys);
+    sys.FailOn("mount sysfs ", EPERM);
+    sys.FailOn("mount_setattr /b/rootfs/sys", ENOSYS);
+    auto s = Setup(sys, DockerLikePlan());
+    REQUIRE_FALSE(s.ok());
+    CHECK_MESSAGE(Contains(s.error().msg, "make /sys (host /sys) read-only (mount_setattr)"), s.error().msg);
   }
   SUBCASE("the sysfs fallback failing too is an error about /sys") {
     RecordingSys sys;
@@ -206,7 +219,7 @@ TEST_CASE("native setup: the fallbacks the code promises") {
     sys.FailOn("mount /sys /b/rootfs/sys", EACCES);
     auto s = Setup(sys, DockerLikePlan());
     REQUIRE_FALSE(s.ok());
-    CHECK_MESSAGE(Contains(s.error().msg, "mount /sys: Permission denied"), s.error().msg);
+    CHECK_MESSAGE(Contains(s.error().msg, "mount /sys (host /sys): Permission denied"), s.error().msg);
     CHECK(sys.calls.back().rfind("mount /sys /b/rootfs/sys", 0) == 0);
   }
 }

@@ -56,13 +56,13 @@ TEST_CASE("plan: mount options become flags, data and a read-only remount for bi
   ParseMountOptions({"rbind", "ro", "nosuid", "rslave", "mode=755", "size=10m"}, &m);
   CHECK(m.bind);
   CHECK((m.flags & (MS_BIND | MS_REC | MS_RDONLY | MS_NOSUID)) == (MS_BIND | MS_REC | MS_RDONLY | MS_NOSUID));
-  CHECK(m.readonly_remount);
+  CHECK(m.remount);
   CHECK(m.propagation == (MS_SLAVE | MS_REC));
   CHECK(m.data == "mode=755,size=10m");
   MountStep t;
   ParseMountOptions({"nosuid", "noexec", "rw"}, &t);
   CHECK_FALSE(t.bind);
-  CHECK_FALSE(t.readonly_remount);
+  CHECK_FALSE(t.remount);
   CHECK((t.flags & MS_RDONLY) == 0);
 }
 
@@ -71,7 +71,7 @@ TEST_CASE("plan: relative bind sources resolve against the bundle; default devic
   REQUIRE(plan.ok());
   REQUIRE(plan->mounts.size() == 1);
   CHECK(plan->mounts[0].source == "/b/data");
-  CHECK(plan->mounts[0].readonly_remount);
+  CHECK(plan->mounts[0].remount);
   bool has_null = false;
   for (const auto& d : plan->devices) has_null |= d.path == "/dev/null" && d.major == 1 && d.minor == 3;
   CHECK(has_null);
