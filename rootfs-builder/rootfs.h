@@ -17,6 +17,9 @@
 
 namespace sandshim::rootfs {
 
+// The base a session gets when it names no rootfs or image: built from Debian's busybox-static.
+inline constexpr std::string_view kDefaultImage = "busybox";
+
 struct BuildOptions {
   std::filesystem::path cache_dir = kDefaultCacheDir;
   Progress* progress = nullptr;          // nullptr: silent

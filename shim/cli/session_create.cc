@@ -6,6 +6,7 @@
 #include "rootfs-builder/rootfs.h"
 #include "shim/cli/session_common.h"
 #include "shim/core/fs.h"
+#include "shim/core/ids.h"
 
 namespace sandshim::cli {
 
@@ -63,6 +64,9 @@ static Result<bundle::SessionProfile> Profile(const SessionCreateArgs& a, CLI::A
   if (given("--egress-policy")) p.egress_policy_json = TRY_CTX(fs::ReadFile(a.egress_policy), "--egress-policy");
   std::string image = given("--image") ? a.image : extras.image;
   if (given("--rootfs")) image.clear();  // the command line wins over a profile's image
+  // Neither a rootfs nor an image: the default base, built once by the rootfs builder, so
+  // `session create --workspace DIR` is enough to start.
+  if (image.empty() && p.rootfs.empty()) image = std::string(rootfs::kDefaultImage);
   if (!image.empty()) {  // built once into the shared cache, then reused by every session
     rootfs::Progress progress = rootfs::Progress::Auto(a.json);
     auto built = TRY(rootfs::BuildOrReuse(image, {a.rootfs_cache, &progress}));
@@ -72,7 +76,6 @@ static Result<bundle::SessionProfile> Profile(const SessionCreateArgs& a, CLI::A
     for (const auto& kv : built.config.env)
       if (auto e = bundle::ParseEnv(kv); e && !p.env.count(e->first)) p.env.emplace(e->first, e->second);
   }
-  if (p.rootfs.empty()) return MakeError("--rootfs or --image is required (or \"rootfs\"/\"image\" in --profile)", EINVAL);
   if (p.workspace.empty()) return MakeError("--workspace is required", EINVAL);
   return p;
 }
@@ -85,6 +88,11 @@ void RegisterSessionCreate(Verbs& v, CLI::App* parent) {
     if (!p) return ExitWith(Status(p.error().Wrap("session create")));
     auto s = OpenSessions(v.global);
     if (!s) return ExitWith(Status(s.error()));
+    if (a->id.empty()) {  // the caller names none: make one (printed first, as always)
+      auto id = NewId("s-");
+      if (!id) return ExitWith(Status(id.error().Wrap("session create")));
+      a->id = *id;
+    }
     auto r = s->Create(a->id, a->name, *p, a->resolve);
     if (!r) return ExitWith(Status(r.error().Wrap("session create " + a->id)));
     if (a->json) PrintJson(SessionJson(*r));
@@ -92,7 +100,7 @@ void RegisterSessionCreate(Verbs& v, CLI::App* parent) {
     return 0;
   }, parent);
   *self = sub;
-  sub->add_option("id", a->id, "session id (letters, digits, _+-.)")->required();
+  sub->add_option("id", a->id, "session id (letters, digits, _+-.); made up and printed when omitted");
   sub->add_option("--name", a->name, "a unique name; every session verb accepts it instead of the id");
   sub->add_option("--profile", a->profile_file, "JSON profile with defaults (flags win): docs/SESSIONS.md");
   auto* rootfs_opt = sub->add_option("--rootfs", a->rootfs, "base root filesystem (shared, never written)");

@@ -1,6 +1,9 @@
 #include "shim/core/ids.h"
 
+#include <sys/random.h>
+
 #include <cctype>
+#include <cerrno>
 
 namespace sandshim {
 
@@ -15,6 +18,18 @@ Status ValidateId(std::string_view id) {
                      EINVAL);
   }
   return Ok();
+}
+
+Result<std::string> NewId(std::string_view prefix) {
+  unsigned char bytes[6];
+  if (::getrandom(bytes, sizeof bytes, 0) != static_cast<ssize_t>(sizeof bytes)) return ErrnoError("getrandom");
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string id(prefix);
+  for (unsigned char b : bytes) {
+    id += kHex[b >> 4];
+    id += kHex[b & 15];
+  }
+  return id;
 }
 
 }  // namespace sandshim

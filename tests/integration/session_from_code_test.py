@@ -187,8 +187,22 @@ def session_checks(e):
         st = {s["id"]: s.get("status") for s in json.loads(r.stdout)}
         expect(st.get("pg1") == "running", f"status after the group kill: {st.get('pg1')}")
 
+    made = []
+
+    def no_id_no_rootfs():
+        # `session create --workspace DIR` alone: an id is made and printed, the base is the
+        # rootfs builder's default (busybox), built into this run's own cache.
+        r = subprocess.run(e.argv("create", "--workspace", e.ws, "--rootfs-cache", os.path.join(e.work, "cache"),
+                                  "--json"), capture_output=True, text=True, timeout=TIMEOUT, env=e.env())
+        expect(r.returncode == 0, f"create without id/rootfs: {r.stderr.strip()[-300:]}")
+        sid = json.loads(r.stdout).get("id", "")
+        expect(sid.startswith("s-") and len(sid) == 14, f"made-up id: {sid!r}")
+        made.append(sid)
+        r = e.run("exec", sid, "--", "sh", "-c", "busybox | head -1")
+        expect(r.stdout.startswith("BusyBox"), f"default base: {r.stdout!r} {r.stderr.strip()[-200:]}")
+
     def delete_all_from_code():
-        for sid in ("cap1", "fd1", "to1", "pg1"):
+        for sid in ("cap1", "fd1", "to1", "pg1", *made):
             r = e.run("delete", sid)
             expect(r.returncode == 0, f"delete {sid}: {r.stderr.strip()[-200:]}")
         r = e.run("delete", "no-such-session")
@@ -201,6 +215,7 @@ def session_checks(e):
                      ("no caller fd kept by the sandbox", no_caller_fd_in_sandbox),
                      ("create under timeout(1)", under_timeout1),
                      ("session survives its caller's process group", caller_group_killed),
+                     ("create with no id and no rootfs", no_id_no_rootfs),
                      ("delete from code leaves nothing", delete_all_from_code)]:
         check(f"{b}: {name}", fn)
 

@@ -26,6 +26,16 @@ TEST_CASE("ids: runc's rule, no path tricks") {
   CHECK(ValidateId(std::string(1024, 'a')).ok());
 }
 
+TEST_CASE("ids: a made-up id is valid, prefixed, and fresh each time") {
+  auto a = NewId("s-"), b = NewId("s-");
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  CHECK(a->rfind("s-", 0) == 0);
+  CHECK(a->size() == 14);
+  CHECK(ValidateId(*a).ok());
+  CHECK(*a != *b);
+}
+
 TEST_CASE("signals: names, SIG prefix, case, numbers") {
   CHECK(*ParseSignal("TERM") == SIGTERM);
   CHECK(*ParseSignal("SIGKILL") == SIGKILL);
