@@ -89,7 +89,8 @@ Status NativeBackend::Start(const ContainerRecord& c) {
   if (spec) {
     auto st = OciState(c);
     st["status"] = "running";
-    if (auto s = native::RunHooks(*spec, "poststart", json::serialize(st)); !s) log::Warn(s.error().msg);
+    for (const auto& m : native::RunHooksWarn(native::HooksOf(spec->doc, "poststart"), "poststart", json::serialize(st)))
+      log::Warn(m);
   }
   return Ok();
 }
@@ -189,7 +190,8 @@ Status NativeBackend::Undo(const JournalEntry& e) {
   if (auto spec = bundle::LoadSpec(bundle::GetString(e.data, "bundle")); spec) {
     boost::json::object st{{"ociVersion", kOciVersion}, {"id", bundle::GetString(e.data, "id")}, {"status", "stopped"},
                            {"pid", 0}, {"bundle", bundle::GetString(e.data, "bundle")}};
-    if (auto s = native::RunHooks(*spec, "poststop", json::serialize(st)); !s) log::Warn(s.error().msg);
+    for (const auto& m : native::RunHooksWarn(native::HooksOf(spec->doc, "poststop"), "poststop", json::serialize(st)))
+      log::Warn(m);
   }
   return Ok();
 }
