@@ -139,7 +139,9 @@ Result<ProcessPlan> ProcessPlanFrom(const json::object& p) {
 static Result<SeccompPlan> SeccompFrom(const json::object& s) {
   SeccompPlan plan;
   plan.enabled = true;
-  plan.default_action = GetString(s, "defaultAction", "SCMP_ACT_ALLOW");
+  // As runc: a profile without a default would silently allow everything it does not name.
+  plan.default_action = GetString(s, "defaultAction");
+  if (plan.default_action.empty()) return MakeError("linux.seccomp needs a defaultAction", EINVAL);
   if (auto it = s.find("defaultErrnoRet"); it != s.end() && it->value().is_number())
     plan.default_errno = it->value().to_number<int>();
   plan.architectures = GetStrings(s, "architectures");

@@ -44,9 +44,10 @@ TEST_CASE("plan: namespaces, user first, new ones become clone flags") {
 
 TEST_CASE("plan: what the native runtime refuses, clearly") {
   CHECK_FALSE(PlanFromSpec(Spec(R"({"linux":{"namespaces":[{"type":"pid"}]}})"), "/b").ok());  // no mount ns
-  auto pidjoin = PlanFromSpec(Spec(R"({"linux":{"namespaces":[{"type":"mount"},{"type":"pid","path":"/proc/1/ns/pid"}]}})"), "/b");
-  REQUIRE_FALSE(pidjoin.ok());
-  CHECK(pidjoin.error().msg.find("pid namespace") != std::string::npos);
+  // L6: a profile without a default action is refused, as runc refuses it.
+  auto nodefault = PlanFromSpec(Spec(R"({"linux":{"namespaces":[{"type":"mount"}],"seccomp":{"syscalls":[]}}})"), "/b");
+  REQUIRE_FALSE(nodefault.ok());
+  CHECK(nodefault.error().msg.find("defaultAction") != std::string::npos);
   CHECK_FALSE(PlanFromSpec(Spec(R"({"linux":{"namespaces":[{"type":"mount"},{"type":"user"}]}})"), "/b").ok());
   CHECK_FALSE(PlanFromSpec(Spec(R"({"process":{"args":["x"],"cwd":"/","capabilities":{"bounding":["CAP_BOGUS"]}}})"), "/b").ok());
 }
