@@ -201,3 +201,20 @@ TEST_CASE("oom: the oom_kill count from memory.events (v2) and memory.oom_contro
   CHECK(OomKills({t.path() / "memory", t.path() / "pids"}) == 1u);
   CHECK_FALSE(OomKills({t.path() / "pids"}).has_value());
 }
+
+TEST_CASE("plan: pid and mount namespaces given by path are joined, not created") {
+  auto plan = PlanFromSpec(Spec(R"({"linux":{"namespaces":[{"type":"mount","path":"/proc/7/ns/mnt"},
+                                                          {"type":"pid","path":"/proc/7/ns/pid"}]}})"), "/b");
+  REQUIRE_MESSAGE(plan.ok(), (plan.ok() ? "" : plan.error().msg));
+  CHECK((plan->clone_flags & (CLONE_NEWPID | CLONE_NEWNS)) == 0);
+  REQUIRE(plan->namespaces.size() == 2);
+  CHECK(plan->namespaces[1].flag == CLONE_NEWPID);
+  CHECK(plan->namespaces[1].path == "/proc/7/ns/pid");
+}
+
+TEST_CASE("plan: oomScoreAdj reaches the process plan") {
+  auto plan = PlanFromSpec(Spec(R"({"process":{"args":["sh"],"cwd":"/","oomScoreAdj":-17}})"), "/b");
+  REQUIRE(plan.ok());
+  CHECK(plan->process.oom_score_adj == -17);
+  CHECK(plan->keyring.empty());  // the backend names it (KeyringName), or --no-new-keyring
+}
