@@ -99,6 +99,7 @@ Status Sessions::RunContainer(const SessionRecord& r) {
   req.id = r.container_id;
   req.bundle = Dir(r.id) / "bundle";
   req.spec = TRY(bundle::LoadSpec(req.bundle));
+  req.null_stdio = true;
   if (r.layer == "gvisor-overlay") {
     // The base stays untouched: writes land in an overlay in the sandbox's memory. The
     // user's --runsc-flag come after ours and win.
