@@ -45,12 +45,12 @@ Result<pid_t> CloneInit(const LaunchPlan& plan) {
   if (!target.valid() || !ours.valid()) return ErrnoError("open pid namespace " + path);
   if (::setns(target.get(), CLONE_NEWPID) != 0) return ErrnoError("join pid namespace " + path);
   pid_t pid = CloneInto(plan.clone_flags & ~CLONE_NEWPID);
+  if (pid == 0) return pid;  // the init: it lives in that namespace, nothing to switch back
   int clone_errno = errno;
   if (::setns(ours.get(), CLONE_NEWPID) != 0) {
     if (pid > 0) ::kill(pid, SIGKILL), ::waitpid(pid, nullptr, 0);
     return ErrnoError("return to our pid namespace");
   }
-  if (pid == 0) return pid;
   if (pid < 0) return MakeError(std::string("clone the container init: ") + std::strerror(clone_errno), clone_errno);
   return pid;
 }
