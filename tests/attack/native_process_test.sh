@@ -236,6 +236,26 @@ check_start_after_exec() {
   assert_eq sleep "$after" "right after start returns the pid runs the workload"
 }
 
+check_namespaces_by_path() {
+  local u sleeper want out
+  # A pid and a mount namespace made by unshare, joined by path (OCI validation's ns_path).
+  unshare -pmf --mount-proc --propagation private sleep 30 &
+  u=$!
+  wait_until 5 pgrep -P "$u" >/dev/null
+  sleeper=$(pgrep -P "$u" | head -1)
+  [ -n "$sleeper" ] || return $(fail "no process in the unshare'd namespaces")
+  want=$(readlink "/proc/$sleeper/ns/pid" "/proc/$sleeper/ns/mnt" | tr '\n' ' ')
+  # Control: without the paths the container has namespaces of its own.
+  out=$(native_run nsown '.process.args = ["sh", "-c", "readlink /proc/self/ns/pid; readlink /proc/self/ns/mnt"]' | tr '\n' ' ')
+  assert_ne "$want" "$out" "control: own namespaces" || { kill -KILL "$sleeper"; wait "$u"; return 1; }
+  out=$(native_run nspath '.linux.namespaces = [.linux.namespaces[] | if .type == "pid" then {type: "pid", path: "/proc/'"$sleeper"'/ns/pid"}
+      elif .type == "mount" then {type: "mount", path: "/proc/'"$sleeper"'/ns/mnt"} else . end]
+    | .process.args = ["sh", "-c", "readlink /proc/self/ns/pid; readlink /proc/self/ns/mnt"]' | tr '\n' ' ')
+  kill -KILL "$sleeper" 2>/dev/null  # the namespace's init: only KILL reaches it from outside
+  wait "$u" 2>/dev/null
+  assert_eq "$want" "$out" "the unshare'd pid and mount namespaces"
+}
+
 run_check "syscalls Docker's profile blocks: unshare, io_uring, bpf, perf, userfaultfd, mount" check_blocked_syscalls
 run_check "the caller's session keyring is out of reach" check_caller_keyring
 run_check "no controlling terminal of the caller's (tty_nr, /dev/tty)" check_ctty
@@ -245,4 +265,5 @@ run_check "a session process is not a real host uid" check_session_host_uid
 run_check "oomScoreAdj is applied" check_oom_score_adj
 run_check "a capability that cannot be set fails create" check_caps_fail_create
 run_check "start returns after the workload's exec" check_start_after_exec
+run_check "pid and mount namespaces joined by path" check_namespaces_by_path
 finish_checks
