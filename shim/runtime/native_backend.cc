@@ -9,6 +9,7 @@
 #include "shim/core/fs.h"
 #include "shim/core/log.h"
 #include "shim/core/self_clone.h"
+#include "shim/core/spawn.h"
 #include "shim/native/cgroups.h"
 #include "shim/native/hooks.h"
 #include "shim/native/keyring.h"
@@ -93,6 +94,9 @@ Result<int> NativeBackend::Run(const CreateRequest& r, Journal& j) {
   auto created = TRY(Create(r, j));
   fault::Point("run.after-journal");
   TRY(native::ReleaseInit(r.state_dir / "exec.fifo"));
+  // The container has a session of its own (setsid): ^C on our terminal reaches only us, so
+  // we pass INT/TERM/HUP/... on to it, as `runc run` does.
+  spawn::SignalForwarder forward(created.init.pid);
   int status = 0;
   while (::waitpid(created.init.pid, &status, 0) < 0 && errno == EINTR) {
   }
