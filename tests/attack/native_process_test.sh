@@ -76,12 +76,12 @@ check_blocked_syscalls() {
   # Positive control: without the profile every call reaches the kernel (EFAULT counts).
   control=$(native_run sys-ctl ".process.args = $probe | del(.linux.seccomp)")
   for name in "${SYSCALLS[@]}"; do
-    [ "$(verdict "$control" "$name")" = reached ] || return $(fail "control: $name did not reach the kernel ($control)")
+    [ "$(verdict "$control" "$name")" = reached ] || { fail "control: $name did not reach the kernel ($control)"; return 1; }
   done
   runc=$(runc_run sys-runc ".process.args = $probe")
   log "runc with Docker's profile: $(tr '\n' ';' <<<"$runc")"
   native=$(native_run sys-native ".process.args = $probe")
-  session_up || return $(fail "session create")
+  session_up || { fail "session create"; return 1; }
   sess=$(session_exec /bin/probe unshare io_uring bpf perf userfaultfd mount)
   for name in "${SYSCALLS[@]}"; do
     for v in "native:$native" "session:$sess"; do
@@ -110,7 +110,7 @@ check_caller_keyring() {
   out=$(withkey "$SANDSHIM_BIN" --root "$ROOT" --backend native run \
     --bundle "$(bundle_with key-native ".process.args = $probe")" "$(uniq_name keyn)" 2>&1)
   assert_contains "$out" "keyctl blocked (EPERM)" "native run" || return
-  session_up || return $(fail "session create")
+  session_up || { fail "session create"; return 1; }
   out=$(withkey "$SANDSHIM_BIN" --root "$ROOT" session exec "$SESSION" -- /bin/probe keyctl sshim-canary 2>&1)
   assert_contains "$out" "keyctl blocked (EPERM)" "native session" || return
   assert_not_contains "$out" "s3cret" "native session"
@@ -128,7 +128,7 @@ check_ctty() {
   out=$(under_pty "$SANDSHIM_BIN --root $ROOT --backend native run --bundle $(bundle_with tty-n '.process.args = ["/bin/probe","tty"]') $(uniq_name ttyn)")
   assert_contains "$out" "tty_nr 0" "native run: no controlling terminal ($out)" || return
   assert_contains "$out" "devtty open (ENXIO)" "native run: /dev/tty" || return
-  session_up || return $(fail "session create")
+  session_up || { fail "session create"; return 1; }
   out=$(under_pty "$SANDSHIM_BIN --root $ROOT session exec $SESSION -- /bin/probe tty")
   assert_contains "$out" "tty_nr 0" "native session exec: no controlling terminal ($out)" || return
   assert_contains "$out" "devtty open (ENXIO)" "native session exec: /dev/tty"
@@ -145,7 +145,7 @@ check_tiocsti() {
   out=$(inject "$SANDSHIM_BIN --root $ROOT --backend native run --bundle $(bundle_with sti-n '.process.args = ["/bin/probe","tiocsti","INJECTED-N"]') $(uniq_name stin)")
   assert_not_contains "$out" "got:INJECTED-N" "native run pushed into the caller's terminal" || return
   assert_not_contains "$out" "tiocsti pushed" "native run" || return
-  session_up || return $(fail "session create")
+  session_up || { fail "session create"; return 1; }
   out=$(inject "$SANDSHIM_BIN --root $ROOT session exec $SESSION -- /bin/probe tiocsti INJECTED-S")
   assert_not_contains "$out" "got:INJECTED-S" "native session exec pushed into the caller's terminal" || return
   assert_not_contains "$out" "tiocsti pushed" "native session exec"
@@ -171,16 +171,20 @@ check_hook_privileges() {
 
 check_session_host_uid() {
   local pid uid out
-  session_up || return $(fail "session create")
+  session_up || { fail "session create"; return 1; }
   "$SANDSHIM_BIN" --root "$ROOT" session exec "$SESSION" -- /bin/probe sleep "m11-$$" >/dev/null 2>&1 &
   # The probe itself, not the `session exec` whose argv names it.
-  wait_until 5 pgrep -f "^/bin/probe sleep m11-$$" >/dev/null
+  wait_until 15 pgrep -f "^/bin/probe sleep m11-$$" >/dev/null
   pid=$(pgrep -f "^/bin/probe sleep m11-$$" | head -1)
-  [ -n "$pid" ] || return $(fail "no session process found")
+  [ -n "$pid" ] || { fail "no session process found"; return 1; }
   uid=$(awk '/^Uid:/ {print $2}' "/proc/$pid/status")
   # Control: host uid 1000 reads the environment of a uid-1000 process of its own.
-  out=$(setpriv --reuid 1000 --regid 1000 --clear-groups sh -c "sleep 5 & tr '\0' '\n' </proc/\$!/environ | head -1; kill \$!" 2>&1)
-  [ -n "$out" ] || return $(fail "control: host uid 1000 cannot read its own process's environ")
+  setpriv --reuid 1000 --regid 1000 --clear-groups env M11_CONTROL=1 sleep 5 &
+  local own=$!
+  wait_until 5 grep -q M11_CONTROL "/proc/$own/environ"
+  out=$(setpriv --reuid 1000 --regid 1000 --clear-groups cat "/proc/$own/environ" 2>&1 | tr '\0' ' ')
+  kill "$own"
+  assert_contains "$out" "M11_CONTROL=1" "control: host uid 1000 reads the environ of another uid-1000 process" || return
   out=$(setpriv --reuid 1000 --regid 1000 --clear-groups cat "/proc/$pid/environ" 2>&1 | tr '\0' ' ')
   kill "$pid" 2>/dev/null
   wait
@@ -204,7 +208,7 @@ check_caps_fail_create() {
   local id rc=0 out bad
   id=$(uniq_name capok)
   ss create --bundle "$(bundle_with cap-ok '.process.args = ["true"]')" "$id" >/dev/null 2>&1 ||
-    return $(fail "control: create with consistent capabilities")
+    { fail "control: create with consistent capabilities"; return 1; }
   ss delete --force "$id"
   # Effective but neither permitted nor in the bounding set: cannot be set.
   bad='.process.capabilities = {"bounding":["CAP_KILL"],"permitted":["CAP_KILL"],"effective":["CAP_KILL","CAP_SYS_ADMIN"]}
@@ -219,17 +223,17 @@ check_caps_fail_create() {
   out=$(ss create --bundle "$(bundle_with cap-bad "$bad")" "$id" 2>&1) || rc=$?
   assert_ne 0 "$rc" "create with a capability that cannot be set" || return
   assert_contains "$out" "capabilit" "the error names the capabilities" || return
-  ss state "$id" >/dev/null 2>&1 && return $(fail "the failed create left a container")
+  ss state "$id" >/dev/null 2>&1 && { fail "the failed create left a container"; return 1; }
   return 0
 }
 
 check_start_after_exec() {
   local id pid before after
   id=$(uniq_name exec)
-  ss create --bundle "$(bundle_with exec '.process.args = ["sleep", "30"]')" "$id" || return $(fail "create")
+  ss create --bundle "$(bundle_with exec '.process.args = ["sleep", "30"]')" "$id" || { fail "create"; return 1; }
   pid=$(ss state "$id" | jq -r .pid)
   before=$(cat "/proc/$pid/comm")
-  ss start "$id" || return $(fail "start")
+  ss start "$id" || { fail "start"; return 1; }
   after=$(cat "/proc/$pid/comm")
   ss delete --force "$id"
   assert_ne sleep "$before" "control: before start the pid is sandshim's init" || return
@@ -243,7 +247,7 @@ check_namespaces_by_path() {
   u=$!
   wait_until 5 pgrep -P "$u" >/dev/null
   sleeper=$(pgrep -P "$u" | head -1)
-  [ -n "$sleeper" ] || return $(fail "no process in the unshare'd namespaces")
+  [ -n "$sleeper" ] || { fail "no process in the unshare'd namespaces"; return 1; }
   want=$(readlink "/proc/$sleeper/ns/pid" "/proc/$sleeper/ns/mnt" | tr '\n' ' ')
   # Control: without the paths the container has namespaces of its own.
   out=$(native_run nsown '.process.args = ["sh", "-c", "readlink /proc/self/ns/pid; readlink /proc/self/ns/mnt"]' | tr '\n' ' ')
