@@ -138,7 +138,9 @@ check_tiocsti() {
   local out inject cmd
   # The command pushes a line into the terminal; the caller's shell then reads it: if the
   # line arrives, a shell at a prompt would have run it.
-  inject() { under_pty "bash -c '$1; read -t 2 line; echo \"got:\$line\"'"; }
+  # script's stdin stays open meanwhile: at its EOF script ends the terminal's input, which
+  # can beat the pushed line to the read.
+  inject() { (sleep 4) | timeout 20 script -qec "bash -c '$1; read -t 2 line; echo \"got:\$line\"'" /dev/null 2>&1 | tr -d '\r'; }
   out=$(inject "$PROBE tiocsti INJECTED-CTL")
   assert_contains "$out" "got:INJECTED-CTL" "control: the caller's terminal takes a pushed line" || return
   [ -z "$RUNC" ] || log "runc: $(inject "$RUNC --root $RUNC_ROOT run --bundle $(bundle_with sti-runc '.process.args = ["/bin/probe","tiocsti","INJECTED-R"]') $(uniq_name stir)" | tr '\n' ';')"
