@@ -191,7 +191,7 @@ check_session_host_uid() {
   kill "$pid" 2>/dev/null
   wait
   if [ "$uid" = 1000 ]; then
-    case $out in *PATH=*) skip "M11 open: session processes run as host uid 1000, whose users read their environ (no per-session user namespace yet)"; return ;; esac
+    case $out in *PATH=*) skip "session processes run as host uid 1000, whose users read their environ: no user namespace here (idmapped mounts unavailable? see the create warning)"; return ;; esac
   fi
   assert_ne 1000 "$uid" "host uid of a session process" || return
   assert_not_contains "$out" "PATH=" "host uid 1000 reads a session process's environ"
