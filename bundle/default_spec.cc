@@ -1,5 +1,7 @@
 #include "bundle/default_spec.h"
 
+#include "bundle/default_seccomp.h"
+
 namespace sandshim::bundle {
 namespace json = boost::json;
 
@@ -15,6 +17,8 @@ static json::object Mount(const char* dst, const char* type, const char* src, st
 
 json::object DefaultSpec(const std::vector<std::string>& args, bool terminal) {
   auto caps = Strings({"CAP_AUDIT_WRITE", "CAP_KILL", "CAP_NET_BIND_SERVICE"});
+  std::vector<std::string> bounding;
+  for (const auto& c : caps) bounding.emplace_back(c.as_string());
   json::array argv;
   for (const auto& a : args) argv.emplace_back(a);
   return {
@@ -45,7 +49,10 @@ json::object DefaultSpec(const std::vector<std::string>& args, bool terminal) {
         {"maskedPaths", Strings({"/proc/acpi", "/proc/asound", "/proc/kcore", "/proc/keys", "/proc/latency_stats",
                                  "/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug", "/sys/firmware",
                                  "/proc/scsi"})},
-        {"readonlyPaths", Strings({"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"})}}}};
+        {"readonlyPaths", Strings({"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"})},
+        // runc spec has none; we ship Docker's default (H1: without it a container may
+        // make user namespaces, use keyrings, bpf, io_uring...).
+        {"seccomp", DefaultSeccomp(bounding)}}}};
 }
 
 }  // namespace sandshim::bundle

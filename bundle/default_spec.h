@@ -1,5 +1,6 @@
 // The default spec `sandshim spec` writes, in the shape `runc spec` gives: a read-only
-// rootfs at ./rootfs, new namespaces, runc's default capability set and masked paths.
+// rootfs at ./rootfs, new namespaces, runc's default capability set and masked paths, plus
+// Docker's default seccomp profile for that capability set (default_seccomp.h).
 #pragma once
 
 #include <boost/json.hpp>

@@ -99,7 +99,7 @@ Result<json::object> SessionSpec(const SessionProfile& p) {
   auto& mounts = spec["mounts"].as_array();
   mounts.push_back({{"destination", "/tmp"}, {"type", "tmpfs"}, {"source", "tmpfs"},
                     {"options", json::array{"nosuid", "nodev", "mode=1777", "size=" + p.tmp_size}}});
-  mounts.push_back(Bind(p.workspace, p.workspace_dest, false));
+  mounts.push_back(Bind(p.workspace_source.empty() ? p.workspace : p.workspace_source, p.workspace_dest, false));
   for (const auto& m : p.mounts) mounts.push_back(Bind(m.source, m.destination, m.readonly));
   auto& linux_obj = spec["linux"].as_object();
   json::object res = linux_obj["resources"].as_object();
@@ -119,6 +119,12 @@ Result<json::object> SessionSpec(const SessionProfile& p) {
       if (ns.as_object()["type"] != "network") kept.push_back(ns);
     if (p.network == "proxy") kept.push_back({{"type", "network"}, {"path", p.netns_path}});
     linux_obj["namespaces"] = std::move(kept);
+  }
+  if (p.id_base) {
+    linux_obj["namespaces"].as_array().push_back(json::object{{"type", "user"}});
+    json::array map{json::object{{"containerID", 0}, {"hostID", p.id_base}, {"size", 65536}}};
+    linux_obj["uidMappings"] = map;
+    linux_obj["gidMappings"] = std::move(map);
   }
   spec["annotations"] = {{"dev.sandshim.session.workspace", p.workspace}};
   return spec;

@@ -50,6 +50,10 @@ struct SessionProfile {
   // limit is also set per process inside (RLIMIT_AS, which gVisor enforces: one hog fails
   // alone) and the host limit gets headroom for the sentry itself.
   bool limit_memory_inside = false;
+  // Native, review M11: a user namespace mapping container 0..65535 to id_base.. (0: none),
+  // and the workspace seen through an idmapped mount at workspace_source (empty: workspace).
+  uint32_t id_base = 0;
+  std::string workspace_source;
 };
 
 // Where the relay listens inside a proxy-mode session (each session has its own namespace).

@@ -66,6 +66,13 @@ Status RunHooks(const std::vector<Hook>& hooks, std::string_view kind, const std
   return Ok();
 }
 
+std::vector<std::string> RunHooksWarn(const std::vector<Hook>& hooks, std::string_view kind, const std::string& state_json) {
+  std::vector<std::string> failed;
+  for (const auto& h : hooks)
+    if (auto s = RunHook(h, state_json); !s) failed.push_back(std::string(kind) + " hook: " + s.error().msg);
+  return failed;
+}
+
 Status RunHooks(const bundle::Spec& spec, std::string_view kind, const std::string& state_json) {
   return RunHooks(HooksOf(spec.doc, kind), kind, state_json);
 }

@@ -4,9 +4,12 @@
 //                            prestart hook, libnetwork-setkey, so a failing one fails create)
 //   createContainer          container namespaces, after the mounts, before pivot_root
 //                            (the path resolves in the runtime's view of the filesystem)
-//   startContainer           in the container, after `start`, before the user process
-//                            (the path resolves inside the container's root)
-//   poststart, poststop      runtime namespace, after start / after delete
+//   startContainer           in the container, after `start`, right before the user
+//                            process's execve and after its finalisation (rlimits, caps,
+//                            user, no_new_privs, seccomp), as runc runs them: a hook from
+//                            the image gets no more privilege than the process itself
+//   poststart, poststop      runtime namespace, after start / after delete; a failure is
+//                            logged as a warning and the next hooks still run
 // The container-side ones run in the init (init.cc), from the plan; the state they read
 // has the pid and status as the container sees them, as runc gives them.
 #pragma once
@@ -32,6 +35,9 @@ std::vector<Hook> HooksOf(const boost::json::object& spec_doc, std::string_view 
 Status RunHook(const Hook& h, const std::string& state_json);
 Status RunHooks(const std::vector<Hook>& hooks, std::string_view kind, const std::string& state_json);
 Status RunHooks(const bundle::Spec& spec, std::string_view kind, const std::string& state_json);
+// poststart and poststop: the spec says a failure is a warning and the remaining hooks still
+// run. Runs every hook; returns one message per failed hook (the caller logs them).
+std::vector<std::string> RunHooksWarn(const std::vector<Hook>& hooks, std::string_view kind, const std::string& state_json);
 // base_state (OCI state JSON) with status and pid replaced.
 std::string StateWith(const std::string& base_state, std::string_view status, pid_t pid);
 

@@ -18,6 +18,7 @@
 #include "shim/native/caps.h"
 #include "shim/native/console.h"
 #include "shim/native/hooks.h"
+#include "shim/native/keyring.h"
 #include "shim/native/mounts.h"
 #include "shim/native/seccomp.h"
 
@@ -35,7 +36,8 @@ namespace {
 
 Status JoinNamespaces(Sys& sys, const LaunchPlan& plan) {
   for (const auto& ns : plan.namespaces) {
-    if (ns.path.empty()) continue;
+    // A pid namespace by path was joined by the clone itself (CloneInit).
+    if (ns.path.empty() || ns.flag == CLONE_NEWPID) continue;
     UniqueFd fd(sys.Open(ns.path.c_str(), O_RDONLY | O_CLOEXEC, 0));
     if (!fd.valid()) return ErrnoError("open namespace " + ns.path);
     if (sys.Setns(fd.get(), ns.flag) != 0) return ErrnoError("join namespace " + ns.path);
@@ -96,26 +98,33 @@ Status SetupContainer(Sys& sys, const LaunchPlan& plan, const InitFds& fds) {
   return Ok();
 }
 
-Error FinalizeAndExec(const ProcessPlan& p, const SeccompPlan& seccomp, int preserve_fds) {
+Status Finalize(const ProcessPlan& p, const SeccompPlan& seccomp) {
   for (const auto& r : p.rlimits) {
     struct rlimit rl {r.soft, r.hard};
     if (::setrlimit(r.resource, &rl) != 0) return ErrnoError("setrlimit " + std::to_string(r.resource));
   }
-  if (p.oom_score_adj) (void)fs::WriteFileAtomic("/proc/self/oom_score_adj", std::to_string(*p.oom_score_adj));
-  UniqueFd root(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
-  auto exe = LookPath(root.get(), p.args[0], p.env, p.cwd);
-  if (!exe) return exe.error();
-  if (auto s = DropBounding(p.caps); !s) return s.error();
+  // In place and while we still have CAP_SYS_RESOURCE (a lower value needs it): a procfs
+  // file cannot be replaced by rename. runc fails the container when this fails; so do we.
+  if (p.oom_score_adj) {
+    std::string v = std::to_string(*p.oom_score_adj);
+    UniqueFd f(::open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC));
+    if (!f.valid() || ::write(f.get(), v.data(), v.size()) != static_cast<ssize_t>(v.size()))
+      return ErrnoError("set oom_score_adj " + v);
+  }
+  TRY(DropBounding(p.caps));
   // Without no_new_privs the filter needs CAP_SYS_ADMIN to load: load it while we have it.
-  if (!p.no_new_privs)
-    if (auto s = LoadSeccomp(seccomp); !s) return s.error();
-  if (auto s = SwitchUser(p); !s) return s.error();
-  if (auto s = ApplyCaps(p.caps); !s) return s.error();
+  if (!p.no_new_privs) TRY(LoadSeccomp(seccomp));
+  TRY(SwitchUser(p));
+  TRY(ApplyCaps(p.caps));
   if (p.no_new_privs) {
     if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return ErrnoError("no_new_privs");
-    if (auto s = LoadSeccomp(seccomp); !s) return s.error();
+    TRY(LoadSeccomp(seccomp));
   }
   if (::chdir(p.cwd.c_str()) != 0) return ErrnoError("chdir " + p.cwd);
+  return Ok();
+}
+
+Error ExecProcess(const ProcessPlan& p, const std::string& exe, int preserve_fds) {
   // No descriptor of ours survives into the workload but stdio and the preserved ones.
   ::syscall(SYS_close_range, 3 + preserve_fds, ~0U, CLOSE_RANGE_CLOEXEC);
   std::vector<char*> argv, envp;
@@ -123,8 +132,16 @@ Error FinalizeAndExec(const ProcessPlan& p, const SeccompPlan& seccomp, int pres
   argv.push_back(nullptr);
   for (const auto& e : p.env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
-  ::execve(exe->c_str(), argv.data(), envp.data());
-  return ErrnoError("exec " + *exe);
+  ::execve(exe.c_str(), argv.data(), envp.data());
+  return ErrnoError("exec " + exe);
+}
+
+Error FinalizeAndExec(const ProcessPlan& p, const SeccompPlan& seccomp, int preserve_fds) {
+  UniqueFd root(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  auto exe = LookPath(root.get(), p.args[0], p.env, p.cwd);
+  if (!exe) return exe.error();
+  if (auto s = Finalize(p, seccomp); !s) return s.error();
+  return ExecProcess(p, *exe, preserve_fds);
 }
 
 // The init lives on after `create` returns, until `start`: it must not keep any descriptor
@@ -141,6 +158,16 @@ void CloseAllBut(std::vector<int> keep, int preserve_fds) {
   ::syscall(SYS_close_range, from, ~0U, 0);
 }
 
+// The caller's stdio must not stay open in a long-lived init (a session's: other processes
+// of the same uid could take the caller's terminal from it with pidfd_getfd or ptrace).
+static Status NullStdio() {
+  UniqueFd null(::open("/dev/null", O_RDWR | O_CLOEXEC));
+  if (!null.valid()) return ErrnoError("open /dev/null");
+  for (int fd = 0; fd < 3; ++fd)
+    if (::dup2(null.get(), fd) < 0) return ErrnoError("dup2 /dev/null");
+  return Ok();
+}
+
 void RunInit(const LaunchPlan& plan, const InitFds& fds, int preserve_fds) {
   CloseAllBut({fds.sync, fds.fifo, fds.console}, preserve_fds);
   // Nothing in the container may open /proc/<us>/exe (the runc CVE-2019-5736 class) or
@@ -149,21 +176,34 @@ void RunInit(const LaunchPlan& plan, const InitFds& fds, int preserve_fds) {
   ::prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0);
   char go = 0;
   if (::recv(fds.sync, &go, 1, 0) != 1 || go != 'G') ::_exit(1);  // the parent gave up
+  if (plan.null_stdio)
+    if (auto s = NullStdio(); !s) Die(fds.sync, s.error().msg);
+  // A session of its own, as runc gives every container process: no controlling terminal
+  // of the caller's, so /dev/tty is ENXIO and TIOCSTI reaches nobody's shell.
+  ::setsid();
+  if (!plan.keyring.empty())
+    if (auto s = JoinSessionKeyring(plan.keyring); !s) Die(fds.sync, s.error().msg);
   if (auto s = SetupContainer(LinuxSys(), plan, fds); !s) Die(fds.sync, s.error().msg);
   UniqueFd root(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
-  if (auto exe = LookPath(root.get(), plan.process.args[0], plan.process.env, plan.process.cwd); !exe)
-    Die(fds.sync, exe.error().msg);
+  auto exe = LookPath(root.get(), plan.process.args[0], plan.process.env, plan.process.cwd);
+  if (!exe) Die(fds.sync, exe.error().msg);
+  root.Reset();
+  // Everything that can fail happens before READY, so `create` reports it (a capability that
+  // cannot be set, an oomScoreAdj that cannot be written), as runc's init does.
+  if (auto s = Finalize(plan.process, plan.seccomp); !s) Die(fds.sync, s.error().msg);
   if (::send(fds.sync, "R", 1, MSG_NOSIGNAL) != 1) ::_exit(1);
   ::close(fds.sync);
   char start = 0;
   while (::read(fds.fifo, &start, 1) < 0 && errno == EINTR) {
   }
-  ::close(fds.fifo);
-  // startContainer hooks: started, inside the container's root, before the user process.
+  // fds.fifo stays open (close-on-exec): `start` waits for it to close, so it returns only
+  // once the execve below happened (runc's exec.fifo) and a kill after it hits the workload.
+  // startContainer hooks: with the process's own rlimits, capabilities, user, no_new_privs
+  // and seccomp (runc runs them at this point too).
   if (!plan.start_container_hooks.empty())
     if (auto s = RunHooks(plan.start_container_hooks, "startContainer", StateWith(plan.hook_state, "created", ::getpid())); !s)
       Die(-1, s.error().msg);
-  Error e = FinalizeAndExec(plan.process, plan.seccomp, preserve_fds);
+  Error e = ExecProcess(plan.process, *exe, preserve_fds);
   Die(-1, e.msg);
 }
 

@@ -1,10 +1,11 @@
 // The container side of the native runtime, in the one order it must happen:
-//   wait for the parent (cgroups, id maps, prestart/createRuntime hooks done) -> join
-//   namespaces by path -> rootfs propagation + bind -> spec mounts -> devices ->
-//   createContainer hooks -> pivot_root (or MS_MOVE + chroot with --no-pivot) -> hostname,
-//   sysctl -> masked, read-only paths, read-only root -> console -> find the executable ->
-//   READY -> wait for `start` on exec.fifo -> startContainer hooks -> rlimits,
-//   capabilities, user, seccomp -> execve.
+//   wait for the parent (cgroups, id maps, prestart/createRuntime hooks done) -> /dev/null
+//   stdio (sessions) -> setsid -> own session keyring -> join namespaces by path -> rootfs
+//   propagation + bind -> spec mounts -> devices -> createContainer hooks -> pivot_root (or
+//   MS_MOVE + chroot with --no-pivot) -> hostname, sysctl -> masked, read-only paths,
+//   read-only root -> console -> find the executable -> rlimits, oom_score_adj,
+//   capabilities, user, no_new_privs, seccomp -> READY -> wait for `start` on exec.fifo ->
+//   startContainer hooks -> execve (which closes exec.fifo: `start` returns then).
 // Everything after clone runs in a single-threaded copy of sandshim; errors before READY go
 // back to the parent over the sync socket as one line, errors after it to stderr. The
 // kernel is reached through Sys (sys.h), so the sequence is unit-tested with a fake.
@@ -26,8 +27,12 @@ Status SetupContainer(Sys& sys, const LaunchPlan& plan, const InitFds& fds);
 
 [[noreturn]] void RunInit(const LaunchPlan& plan, const InitFds& fds, int preserve_fds);
 
-// The last steps shared by init and exec: limits, caps, user, seccomp, fds, cwd, execve.
-// Returns only with the error that stopped it.
+// The process's own settings, shared by init and exec: rlimits, oom_score_adj, capabilities,
+// user, no_new_privs, seccomp, cwd (runc's finalizeNamespace + seccomp).
+Status Finalize(const ProcessPlan& p, const SeccompPlan& seccomp);
+// Marks our descriptors close-on-exec and execs exe. Returns only with the error.
+Error ExecProcess(const ProcessPlan& p, const std::string& exe, int preserve_fds);
+// Finds the executable, Finalize, ExecProcess. Returns only with the error that stopped it.
 Error FinalizeAndExec(const ProcessPlan& p, const SeccompPlan& seccomp, int preserve_fds);
 
 }  // namespace sandshim::native

@@ -19,6 +19,7 @@
 #include "shim/core/unique_fd.h"
 #include "shim/native/console.h"
 #include "shim/native/init.h"
+#include "shim/native/keyring.h"
 
 namespace sandshim::native {
 namespace {
@@ -26,6 +27,35 @@ namespace {
 pid_t CloneInto(int flags) {
   // Like fork(), but the child starts in the new namespaces (and as pid 1 of a new pid ns).
   return static_cast<pid_t>(::syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr, 0));
+}
+
+// A pid namespace given by path cannot be joined by the init itself (setns(CLONE_NEWPID)
+// only moves later children): we switch our pid_for_children to it around the clone, as
+// runc's nsexec does, and switch back to our own.
+Result<pid_t> CloneInit(const LaunchPlan& plan) {
+  // The cgroup namespace is made by the init once it is in its cgroups (after before_go),
+  // so its root is the container's cgroup, not ours (as runc does).
+  const int flags = plan.clone_flags & ~CLONE_NEWCGROUP;
+  std::string path;
+  for (const auto& ns : plan.namespaces)
+    if (ns.flag == CLONE_NEWPID && !ns.path.empty()) path = ns.path;
+  if (path.empty()) {
+    pid_t pid = CloneInto(flags);
+    if (pid < 0) return ErrnoError("clone the container init");
+    return pid;
+  }
+  UniqueFd target(::open(path.c_str(), O_RDONLY | O_CLOEXEC)), ours(::open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC));
+  if (!target.valid() || !ours.valid()) return ErrnoError("open pid namespace " + path);
+  if (::setns(target.get(), CLONE_NEWPID) != 0) return ErrnoError("join pid namespace " + path);
+  pid_t pid = CloneInto(flags & ~CLONE_NEWPID);
+  if (pid == 0) return pid;  // the init: it lives in that namespace, nothing to switch back
+  int clone_errno = errno;
+  if (::setns(ours.get(), CLONE_NEWPID) != 0) {
+    if (pid > 0) ::kill(pid, SIGKILL), ::waitpid(pid, nullptr, 0);
+    return ErrnoError("return to our pid namespace");
+  }
+  if (pid < 0) return MakeError(std::string("clone the container init: ") + std::strerror(clone_errno), clone_errno);
+  return pid;
 }
 
 // /proc files cannot be replaced by rename: write them in place.
@@ -75,10 +105,7 @@ Result<pid_t> Launch(const LaunchPlan& plan, const LaunchOptions& o) {
   UniqueFd parent_end(sv[0]), child_end(sv[1]);
   UniqueFd console;
   if (o.console_socket) console.Reset(TRY(ConnectConsoleSocket(*o.console_socket)));
-  // The cgroup namespace is made by the init once it is in its cgroups (after before_go),
-  // so its root is the container's cgroup, not ours (as runc does).
-  pid_t pid = CloneInto(plan.clone_flags & ~CLONE_NEWCGROUP);
-  if (pid < 0) return ErrnoError("clone the container init");
+  pid_t pid = TRY(CloneInit(plan));
   if (pid == 0) {
     parent_end.release();
     RunInit(plan, InitFds{child_end.get(), fifo.get(), console.valid() ? console.get() : -1}, o.preserve_fds);
@@ -105,8 +132,20 @@ Status ReleaseInit(const std::filesystem::path& fifo) {
   // Non-blocking: with no reader left (the init died) this fails at once instead of hanging.
   UniqueFd fd(::open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC));
   if (!fd.valid()) return ErrnoError("open " + fifo.string() + " (container init gone?)");
+  // A read end of our own, never read from (the byte is the init's): it reports a hang-up
+  // once no writer is left, that is when the init's close-on-exec descriptor went with its
+  // execve (or the init died). Only then has the workload started: a `kill` after `start`
+  // must reach it, not sandshim's init (runc's exec.fifo gives the same promise).
+  UniqueFd watch(::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  if (!watch.valid()) return ErrnoError("open " + fifo.string());
   if (::write(fd.get(), "0", 1) != 1) return ErrnoError("release the container init");
+  fd.Reset();
   ::unlink(fifo.c_str());
+  pollfd p{watch.get(), 0, 0};
+  while (!(p.revents & (POLLHUP | POLLERR))) {
+    p.revents = 0;
+    if (::poll(&p, 1, -1) < 0 && errno != EINTR) return ErrnoError("wait for the container process to start");
+  }
   return Ok();
 }
 
@@ -149,6 +188,15 @@ Result<int> ExecInto(const ProcessPlan& p, const SeccompPlan& seccomp, const Exe
       }
     pid_t child = ::fork();  // only a child of ours enters the joined pid namespace
     if (child == 0) {
+      // Its own session (no controlling terminal of the caller's: /dev/tty is ENXIO,
+      // TIOCSTI has no target) and the container's keyring, as runc's exec does.
+      ::setsid();
+      if (!o.keyring.empty())
+        if (auto s = JoinSessionKeyring(o.keyring); !s) {
+          std::string m = "sandshim exec: " + s.error().msg + "\n";
+          (void)!::write(2, m.data(), m.size());
+          ::_exit(127);
+        }
       if (console.valid())
         if (auto s = SetupConsole(console.get()); !s) {
           std::string m = "sandshim exec: " + s.error().msg + "\n";

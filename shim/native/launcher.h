@@ -21,7 +21,8 @@ struct LaunchOptions {
 };
 
 Result<pid_t> Launch(const LaunchPlan& plan, const LaunchOptions& o);
-// Releases a created container's init (fails if it is gone).
+// Releases a created container's init (fails if it is gone) and returns once its process
+// has been exec'd (or the init died).
 Status ReleaseInit(const std::filesystem::path& fifo);
 // Writes uid_map/gid_map of pid (pure formatting in IdMapText).
 std::string IdMapText(const std::vector<IdMap>& maps);
@@ -32,6 +33,7 @@ struct ExecOptions {
   std::optional<std::string> console_socket;
   bool detach = false;
   int preserve_fds = 0;
+  std::string keyring;  // the container's session keyring to join; empty: keep ours
 };
 
 // Runs p inside the container of o.init. Foreground: the exit status (128+n for a signal).

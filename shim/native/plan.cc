@@ -151,7 +151,9 @@ Result<ProcessPlan> ProcessPlanFrom(const json::object& p) {
 static Result<SeccompPlan> SeccompFrom(const json::object& s) {
   SeccompPlan plan;
   plan.enabled = true;
-  plan.default_action = GetString(s, "defaultAction", "SCMP_ACT_ALLOW");
+  // As runc: a profile without a default would silently allow everything it does not name.
+  plan.default_action = GetString(s, "defaultAction");
+  if (plan.default_action.empty()) return MakeError("linux.seccomp needs a defaultAction", EINVAL);
   if (auto it = s.find("defaultErrnoRet"); it != s.end() && it->value().is_number())
     plan.default_errno = it->value().to_number<int>();
   plan.architectures = GetStrings(s, "architectures");
@@ -246,10 +248,9 @@ Result<LaunchPlan> PlanFromSpec(const bundle::Spec& spec, const std::filesystem:
     plan.namespaces.push_back({NamespaceFlag(type), ns->path});
     if (ns->path.empty()) plan.clone_flags |= NamespaceFlag(type);
   }
-  if (!(plan.clone_flags & CLONE_NEWNS)) return MakeError("the native runtime needs a new mount namespace", EINVAL);
-  for (const auto& ns : plan.namespaces)
-    if (ns.flag == CLONE_NEWPID && !ns.path.empty())
-      return MakeError("joining an existing pid namespace is not supported by the native runtime yet", ENOTSUP);
+  // A mount namespace of its own or one given by path (set up there, as runc does): never
+  // the runtime's own, which the rootfs setup would change.
+  if (!bundle::FindNamespace(spec, "mount")) return MakeError("the native runtime needs a mount namespace", EINVAL);
   DefaultDevices(plan);
   TRY(ReadMounts(spec, bundle_dir, plan));
   if (const auto* l = GetObject(spec.doc, "linux")) TRY(ReadLinux(*l, plan));

@@ -123,6 +123,11 @@ struct LaunchPlan {
   // bundle, annotations), set by the backend; the init fills in status and its pid.
   std::vector<Hook> create_container_hooks, start_container_hooks;
   std::string hook_state;
+  // The container's own session keyring (keyring.h), set by the backend; empty with
+  // --no-new-keyring (the caller's is kept, as runc does).
+  std::string keyring;
+  // stdin/stdout/stderr become /dev/null in the init (a session's idle init).
+  bool null_stdio = false;
 };
 
 // Pure: spec + bundle dir -> plan, or the first thing in the spec we cannot honour.

@@ -29,6 +29,9 @@ struct CreateRequest {
   int preserve_fds = 0;
   bool no_pivot = false;
   bool no_new_keyring = false;
+  // The container's stdio is /dev/null, not ours (a session's idle init must not hold the
+  // caller's terminal or pipes for its whole life).
+  bool null_stdio = false;
   std::filesystem::path state_dir;  // <root>/<id>, filled in by the runtime
 };
 

@@ -9,9 +9,11 @@
 #include "shim/core/fs.h"
 #include "shim/core/log.h"
 #include "shim/core/self_clone.h"
+#include "shim/core/spawn.h"
 #include "shim/native/cgroup_mounts.h"
 #include "shim/native/cgroups.h"
 #include "shim/native/hooks.h"
+#include "shim/native/keyring.h"
 #include "shim/native/launcher.h"
 #include "shim/native/oom.h"
 #include "shim/runtime/oci_state.h"
@@ -38,12 +40,27 @@ std::string HookState(const CreateRequest& r, pid_t pid, std::string_view status
   return json::serialize(o);
 }
 
+// The native runtime applies no LSM (`features` says so). Docker asks for "docker-default"
+// on every AppArmor host, so refusing would make native unusable under docker; the label is
+// not silently dropped either: each create says so in the log (docs/SECCOMP.md).
+void WarnUnappliedLsm(const bundle::Spec& spec) {
+  const auto* p = bundle::GetObject(spec.doc, "process");
+  if (!p) return;
+  for (const char* key : {"apparmorProfile", "selinuxLabel"})
+    if (auto v = bundle::GetString(*p, key); !v.empty())
+      log::Warn("the native runtime does not apply process." + std::string(key) + " \"" + v +
+                "\" (no LSM support); seccomp, capabilities and namespaces still apply");
+}
+
 }  // namespace
 
 Result<Created> NativeBackend::Create(const CreateRequest& r, Journal& j) {
   auto plan = TRY(native::PlanFromSpec(r.spec, r.bundle));
+  WarnUnappliedLsm(r.spec);
   plan.no_pivot = r.no_pivot;
   plan.hook_state = HookState(r, 0, "creating");
+  if (!r.no_new_keyring) plan.keyring = native::KeyringName(r.id);
+  plan.null_stdio = r.null_stdio;
   if (!RunningFromSealedCopy()) log::Warn("native runtime running from the sandshim file, not a sealed copy");
   TRY(native::CheckCgroupsPath(plan.cgroups_path));
   auto dirs = native::CgroupDirs(plan.cgroups_path, r.id);
@@ -72,7 +89,7 @@ Result<Created> NativeBackend::Create(const CreateRequest& r, Journal& j) {
   auto start = proc::StartTime(pid);
   Created c;
   c.init = {pid, start ? *start : 0};
-  c.data = {{"cgroups", cg}, {"fifo", o.fifo.string()}};
+  c.data = {{"cgroups", cg}, {"fifo", o.fifo.string()}, {"keyring", plan.keyring}};
   return c;
 }
 
@@ -80,6 +97,9 @@ Result<int> NativeBackend::Run(const CreateRequest& r, Journal& j) {
   auto created = TRY(Create(r, j));
   fault::Point("run.after-journal");
   TRY(native::ReleaseInit(r.state_dir / "exec.fifo"));
+  // The container has a session of its own (setsid): ^C on our terminal reaches only us, so
+  // we pass INT/TERM/HUP/... on to it, as `runc run` does.
+  spawn::SignalForwarder forward(created.init.pid);
   int status = 0;
   while (::waitpid(created.init.pid, &status, 0) < 0 && errno == EINTR) {
   }
@@ -92,7 +112,8 @@ Status NativeBackend::Start(const ContainerRecord& c) {
   if (spec) {
     auto st = OciState(c);
     st["status"] = "running";
-    if (auto s = native::RunHooks(*spec, "poststart", json::serialize(st)); !s) log::Warn(s.error().msg);
+    for (const auto& m : native::RunHooksWarn(native::HooksOf(spec->doc, "poststart"), "poststart", json::serialize(st)))
+      log::Warn(m);
   }
   return Ok();
 }
@@ -102,7 +123,8 @@ Result<int> NativeBackend::Exec(const ContainerRecord& c, const ExecRequest& r) 
   auto p = TRY(native::ProcessPlanFrom(r.process));
   auto spec = TRY(bundle::LoadSpec(c.bundle));
   auto plan = TRY(native::PlanFromSpec(spec, c.bundle));
-  native::ExecOptions o{c.init.pid, Dirs(c.backend_data), std::nullopt, r.detach, r.preserve_fds};
+  native::ExecOptions o{c.init.pid, Dirs(c.backend_data), std::nullopt, r.detach, r.preserve_fds,
+                        bundle::GetString(c.backend_data, "keyring")};
   if (r.console_socket) o.console_socket = r.console_socket->string();
   int result = TRY(native::ExecInto(p, plan.seccomp, o));
   if (r.detach && r.pid_file) TRY(fs::WriteFileAtomic(*r.pid_file, std::to_string(result), 0644, false));
@@ -192,7 +214,8 @@ Status NativeBackend::Undo(const JournalEntry& e) {
   if (auto spec = bundle::LoadSpec(bundle::GetString(e.data, "bundle")); spec) {
     boost::json::object st{{"ociVersion", kOciVersion}, {"id", bundle::GetString(e.data, "id")}, {"status", "stopped"},
                            {"pid", 0}, {"bundle", bundle::GetString(e.data, "bundle")}};
-    if (auto s = native::RunHooks(*spec, "poststop", json::serialize(st)); !s) log::Warn(s.error().msg);
+    for (const auto& m : native::RunHooksWarn(native::HooksOf(spec->doc, "poststop"), "poststop", json::serialize(st)))
+      log::Warn(m);
   }
   return Ok();
 }

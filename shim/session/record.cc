@@ -23,7 +23,8 @@ json::object RecordToJson(const SessionRecord& r) {
           {"execs", r.execs},
           {"exec_failures", r.exec_failures},
           {"exec_timeouts", r.exec_timeouts},
-          {"exec_seconds", r.exec_seconds}};
+          {"exec_seconds", r.exec_seconds},
+          {"id_base", r.id_base}};
 }
 
 static uint64_t U64(const json::object& o, std::string_view k) {
@@ -57,6 +58,7 @@ Result<SessionRecord> RecordFromJson(const json::value& v) {
   if (const auto* a = o.if_contains("relay_args"); a && a->is_array())
     for (const auto& x : a->as_array())
       if (x.is_string()) r.relay_args.emplace_back(x.as_string());
+  r.id_base = U64(o, "id_base");
   r.execs = U64(o, "execs");
   r.exec_failures = U64(o, "exec_failures");
   r.exec_timeouts = U64(o, "exec_timeouts");

@@ -20,6 +20,8 @@ struct SessionRecord {
   boost::json::object profile;     // bundle::ProfileSummary
   std::string network = "none";    // none | proxy | host
   std::vector<std::string> relay_args;  // proxy mode: the relay's `sandshim proxy` flags, to restart it
+  // Native with a user namespace (M11): the host ids container 0.. maps to; 0: none.
+  uint64_t id_base = 0;
   uint64_t execs = 0, exec_failures = 0, exec_timeouts = 0;
   double exec_seconds = 0;
   // Not stored: the container's live status ("running", "stopped", "gone").

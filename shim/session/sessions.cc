@@ -14,6 +14,7 @@
 #include "shim/core/scope_exit.h"
 #include "shim/runtime/journal.h"
 #include "shim/session/audit.h"
+#include "shim/session/idmap.h"
 #include "shim/session/layer.h"
 #include "shim/session/network.h"
 #include "shim/net/egress.h"
@@ -25,6 +26,7 @@ namespace json = boost::json;
 constexpr const char* kContainerKind = "session-container";
 constexpr const char* kNameKind = "session-name";
 constexpr const char* kLayerKind = "session-layer";
+constexpr const char* kIdRangeKind = "session-idrange";
 constexpr const char* kGvisorOverlayFlag = "--overlay2=root:memory";
 
 Sessions::Sessions(runtime::Options o)
@@ -79,6 +81,7 @@ Status Sessions::Undo(const runtime::JournalEntry& e) {
     return s || s.error().err_no == ENOENT ? Ok() : s;
   }
   if (e.kind == kLayerKind) return UnmountLayer(path);
+  if (e.kind == kIdRangeKind) return ::unlink(path.c_str()) == 0 || errno == ENOENT ? Ok() : ErrnoError("unlink " + path);
   if (net::IsEgressKind(e.kind)) return net::UndoEgress(e.kind, e.data);
   if (e.kind == kNameKind) {
     // Only our own name: another session may hold it by now.
@@ -98,6 +101,33 @@ Status Sessions::Teardown(const std::string& id) {
   return fs::RemoveTree(Dir(id));
 }
 
+// Claims an id range, and mounts the base (dir/base-id) and the workspace (dir/workspace-id)
+// idmapped to it, journaling each step; on failure undoes its own steps (the caller then
+// goes on without a user namespace). Returns the host id container id 0 maps to.
+Result<uint32_t> Sessions::SetUpIdmap(runtime::Journal& journal, const std::string& id, bundle::SessionProfile& p) {
+  auto dir = Dir(id);
+  auto slots = opts_.root / "@idranges";
+  uint32_t slot = TRY(ClaimIdSlot(slots, id));
+  TRY(journal.Append({kIdRangeKind, {{"path", IdSlotFile(slots, slot).string()}}}));
+  uint32_t base = IdBase(slot);
+  auto attempt = [&]() -> Status {
+    auto ns = TRY(MappingNamespace(base));
+    TRY(journal.Append({kLayerKind, {{"path", (dir / "base-id").string()}}}));
+    TRY(IdmappedBind(p.rootfs, dir / "base-id", ns.get()));
+    TRY(journal.Append({kLayerKind, {{"path", (dir / "workspace-id").string()}}}));
+    TRY(IdmappedBind(p.workspace, dir / "workspace-id", ns.get()));
+    return Ok();
+  };
+  if (auto s = attempt(); !s) {
+    (void)UnmountLayer(dir / "workspace-id");
+    (void)UnmountLayer(dir / "base-id");
+    ::unlink(IdSlotFile(slots, slot).c_str());
+    return s.error();
+  }
+  p.workspace_source = (dir / "workspace-id").string();
+  return base;
+}
+
 Status Sessions::RunContainer(const SessionRecord& r) {
   // The sandbox outlives this call: it gets /dev/null, never the caller's stdio or fds.
   proc::DetachedStdio detached;
@@ -105,6 +135,7 @@ Status Sessions::RunContainer(const SessionRecord& r) {
   req.id = r.container_id;
   req.bundle = Dir(r.id) / "bundle";
   req.spec = TRY(bundle::LoadSpec(req.bundle));
+  req.null_stdio = true;
   if (r.layer == "gvisor-overlay") {
     // The base stays untouched: writes land in an overlay in the sandbox's memory. The
     // user's --runsc-flag come after ours and win.
@@ -145,8 +176,6 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
     layer = choice.backend == "native" ? "overlayfs" : "gvisor-overlay";
     if (choice.backend == "native") p.root_path = (dir / "rootfs").string();
   }
-  auto spec_json = TRY(bundle::SessionSpec(p));
-  spec_json["annotations"].as_object()[runtime::kBackendAnnotation] = choice.backend;
 
   auto lock = TRY(store_.Lock(id, runtime::LockMode::kCreate));
   if (fs::Exists(dir / "session.json")) return MakeError("session " + id + " already exists", EEXIST);
@@ -166,12 +195,32 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
       return errno == EEXIST ? MakeError("session name " + name + " is taken", EEXIST) : ErrnoError("name " + name);
   }
   TRY(fs::MkdirAll(dir / "bundle", 0755));
-  TRY(fs::WriteFileAtomic(dir / "bundle" / "config.json", json::serialize(spec_json), 0644));
   TRY(fs::WriteFileAtomic(dir / "last-used", "", 0600, /*sync=*/false));  // its mtime: see MarkUsed
-  if (layer == "overlayfs") {
-    TRY(journal.Append({kLayerKind, {{"path", p.root_path}}}));
-    TRY(MountLayer(p.rootfs, dir / "layer", p.root_path));
+  // M11: a user namespace of its own where the kernel and filesystems allow idmapped mounts.
+  // A joined network namespace (proxy, host) belongs to the host's user namespace and could
+  // not get its sysfs mount: those sessions keep the host's ids for now.
+  std::filesystem::path lower = p.rootfs;
+  if (choice.backend == "native" && p.network == "none") {
+    if (auto base = SetUpIdmap(journal, id, p)) {
+      p.id_base = *base;
+      lower = dir / "base-id";
+    } else {
+      log::Warn("session " + id + ": no user namespace of its own (" + base.error().msg + "): its processes use host ids");
+    }
   }
+  if (layer == "overlayfs") {
+    TRY(fs::MkdirAll(dir / "layer" / "upper", 0755));
+    // The merged root takes its owner from the upper directory: the session's root.
+    if (p.id_base && ::chown((dir / "layer" / "upper").c_str(), p.id_base, p.id_base) != 0)
+      return ErrnoError("chown the session's upper layer");
+    TRY(journal.Append({kLayerKind, {{"path", p.root_path}}}));
+    TRY(MountLayer(lower, dir / "layer", p.root_path));
+  } else if (p.id_base) {
+    p.root_path = lower.string();
+  }
+  auto spec_json = TRY(bundle::SessionSpec(p));
+  spec_json["annotations"].as_object()[runtime::kBackendAnnotation] = choice.backend;
+  TRY(fs::WriteFileAtomic(dir / "bundle" / "config.json", json::serialize(spec_json), 0644));
   SessionRecord r;
   r.id = id;
   r.name = name;
@@ -180,6 +229,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   r.workspace = p.workspace;
   r.rootfs = p.rootfs;
   r.layer = layer;
+  r.id_base = p.id_base;
   r.audit = (opts_.config.audit_dir / (id + ".jsonl")).string();
   r.profile = bundle::ProfileSummary(p);
   r.profile["backend_reason"] = choice.reason;

@@ -75,6 +75,7 @@ class Sessions {
   // it in a crash costs nothing, and exec latency is the product.
   Status Save(const SessionRecord& r, bool durable = true);
   Status RunContainer(const SessionRecord& r);
+  Result<uint32_t> SetUpIdmap(runtime::Journal& journal, const std::string& id, bundle::SessionProfile& p);
   Status Undo(const runtime::JournalEntry& e);
   // Replays the journal and removes the directory; the caller holds the lock.
   Status Teardown(const std::string& id);

@@ -87,6 +87,9 @@ Result<RunnerOutcome> Supervise(CommandSide& side, Streams& io, const RunnerOpti
       if (pid < 0) return ErrnoError("fork");
       if (pid == 0) {
         ::sigprocmask(SIG_SETMASK, &old, nullptr);
+        // Out of the caller's session (its terminal, its ^C): we forward the signals meant
+        // for the command, and nothing started from here may reach the caller's terminal.
+        ::setsid();
         io.InChild();
         ::_exit(side.child());
       }

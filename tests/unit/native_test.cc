@@ -44,9 +44,10 @@ TEST_CASE("plan: namespaces, user first, new ones become clone flags") {
 
 TEST_CASE("plan: what the native runtime refuses, clearly") {
   CHECK_FALSE(PlanFromSpec(Spec(R"({"linux":{"namespaces":[{"type":"pid"}]}})"), "/b").ok());  // no mount ns
-  auto pidjoin = PlanFromSpec(Spec(R"({"linux":{"namespaces":[{"type":"mount"},{"type":"pid","path":"/proc/1/ns/pid"}]}})"), "/b");
-  REQUIRE_FALSE(pidjoin.ok());
-  CHECK(pidjoin.error().msg.find("pid namespace") != std::string::npos);
+  // L6: a profile without a default action is refused, as runc refuses it.
+  auto nodefault = PlanFromSpec(Spec(R"({"linux":{"namespaces":[{"type":"mount"}],"seccomp":{"syscalls":[]}}})"), "/b");
+  REQUIRE_FALSE(nodefault.ok());
+  CHECK(nodefault.error().msg.find("defaultAction") != std::string::npos);
   CHECK_FALSE(PlanFromSpec(Spec(R"({"linux":{"namespaces":[{"type":"mount"},{"type":"user"}]}})"), "/b").ok());
   CHECK_FALSE(PlanFromSpec(Spec(R"({"process":{"args":["x"],"cwd":"/","capabilities":{"bounding":["CAP_BOGUS"]}}})"), "/b").ok());
 }
@@ -199,4 +200,21 @@ TEST_CASE("oom: the oom_kill count from memory.events (v2) and memory.oom_contro
   { std::ofstream(t.path() / "memory" / "memory.oom_control") << "oom_kill_disable 0\nunder_oom 0\noom_kill 1\n"; }
   CHECK(OomKills({t.path() / "memory", t.path() / "pids"}) == 1u);
   CHECK_FALSE(OomKills({t.path() / "pids"}).has_value());
+}
+
+TEST_CASE("plan: pid and mount namespaces given by path are joined, not created") {
+  auto plan = PlanFromSpec(Spec(R"({"linux":{"namespaces":[{"type":"mount","path":"/proc/7/ns/mnt"},
+                                                          {"type":"pid","path":"/proc/7/ns/pid"}]}})"), "/b");
+  REQUIRE_MESSAGE(plan.ok(), (plan.ok() ? "" : plan.error().msg));
+  CHECK((plan->clone_flags & (CLONE_NEWPID | CLONE_NEWNS)) == 0);
+  REQUIRE(plan->namespaces.size() == 2);
+  CHECK(plan->namespaces[1].flag == CLONE_NEWPID);
+  CHECK(plan->namespaces[1].path == "/proc/7/ns/pid");
+}
+
+TEST_CASE("plan: oomScoreAdj reaches the process plan") {
+  auto plan = PlanFromSpec(Spec(R"({"process":{"args":["sh"],"cwd":"/","oomScoreAdj":-17}})"), "/b");
+  REQUIRE(plan.ok());
+  CHECK(plan->process.oom_score_adj == -17);
+  CHECK(plan->keyring.empty());  // the backend names it (KeyringName), or --no-new-keyring
 }

@@ -42,7 +42,7 @@ TEST_CASE("session spec, proxy mode: joins the session's namespace; the variable
   CHECK(Contains(env, "HTTP_PROXY=http://127.0.0.1:3128"));
   CHECK(Contains(env, "https_proxy=http://127.0.0.1:3128"));
   CHECK(Contains(env, "NO_PROXY=localhost,127.0.0.1,::1"));
-  CHECK(boost::json::serialize(*doc).find("secret") == std::string::npos);
+  CHECK(boost::json::serialize(*doc).find("user:secret") == std::string::npos);
   CHECK(boost::json::serialize(*doc).find("corp.example") == std::string::npos);
 
   p.netns_path.clear();  // the session layer must have named the namespace

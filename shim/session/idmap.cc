@@ -1,0 +1,84 @@
+#include "shim/session/idmap.h"
+
+#include <fcntl.h>
+#include <linux/mount.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "shim/core/fs.h"
+
+namespace sandshim::session {
+
+std::filesystem::path IdSlotFile(const std::filesystem::path& dir, uint32_t slot) { return dir / std::to_string(slot); }
+
+Result<uint32_t> ClaimIdSlot(const std::filesystem::path& dir, const std::string& session) {
+  TRY(fs::MkdirAll(dir, 0700));
+  for (uint32_t slot = 0; slot < kIdSlots; ++slot) {
+    UniqueFd f(::open(IdSlotFile(dir, slot).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+    if (!f.valid()) {
+      if (errno == EEXIST) continue;
+      return ErrnoError("claim id range " + std::to_string(slot));
+    }
+    (void)!::write(f.get(), session.data(), session.size());
+    return slot;
+  }
+  return MakeError("no free id range for a session (" + std::to_string(kIdSlots) + " in use)", ENOSPC);
+}
+
+Result<UniqueFd> MappingNamespace(uint32_t base) {
+  int ready[2];
+  if (::pipe2(ready, O_CLOEXEC) != 0) return ErrnoError("pipe");
+  UniqueFd rd(ready[0]), wr(ready[1]);
+  pid_t child = ::fork();
+  if (child < 0) return ErrnoError("fork");
+  if (child == 0) {  // holds the namespace while we write its maps and open it
+    char c = ::unshare(CLONE_NEWUSER) == 0 ? 'u' : 'e';
+    (void)!::write(wr.get(), &c, 1);
+    ::pause();
+    ::_exit(0);
+  }
+  wr.Reset();
+  auto reap = [&] {
+    ::kill(child, SIGKILL);
+    ::waitpid(child, nullptr, 0);
+  };
+  char c = 0;
+  if (::read(rd.get(), &c, 1) != 1 || c != 'u') {
+    reap();
+    return MakeError("cannot make a user namespace for the id mapping", EPERM);
+  }
+  std::string map = "0 " + std::to_string(base) + " " + std::to_string(kIdRangeSize) + "\n";
+  std::string proc = "/proc/" + std::to_string(child);
+  for (const char* f : {"/uid_map", "/gid_map"}) {
+    UniqueFd m(::open((proc + f).c_str(), O_WRONLY | O_CLOEXEC));
+    if (!m.valid() || ::write(m.get(), map.data(), map.size()) != static_cast<ssize_t>(map.size())) {
+      auto e = ErrnoError("write " + proc + f);
+      reap();
+      return e;
+    }
+  }
+  UniqueFd ns(::open((proc + "/ns/user").c_str(), O_RDONLY | O_CLOEXEC));
+  int open_errno = errno;
+  reap();
+  if (!ns.valid()) return MakeError("open " + proc + "/ns/user", open_errno);
+  return ns;
+}
+
+Status IdmappedBind(const std::filesystem::path& src, const std::filesystem::path& target, int userns_fd) {
+  TRY(fs::MkdirAll(target, 0755));
+  UniqueFd tree(static_cast<int>(::syscall(SYS_open_tree, AT_FDCWD, src.c_str(), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)));
+  if (!tree.valid()) return ErrnoError("open_tree " + src.string());
+  mount_attr attr{};
+  attr.attr_set = MOUNT_ATTR_IDMAP | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+  attr.userns_fd = static_cast<uint64_t>(userns_fd);
+  if (::syscall(SYS_mount_setattr, tree.get(), "", AT_EMPTY_PATH, &attr, sizeof attr) != 0)
+    return ErrnoError("idmapped mount of " + src.string());
+  if (::syscall(SYS_move_mount, tree.get(), "", AT_FDCWD, target.c_str(), MOVE_MOUNT_F_EMPTY_PATH) != 0)
+    return ErrnoError("attach " + target.string());
+  return Ok();
+}
+
+}  // namespace sandshim::session

@@ -1,0 +1,37 @@
+// Review M11: a native session runs in a user namespace of its own, container ids 0..65535
+// mapped to a range of host ids no other session uses (IdBase), so root inside is not root
+// outside and no session process is a real host uid (1000 is the first login on Debian).
+// The files keep the ids the platform expects: the shared base and the workspace are seen
+// through idmapped mounts (mount_setattr MOUNT_ATTR_IDMAP), so on-disk uid 1000 is the
+// container's 1000 and what the sandbox writes to the workspace lands on disk as 1000.
+// overlayfs refuses an idmap on the overlay itself but takes an idmapped lower layer: the
+// upper layer then holds the mapped ids (copy-up keeps them), which is the session's own.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "shim/core/result.h"
+#include "shim/core/unique_fd.h"
+
+namespace sandshim::session {
+
+inline constexpr uint32_t kIdRangeSize = 65536;
+// Far above the ranges /etc/subuid tools hand out (100000 + n * 65536), below 2^32 - 1.
+inline constexpr uint32_t kIdRangeBase = 0x10000000;
+inline constexpr uint32_t kIdSlots = 4096;
+// The host id that container id 0 maps to in a slot (pure).
+inline uint32_t IdBase(uint32_t slot) { return kIdRangeBase + slot * kIdRangeSize; }
+
+// Claims the lowest free slot in dir: one file per slot made with O_EXCL, so two creates
+// never take the same range; the file names the session.
+Result<uint32_t> ClaimIdSlot(const std::filesystem::path& dir, const std::string& session);
+std::filesystem::path IdSlotFile(const std::filesystem::path& dir, uint32_t slot);
+
+// A user namespace mapping 0..65535 to base.. (uid and gid), held by its fd only.
+Result<UniqueFd> MappingNamespace(uint32_t base);
+// src seen through the mapping of userns_fd, attached at target (made if missing).
+Status IdmappedBind(const std::filesystem::path& src, const std::filesystem::path& target, int userns_fd);
+
+}  // namespace sandshim::session

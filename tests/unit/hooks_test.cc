@@ -1,0 +1,42 @@
+// shim/native/hooks: the order hooks run in and what a failing one does.
+#include <doctest/doctest.h>
+
+#include "shim/core/fs.h"
+#include "shim/native/hooks.h"
+#include "shim/native/plan.h"
+#include "test_helpers.h"
+
+using namespace sandshim;
+using namespace sandshim::native;
+
+static Hook Sh(const std::string& script) { return Hook{"/bin/sh", {"sh", "-c", script}, {}, 5}; }
+
+TEST_CASE("hooks: poststart/poststop failures warn and the following hooks still run (runtime-spec)") {
+  testing::TempDir t;
+  auto log = (t.path() / "order").string();
+  std::vector<Hook> hooks = {Sh("echo 1 >> " + log), Sh("exit 3"), Sh("echo 3 >> " + log), Sh("exit 4")};
+  auto failed = RunHooksWarn(hooks, "poststop", "{}");
+  REQUIRE(failed.size() == 2);
+  CHECK(failed[0].find("poststop hook") != std::string::npos);
+  CHECK(failed[0].find("status 3") != std::string::npos);
+  CHECK(failed[1].find("status 4") != std::string::npos);
+  CHECK(fs::ReadFile(log).value_or("") == "1\n3\n");
+}
+
+TEST_CASE("hooks: other kinds stop at the first failure (it fails create)") {
+  testing::TempDir t;
+  auto log = (t.path() / "order").string();
+  auto s = RunHooks({Sh("echo 1 >> " + log), Sh("exit 3"), Sh("echo 3 >> " + log)}, "createRuntime", "{}");
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().msg.find("createRuntime hook") != std::string::npos);
+  CHECK(fs::ReadFile(log).value_or("") == "1\n");
+}
+
+TEST_CASE("hooks: the state reaches each hook on stdin with its status and pid") {
+  testing::TempDir t;
+  auto out = (t.path() / "state").string();
+  REQUIRE(RunHook(Sh("cat > " + out), StateWith(R"({"id":"c1"})", "created", 42)).ok());
+  auto text = fs::ReadFile(out).value_or("");
+  CHECK(text.find(R"("status":"created")") != std::string::npos);
+  CHECK(text.find(R"("pid":42)") != std::string::npos);
+}
