@@ -113,7 +113,7 @@ Result<std::vector<std::string>> GvisorBackend::PrepareCreate(const CreateReques
   if (r.no_pivot) log::Debug("--no-pivot ignored: gVisor sets up its own root");
   runsc::PolicyInput in{platform_, config_.runsc_flags, debug_ ? (r.state_dir / "runsc-debug/").string() : ""};
   auto flags = runsc::PolicyFlags(r.spec, in);
-  TRY(fs::MkdirAll(RunscRoot(root_), 0711));
+  TRY(fs::MkdirAll(RunscRoot(root_), 0700));
   // Journal first: a crash between here and a finished create leaves a record gc can undo.
   TRY(j.Append({kRunscJournalKind,
                 {{"runsc_root", RunscRoot(root_).string()},
@@ -155,8 +155,8 @@ static Result<std::filesystem::path> RunscBundle(const CreateRequest& r, const s
       if (!src.empty() && src[0] != '/' && fs::Exists(r.bundle / src)) (*o)["source"] = (r.bundle / src).string();
     }
   auto dir = r.state_dir / "bundle";
-  TRY(fs::MkdirAll(dir, 0755));
-  TRY(fs::WriteFileAtomic(dir / "config.json", json::serialize(doc), 0644));
+  TRY(fs::MkdirAll(dir, 0700));  // runsc reads it as root: the spec's env stays private
+  TRY(fs::WriteFileAtomic(dir / "config.json", json::serialize(doc), 0600));
   return dir;
 }
 

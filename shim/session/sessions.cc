@@ -145,7 +145,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   auto lock = TRY(store_.Lock(id, runtime::LockMode::kCreate));
   if (fs::Exists(dir / "session.json")) return MakeError("session " + id + " already exists", EEXIST);
   if (fs::Exists(dir / "journal.json")) TRY_CTX(Teardown(id), "session " + id + ": clearing a half-made create");
-  TRY(fs::MkdirAll(dir, 0755));
+  TRY(fs::MkdirAll(dir, 0700));  // the spec below holds --env values; the layer the live root
   runtime::Journal journal(dir / "journal.json");
   bool done = false;
   ScopeExit rollback([&] {
@@ -159,8 +159,8 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
     if (::symlink(id.c_str(), NameLink(name).c_str()) != 0)
       return errno == EEXIST ? MakeError("session name " + name + " is taken", EEXIST) : ErrnoError("name " + name);
   }
-  TRY(fs::MkdirAll(dir / "bundle", 0755));
-  TRY(fs::WriteFileAtomic(dir / "bundle" / "config.json", json::serialize(spec_json), 0644));
+  TRY(fs::MkdirAll(dir / "bundle", 0700));
+  TRY(fs::WriteFileAtomic(dir / "bundle" / "config.json", json::serialize(spec_json), 0600));
   TRY(fs::WriteFileAtomic(dir / "last-used", "", 0600, /*sync=*/false));  // its mtime: see MarkUsed
   if (layer == "overlayfs") {
     TRY(journal.Append({kLayerKind, {{"path", p.root_path}}}));
