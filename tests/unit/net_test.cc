@@ -340,3 +340,36 @@ TEST_CASE("net: egress journal data, undo kinds, proxy args and env") {
   CHECK(std::find(env.begin(), env.end(), "HTTP_PROXY=http://127.0.0.1:3128") != env.end());
   CHECK(std::find(env.begin(), env.end(), "https_proxy=http://127.0.0.1:3128") != env.end());
 }
+
+TEST_CASE("net: plain HTTP origin head carries the checked authority as Host, never the client's") {
+  Target t{"allowed.test", 8099, "/b?x=1"};
+  auto h = OriginHead("GET", t, {{"Host", "attacker.example"}, {"Accept", "*/*"}, {"HOST", "evil"},
+                                  {"Proxy-Authorization", "x"}, {"Connection", "X-Secret"}, {"X-Secret", "1"}});
+  CHECK(h.rfind("GET /b?x=1 HTTP/1.1\r\nHost: allowed.test:8099\r\n", 0) == 0);
+  CHECK(h.find("attacker") == std::string::npos);
+  CHECK(h.find("evil") == std::string::npos);
+  CHECK(h.find("Proxy-Authorization") == std::string::npos);
+  CHECK(h.find("X-Secret") == std::string::npos);
+  CHECK(h.find("Accept: */*\r\n") != std::string::npos);
+  CHECK(h.ends_with("Connection: close\r\n\r\n"));
+  CHECK(OriginHead("GET", {"a.test", 80, "/"}, {}).find("Host: a.test\r\n") != std::string::npos);
+  CHECK(OriginHead("GET", {"::1", 8080, "/"}, {}).find("Host: [::1]:8080\r\n") != std::string::npos);
+}
+
+TEST_CASE("net: pipelined plain HTTP requests: only the first request's body is forwarded") {
+  CHECK(*PlainBodyLength(false, false, 0) == 0);
+  CHECK(*PlainBodyLength(false, true, 5) == 5);
+  CHECK_FALSE(PlainBodyLength(true, false, 0).ok());  // chunked: its end needs parsing
+  CHECK_FALSE(PlainBodyLength(true, true, 5).ok());
+  std::string_view after = "GET http://denied.test/d HTTP/1.1\r\nHost: denied.test\r\n\r\n";
+  auto [fwd, drop] = SplitAfterHead(after, 0);  // a GET has no body: the next head is dropped
+  CHECK(fwd.empty());
+  CHECK(drop == after);
+  std::string body_then_head = std::string("hello") + std::string(after);
+  auto [fwd2, drop2] = SplitAfterHead(body_then_head, 5);
+  CHECK(fwd2 == "hello");
+  CHECK(drop2 == after);
+  auto [fwd3, drop3] = SplitAfterHead("hel", 5);  // the rest of the body comes later
+  CHECK(fwd3 == "hel");
+  CHECK(drop3.empty());
+}
