@@ -26,7 +26,6 @@ namespace json = boost::json;
 namespace {
 
 std::vector<std::string> FlagsOf(const ContainerRecord& c) { return bundle::GetStrings(c.backend_data, "flags"); }
-std::filesystem::path NetnsOf(const ContainerRecord& c) { return bundle::GetString(c.backend_data, "control_netns"); }
 
 // The network mode runsc will use: its last --network flag (user flags come last).
 std::string NetworkFlag(const std::vector<std::string>& flags) {
@@ -84,6 +83,15 @@ GvisorBackend::GvisorBackend(std::filesystem::path root, Config config, std::str
 runsc::Client GvisorBackend::ClientFor(const std::vector<std::string>& flags, const std::filesystem::path& state_dir,
                                        const std::filesystem::path& netns) const {
   return runsc::Client(runsc::Global{config_.runsc, RunscRoot(root_), flags, netns}, state_dir / "runsc-error.json");
+}
+
+// The control namespace of a recorded container: as recorded at create, or (a foreground run,
+// whose record is saved before runsc runs) the one at its state dir's fixed path.
+std::filesystem::path GvisorBackend::NetnsOf(const ContainerRecord& c) const {
+  std::filesystem::path recorded = bundle::GetString(c.backend_data, "control_netns");
+  if (!recorded.empty()) return recorded;
+  auto fixed = runsc::ControlNetnsPath(root_ / c.id);
+  return net::IsNetns(fixed) ? fixed : std::filesystem::path();
 }
 
 runsc::Client GvisorBackend::ClientFor(const ContainerRecord& c) const {

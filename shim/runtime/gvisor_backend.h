@@ -45,6 +45,7 @@ class GvisorBackend : public Backend {
   runsc::Client ClientFor(const std::vector<std::string>& flags, const std::filesystem::path& state_dir,
                           const std::filesystem::path& netns) const;
   runsc::Client ClientFor(const ContainerRecord& c) const;
+  std::filesystem::path NetnsOf(const ContainerRecord& c) const;
 
   std::filesystem::path root_;
   Config config_;
