@@ -51,7 +51,7 @@ chmod 644 "$WORK/s1.py"
 # The runsc id of the sandbox whose runsc command line names PATTERN (our root or bundle).
 sandbox_id_naming() { # PATTERN
   local p
-  for p in $(pgrep -f "runsc-sandbox.*$1" 2>/dev/null; pgrep -f "runsc.*boot.*$1" 2>/dev/null); do
+  for p in $(pgrep -f "[r]unsc-sandbox.*$1" 2>/dev/null; pgrep -f "runsc.*boot.*$1" 2>/dev/null); do
     tr '\0' '\n' <"/proc/$p/cmdline" 2>/dev/null | tail -1
     return 0
   done
@@ -113,7 +113,7 @@ check_s1_run() {
   bundle_for "$b" '["sleep","300"]' || return $(fail "bundle")
   "$S" --root "$ROOT" --backend gvisor run --bundle "$b" run-$$ </dev/null >/dev/null 2>&1 &
   pid=$!
-  wait_until 20 sh -c "pgrep -f 'runsc-sandbox.*$ROOT' >/dev/null" || { kill $pid; return $(fail "no sandbox"); }
+  wait_until 20 sh -c "pgrep -f '[r]unsc-sandbox.*$ROOT' >/dev/null" || { kill $pid; return $(fail "no sandbox"); }
   id=$(sandbox_id_naming "$ROOT")
   assert_control_unreachable "$id" "$ROOT" || rc=1
   "$S" --root "$ROOT" kill run-$$ KILL >/dev/null 2>&1
