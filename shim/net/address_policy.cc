@@ -28,7 +28,7 @@ const char* ClassName(AddrClass c) {
     case AddrClass::kBenchmarking: return "benchmarking";
     case AddrClass::kProtocolAssignments: return "IETF protocol assignment";
     case AddrClass::kMetadata: return "cloud metadata";
-    case AddrClass::kThisHost: return "this host's own";
+    case AddrClass::kThisHost: return "local interface";
   }
   return "unknown";
 }
@@ -178,8 +178,11 @@ AddressDecision AddressPolicy::Check(const ip::address& a) const {
     }
   // The host's own addresses (its public one included) reach services that listen on the
   // host for its local network: not the open internet the default allows.
-  if (std::find(host_addresses.begin(), host_addresses.end(), Unwrap(a)) != host_addresses.end() ||
-      std::find(host_addresses.begin(), host_addresses.end(), a) != host_addresses.end())
+  // (Loopback and link-local keep their own, already refused, class.)
+  bool open_class = d.cls == AddrClass::kPublic || d.cls == AddrClass::kDocumentation ||
+                    d.cls == AddrClass::kPrivate || d.cls == AddrClass::kSharedCgnat || d.cls == AddrClass::kUniqueLocal;
+  if (open_class && (std::find(host_addresses.begin(), host_addresses.end(), Unwrap(a)) != host_addresses.end() ||
+                     std::find(host_addresses.begin(), host_addresses.end(), a) != host_addresses.end()))
     d.cls = AddrClass::kThisHost;
   if (d.cls == AddrClass::kPublic || d.cls == AddrClass::kDocumentation) {
     d.allowed = true;

@@ -45,8 +45,8 @@ enum class AddrClass {
   // Cloud instance metadata and platform endpoints (credentials live there). Refused even
   // with --allow-private; only --allow-cidr naming them opens them.
   kMetadata,
-  // An address of one of this host's own interfaces (its public address too): refused
-  // unless --allow-cidr names it. Set by the policy, not by Classify.
+  // An address of one of this host's own interfaces (its public address too) that would
+  // otherwise be open: refused unless --allow-cidr names it. Set by the policy, not by Classify.
   kThisHost,
 };
 

@@ -417,6 +417,9 @@ TEST_CASE("net: this host's own addresses are refused unless --allow-cidr names 
   CHECK_FALSE(p.Check(*ParseAddress("203.0.113.7")).allowed);
   CHECK_FALSE(p.Check(*ParseAddress("::ffff:203.0.113.7")).allowed);
   CHECK_FALSE(p.Check(*ParseAddress("2001:db8::7")).allowed);
+  CHECK(p.Check(*ParseAddress("203.0.113.7")).reason == "203.0.113.7 is a local interface address");
   p.allow.push_back(*ParseCidr("203.0.113.7/32"));
   CHECK(p.Check(*ParseAddress("203.0.113.7")).allowed);
+  p.host_addresses.push_back(*ParseAddress("127.0.0.1"));  // lo keeps its own class and reason
+  CHECK(p.Check(*ParseAddress("127.0.0.1")).rule == "loopback");
 }
