@@ -132,6 +132,48 @@ check_s1_docker() {
   return $rc
 }
 
+# docker --network host: the spec names no network namespace, so runsc would start the
+# sandbox in its own (the control namespace); sandshim gives it the host's by path.
+check_s1_docker_host_network() {
+  local c id rc=0 inside
+  c=$(timeout 60 "${DOCKER_CMD[@]}" run -d --network host --runtime sandshim-gvisor "$TEST_IMAGE" sleep 300) ||
+    return $(fail "docker run --network host")
+  id=$(sandbox_id_naming "$WORK/d")
+  assert_control_unreachable "$id" "$WORK/d" || rc=1
+  inside=$(timeout 60 "${DOCKER_CMD[@]}" exec "$c" cat /proc/net/dev 2>&1 | grep -c ':')
+  [ "$inside" -gt 1 ] || { rc=1; fail "the container sees only lo: it is not on the host network"; }
+  timeout 60 "${DOCKER_CMD[@]}" rm -f "$c" >/dev/null
+  return $rc
+}
+
+check_s1_podman() {
+  local P=$WORK/p id rc=0 pm
+  mkdir -p "$P"
+  cat >"$P/containers.conf" <<CONF
+[containers]
+default_ulimits = ["nofile=$(ulimit -Hn):$(ulimit -Hn)", "nproc=4096:4096"]
+netns = "none"
+[engine]
+cgroup_manager = "cgroupfs"
+events_logger = "file"
+CONF
+  pm=(env CONTAINERS_CONF="$P/containers.conf" podman --root "$P/root" --runroot "$P/runroot" --tmpdir "$P/tmp"
+    --storage-driver overlay --volumepath "$P/volumes" --network-config-dir "$P/net" --cgroup-manager cgroupfs
+    --events-backend file --runtime "$WORK/bin/sandshim-gvisor-podman")
+  printf '#!/bin/sh
+exec %q --backend gvisor --root=%q "$@"
+' "$S" "$P/rtroot" >"$WORK/bin/sandshim-gvisor-podman"
+  chmod +x "$WORK/bin/sandshim-gvisor-podman"
+  timeout 120 "${pm[@]}" load -q -i "$WORK/image.tar" >/dev/null 2>&1 || return $(skip "podman cannot load an image here")
+  timeout 60 "${pm[@]}" run -d --pull never --name pm-$$ "$TEST_IMAGE" sleep 300 >/dev/null || return $(fail "podman run")
+  id=$(sandbox_id_naming "$P/rtroot")
+  assert_control_unreachable "$id" "$P/rtroot" || rc=1
+  timeout 60 "${pm[@]}" rm -af -t 0 >/dev/null 2>&1
+  timeout 60 "${pm[@]}" system reset -f >/dev/null 2>&1 || true
+  grep -o "$P/[^ ]*" /proc/self/mountinfo | sort -r | xargs -r -n1 umount -l 2>/dev/null
+  return $rc
+}
+
 check_s1_ctr() {
   local id rc=0
   timeout 60 "${CTR_CMD[@]}" -n atk run -d --runtime io.containerd.runc.v2 --runc-binary "$WORK/bin/sandshim-gvisor" \
@@ -327,6 +369,8 @@ if [ "${ATTACK_HOST_DAEMONS:-1}" = 1 ]; then
     timeout 120 "${CTR_CMD[@]}" -n atk images import "$WORK/image.tar" >/dev/null; then
     run_check "S1: docker --runtime sandshim, control socket unreachable to a local user" check_s1_docker
     run_check "S1: ctr with sandshim, control socket unreachable to a local user" check_s1_ctr
+    run_check "S1: docker --network host, control socket unreachable, host network kept" check_s1_docker_host_network
+    command -v podman >/dev/null && run_check "S1: podman with sandshim, control socket unreachable to a local user" check_s1_podman
   else
     log "private dockerd/containerd did not start: docker and ctr checks skipped"
     N_SKIP=$((N_SKIP + 1))
