@@ -12,6 +12,7 @@
 #include "shim/core/scope_exit.h"
 #include "shim/runtime/journal.h"
 #include "shim/session/audit.h"
+#include "shim/session/bind_sources.h"
 #include "shim/session/layer.h"
 #include "shim/session/network.h"
 #include "shim/net/egress.h"
@@ -95,6 +96,12 @@ Status Sessions::Teardown(const std::string& id) {
 }
 
 Status Sessions::RunContainer(const SessionRecord& r) {
+  // Sessions made before sources were pinned have no file: nothing to compare with.
+  if (auto pins = fs::ReadFile(Dir(r.id) / "sources.json"); pins) {
+    auto v = TRY(bundle::ParseJson(*pins, "sources.json"));
+    if (!v.is_array()) return MakeError("sources.json: not an array", EINVAL);
+    TRY(VerifyPinned(v.get_array()));
+  }
   runtime::CreateRequest req;
   req.id = r.container_id;
   req.bundle = Dir(r.id) / "bundle";
@@ -128,6 +135,13 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
     return MakeError("--workspace " + profile.workspace + ": not a directory", ENOENT);
   p.rootfs = std::filesystem::canonical(p.rootfs, ec).string();
   if (ec || !std::filesystem::is_directory(p.rootfs)) return MakeError("--rootfs " + profile.rootfs + ": not a directory", ENOENT);
+  // Bind sources: canonical and pinned by identity now, re-checked at every start.
+  json::array pins{TRY(PinSource(p.workspace))};
+  for (auto& m : p.mounts) {
+    auto pin = TRY_CTX(PinSource(m.source), "--mount");
+    m.source = std::string(pin["path"].get_string());
+    pins.push_back(std::move(pin));
+  }
   auto dir = Dir(id);
   NetworkPaths net_paths(dir);
   if (p.network == "proxy") p.netns_path = net_paths.netns.string();
@@ -162,6 +176,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   TRY(fs::MkdirAll(dir / "bundle", 0700));
   TRY(fs::WriteFileAtomic(dir / "bundle" / "config.json", json::serialize(spec_json), 0600));
   TRY(fs::WriteFileAtomic(dir / "last-used", "", 0600, /*sync=*/false));  // its mtime: see MarkUsed
+  TRY(fs::WriteFileAtomic(dir / "sources.json", json::serialize(pins), 0600));
   if (layer == "overlayfs") {
     TRY(journal.Append({kLayerKind, {{"path", p.root_path}}}));
     TRY(MountLayer(p.rootfs, dir / "layer", p.root_path));

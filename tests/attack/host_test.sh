@@ -215,6 +215,28 @@ check_m1_state_private() {
   "$S" --root "$ROOT" session delete m1-gvisor-$$ m1-native-$$ || return $(fail "delete")
 }
 
+# ----------------------------------------------------------------------------- M9
+
+# Session A may write /srv-like shared/, which holds session B's --mount source shared/sub.
+# A swaps sub for a symlink to a host directory; B's next start must not bind that.
+check_m9_bind_source_swap() {
+  local sh=$WORK/shared out
+  mkdir -p "$sh/sub" "$WORK/secret-dir" && echo HOST-SECRET >"$WORK/secret-dir/shadow" && chmod 777 "$sh"
+  "$S" --root "$ROOT" --backend native session create m9a-$$ --rootfs "$WORK/rootfs" --workspace "$WORK/rootfs/tmp"     --mount "$sh:/shared" >/dev/null || return $(fail "create a")
+  "$S" --root "$ROOT" --backend native session create m9b-$$ --rootfs "$WORK/rootfs" --workspace "$WORK/rootfs/tmp"     --mount "$sh/sub:/data" >/dev/null || return $(fail "create b")
+  "$S" --root "$ROOT" session exec m9a-$$ -- sh -c "rm -r /shared/sub && ln -s $WORK/secret-dir /shared/sub" ||
+    return $(fail "the swap from inside a")
+  # Positive control: the path B was created with now leads to the host directory.
+  assert_eq HOST-SECRET "$(cat "$sh/sub/shadow" 2>&1)" "positive control: the swapped path resolves to the host dir" || return
+  "$S" --root "$ROOT" session stop m9b-$$ >/dev/null || return $(fail "stop b")
+  out=$("$S" --root "$ROOT" session start m9b-$$ 2>&1) && {
+    out=$("$S" --root "$ROOT" session exec m9b-$$ -- cat /data/shadow 2>&1)
+    assert_not_contains "$out" HOST-SECRET "b after restart" || return
+  }
+  assert_contains "$out" "bind source" "b's start refuses the swapped source" || return
+  "$S" --root "$ROOT" session delete m9a-$$ m9b-$$ || return $(fail "delete")
+}
+
 # ----------------------------------------------------------------------------- M4
 
 check_m4_annotation_downgrade() {
@@ -352,6 +374,7 @@ run_check "S1 positive control: a local user drives a raw runsc sandbox's contro
 run_check "S1: sandshim gVisor session, control socket unreachable to a local user" check_s1_session
 run_check "S1: sandshim run, control socket unreachable to a local user" check_s1_run
 run_check "M1: state root, audit and --env canary unreadable to a local user" check_m1_state_private
+run_check "M9: a --mount source swapped for a symlink is not bound at the next start" check_m9_bind_source_swap
 run_check "M4: dev.sandshim.backend=native stays on gVisor unless the config allows downgrades" check_m4_annotation_downgrade
 run_check "M2: plain HTTP bound to the checked Host, one checked request per connection" check_m2_host_binding_and_pipelining
 run_check "M8: metadata refused with --allow-private; non-canonical IPv4 literals are addresses" check_m8_metadata_and_literals
