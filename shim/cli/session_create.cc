@@ -1,4 +1,5 @@
 // `session create`: build a session's bundle from a profile file and flags, start its sandbox.
+#include <cctype>
 #include <iostream>
 #include <sstream>
 
@@ -22,6 +23,13 @@ struct SessionCreateArgs {
 };
 
 // Profile file first, then every flag that was given: the command line wins.
+// HTTP_PROXY, https_proxy, NO_PROXY, ALL_PROXY… in either case.
+static bool IsProxyVariable(std::string_view k) {
+  std::string u(k);
+  for (auto& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return u == "HTTP_PROXY" || u == "HTTPS_PROXY" || u == "NO_PROXY" || u == "ALL_PROXY" || u == "FTP_PROXY";
+}
+
 static Result<bundle::SessionProfile> Profile(const SessionCreateArgs& a, CLI::App* sub) {
   bundle::SessionProfile p;
   bundle::ProfileExtras extras;
@@ -73,8 +81,12 @@ static Result<bundle::SessionProfile> Profile(const SessionCreateArgs& a, CLI::A
     progress.Done();
     p.rootfs = built.rootfs.string();
     // The image's environment (PATH, language versions) under ours: profile and flags win.
+    // Never its proxy variables: an image's NO_PROXY=* or HTTP_PROXY would silently steer
+    // the sandbox's traffic around the proxy sandshim set (harmless in proxy mode, where
+    // the relay is the only way out, but a lie in host mode).
     for (const auto& kv : built.config.env)
-      if (auto e = bundle::ParseEnv(kv); e && !p.env.count(e->first)) p.env.emplace(e->first, e->second);
+      if (auto e = bundle::ParseEnv(kv); e && !p.env.count(e->first) && !IsProxyVariable(e->first))
+        p.env.emplace(e->first, e->second);
   }
   if (p.workspace.empty()) return MakeError("--workspace is required", EINVAL);
   return p;

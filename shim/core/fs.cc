@@ -40,7 +40,12 @@ Status WriteFileAtomic(const std::filesystem::path& path, std::string_view data,
   std::filesystem::path tmp = path;
   tmp += ".tmp." + std::to_string(::getpid());
   {
-    UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode));
+    // O_EXCL|O_NOFOLLOW: a caller-chosen path (--pid-file) may lie in a directory others
+    // can write, where a planted symlink at the temp name would make us write through it. A
+    // leftover of a crashed writer with our pid is removed (unlink never follows) once.
+    constexpr int kFlags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+    UniqueFd fd(::open(tmp.c_str(), kFlags, mode));
+    if (!fd.valid() && errno == EEXIST && ::unlink(tmp.c_str()) == 0) fd = UniqueFd(::open(tmp.c_str(), kFlags, mode));
     if (!fd.valid()) return ErrnoError("create " + tmp.string());
     if (auto s = WriteAll(fd.get(), data, tmp.string()); !s) {
       ::unlink(tmp.c_str());

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "shim/core/netns_scope.h"
 #include "shim/core/scope_exit.h"
 
 extern char** environ;
@@ -33,6 +34,7 @@ Result<pid_t> Start(const Launch& l, const sigset_t& mask) {
   for (const auto& a : l.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   pid_t pid = -1;
+  auto ns = TRY(NetnsScope::Enter(l.netns));  // posix_spawn's child starts where this thread is
   int rc = ::posix_spawn(&pid, l.exe.c_str(), &fa, &attr, argv.data(), environ);
   if (rc != 0) return MakeError("exec " + l.exe + ": " + std::strerror(rc), rc);
   return pid;

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <sys/types.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct Launch {
   // A new session; a terminal opened (without O_NOCTTY) by one of the actions then becomes
   // its controlling terminal.
   bool new_session = false;
+  // Non-empty: the network namespace the child starts in (runsc verbs run in their
+  // sandbox's private control namespace: see shim/runsc/control_netns.h).
+  std::filesystem::path netns;
   // Descriptors the actions read from, closed when the Launch goes away.
   std::vector<UniqueFd> owned;
 

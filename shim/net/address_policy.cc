@@ -1,5 +1,9 @@
 #include "shim/net/address_policy.h"
 
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+
 #include <algorithm>
 #include <charconv>
 
@@ -23,6 +27,8 @@ const char* ClassName(AddrClass c) {
     case AddrClass::kReserved: return "reserved";
     case AddrClass::kBenchmarking: return "benchmarking";
     case AddrClass::kProtocolAssignments: return "IETF protocol assignment";
+    case AddrClass::kMetadata: return "cloud metadata";
+    case AddrClass::kThisHost: return "local interface";
   }
   return "unknown";
 }
@@ -48,8 +54,21 @@ ip::address Unwrap(const ip::address& a) {
   return a;
 }
 
+// Instance metadata and platform endpoints: AWS (IMDS, ECS task, DNS, NTP), GCP/Azure/
+// OpenStack/DigitalOcean (169.254.169.254), Azure WireServer (public space), Alibaba (CGNAT
+// space), Oracle (192.0.0.192), AWS IPv6 IMDS/DNS/NTP (unique-local space).
+static bool IsMetadata(const ip::address& a) {
+  static const char* const kList[] = {"169.254.169.254", "169.254.170.2", "169.254.169.253", "169.254.169.123",
+                                      "168.63.129.16",  "100.100.100.200", "192.0.0.192",   "fd00:ec2::254",
+                                      "fd00:ec2::253",  "fd00:ec2::23",    "fd00:ec2::123"};
+  for (const char* m : kList)
+    if (a == ip::make_address(m)) return true;
+  return false;
+}
+
 AddrClass Classify(const ip::address& in) {
   ip::address a = Unwrap(in);
+  if (IsMetadata(a)) return AddrClass::kMetadata;
   if (a.is_v4()) {
     uint32_t v = a.to_v4().to_uint();
     if (v == 0) return AddrClass::kUnspecified;
@@ -87,8 +106,34 @@ Result<ip::address> ParseAddress(std::string_view text) {
   std::string t(text);
   if (t.size() >= 2 && t.front() == '[' && t.back() == ']') t = t.substr(1, t.size() - 2);
   auto a = ip::make_address(t, ec);
-  if (ec) return MakeError("'" + std::string(text) + "' is not an IP address", EINVAL);
-  return a;
+  if (!ec) return a;
+  // inet_aton's forms; only digits, dots and hex so that no name with letters qualifies
+  // beyond "0x" prefixes (inet_aton also takes trailing text after a space).
+  in_addr v4{};
+  bool numeric = !t.empty() && t.find_first_not_of("0123456789abcdefABCDEFxX.") == std::string::npos &&
+                 std::isdigit(static_cast<unsigned char>(t.front()));
+  if (numeric && ::inet_aton(t.c_str(), &v4) == 1) return ip::address(ip::address_v4(ntohl(v4.s_addr)));
+  return MakeError("'" + std::string(text) + "' is not an IP address", EINVAL);
+}
+
+std::vector<ip::address> HostAddresses() {
+  std::vector<ip::address> out;
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) return out;
+  for (auto* i = list; i; i = i->ifa_next) {
+    if (!i->ifa_addr) continue;
+    if (i->ifa_addr->sa_family == AF_INET) {
+      auto* s = reinterpret_cast<sockaddr_in*>(i->ifa_addr);
+      out.emplace_back(ip::address_v4(ntohl(s->sin_addr.s_addr)));
+    } else if (i->ifa_addr->sa_family == AF_INET6) {
+      auto* s = reinterpret_cast<sockaddr_in6*>(i->ifa_addr);
+      ip::address_v6::bytes_type b;
+      std::copy(std::begin(s->sin6_addr.s6_addr), std::end(s->sin6_addr.s6_addr), b.begin());
+      out.emplace_back(ip::address_v6(b));
+    }
+  }
+  ::freeifaddrs(list);
+  return out;
 }
 
 Result<Cidr> ParseCidr(std::string_view text) {
@@ -131,6 +176,14 @@ AddressDecision AddressPolicy::Check(const ip::address& a) const {
       d.reason = a.to_string() + " is allowed by --allow-cidr " + c.text;
       return d;
     }
+  // The host's own addresses (its public one included) reach services that listen on the
+  // host for its local network: not the open internet the default allows.
+  // (Loopback and link-local keep their own, already refused, class.)
+  bool open_class = d.cls == AddrClass::kPublic || d.cls == AddrClass::kDocumentation ||
+                    d.cls == AddrClass::kPrivate || d.cls == AddrClass::kSharedCgnat || d.cls == AddrClass::kUniqueLocal;
+  if (open_class && (std::find(host_addresses.begin(), host_addresses.end(), Unwrap(a)) != host_addresses.end() ||
+                     std::find(host_addresses.begin(), host_addresses.end(), a) != host_addresses.end()))
+    d.cls = AddrClass::kThisHost;
   if (d.cls == AddrClass::kPublic || d.cls == AddrClass::kDocumentation) {
     d.allowed = true;
     d.rule = "default";

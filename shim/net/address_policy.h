@@ -42,13 +42,23 @@ enum class AddrClass {
   kReserved,
   kBenchmarking,
   kProtocolAssignments,
+  // Cloud instance metadata and platform endpoints (credentials live there). Refused even
+  // with --allow-private; only --allow-cidr naming them opens them.
+  kMetadata,
+  // An address of one of this host's own interfaces (its public address too) that would
+  // otherwise be open: refused unless --allow-cidr names it. Set by the policy, not by Classify.
+  kThisHost,
 };
 
 const char* ClassName(AddrClass c);  // "loopback", "link-local", "private", ...
 AddrClass Classify(const boost::asio::ip::address& a);
 // The IPv4 address an IPv6 address carries (mapped, compatible, NAT64), else a itself.
 boost::asio::ip::address Unwrap(const boost::asio::ip::address& a);
+// Also the IPv4 forms inet_aton takes and resolvers and URL parsers honour (2130706433,
+// 0x7f.1, 127.1, 0177.0.0.1): they are addresses, never names to look up or pass upstream.
 Result<boost::asio::ip::address> ParseAddress(std::string_view text);
+// The addresses of this host's interfaces, best effort (empty if getifaddrs fails).
+std::vector<boost::asio::ip::address> HostAddresses();
 
 struct Cidr {
   boost::asio::ip::address base;
@@ -69,6 +79,7 @@ struct AddressDecision {
 struct AddressPolicy {
   bool allow_private = false;
   std::vector<Cidr> allow;
+  std::vector<boost::asio::ip::address> host_addresses;  // this host's interfaces (getifaddrs)
   AddressDecision Check(const boost::asio::ip::address& a) const;
 };
 

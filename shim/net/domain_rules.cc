@@ -12,6 +12,17 @@ std::string NormalizeHost(std::string_view host) {
   while (!host.empty() && host.back() == '.') host.remove_suffix(1);
   std::string out(host);
   std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  // IPv4 in the forms inet_aton takes (2130706433, 0x7f.1, 127.1, 0177.0.0.1) is an address,
+  // not a name: written canonically, rules and the address checks see it as one, and it is
+  // never handed to a resolver or an upstream proxy to interpret.
+  unsigned char buf[16];
+  in_addr v4{};
+  bool numeric = !out.empty() && out.find_first_not_of("0123456789abcdefx.") == std::string::npos &&
+                 std::isdigit(static_cast<unsigned char>(out.front()));
+  if (numeric && inet_pton(AF_INET, out.c_str(), buf) != 1 && inet_aton(out.c_str(), &v4) == 1) {
+    char text[INET_ADDRSTRLEN];
+    if (inet_ntop(AF_INET, &v4, text, sizeof text)) out = text;
+  }
   return out;
 }
 

@@ -1,6 +1,7 @@
 #include "shim/net/http_request.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <strings.h>
 
@@ -85,6 +86,43 @@ bool IsHopByHop(std::string_view name) {
 std::string Authority(std::string_view host, uint16_t port) {
   bool v6 = host.find(':') != std::string_view::npos;
   return (v6 ? "[" + std::string(host) + "]" : std::string(host)) + ":" + std::to_string(port);
+}
+
+static std::string Lower(std::string_view v) {
+  std::string out(v);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string OriginHead(std::string_view method, const Target& t,
+                       const std::vector<std::pair<std::string, std::string>>& headers) {
+  std::string h = std::string(method) + " " + t.origin_form + " HTTP/1.1\r\n";
+  h += "Host: " + (t.port == 80 ? t.host : Authority(t.host, t.port)) + "\r\n";
+  // Headers the client listed in Connection are hop-by-hop too (RFC 9110 7.6.1).
+  std::string conn_tokens = ",";
+  for (const auto& [name, value] : headers)
+    if (Lower(name) == "connection") conn_tokens += Lower(value) + ",";
+  std::erase(conn_tokens, ' ');
+  for (const auto& [name, value] : headers) {
+    std::string lower = Lower(name);
+    if (lower == "host" || IsHopByHop(name) || conn_tokens.find("," + lower + ",") != std::string::npos) continue;
+    h.append(name).append(": ").append(value).append("\r\n");
+  }
+  h += "Connection: close\r\n\r\n";
+  return h;
+}
+
+Result<uint64_t> PlainBodyLength(bool has_transfer_encoding, bool has_content_length, uint64_t content_length) {
+  if (has_transfer_encoding)
+    return MakeError("request bodies with Transfer-Encoding are not relayed over plain HTTP (send Content-Length, or "
+                     "use https)",
+                     EINVAL);
+  return has_content_length ? content_length : 0;
+}
+
+std::pair<std::string_view, std::string_view> SplitAfterHead(std::string_view buffered, uint64_t body_left) {
+  size_t body = static_cast<size_t>(std::min<uint64_t>(body_left, buffered.size()));
+  return {buffered.substr(0, body), buffered.substr(body)};
 }
 
 }  // namespace sandshim::net

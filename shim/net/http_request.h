@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "shim/core/result.h"
 
@@ -28,5 +30,21 @@ Result<Target> ParseAbsoluteTarget(std::string_view target);
 bool IsHopByHop(std::string_view name);
 // "host:port" for a Host header or a CONNECT line, bracketing IPv6 literals.
 std::string Authority(std::string_view host, uint16_t port);
+
+// The head sent to the origin for a plain-HTTP request. Host is always the authority that
+// was checked (the client's own Host is dropped: a CDN routes by Host, so "GET
+// http://allowed/ Host: elsewhere" would reach an origin nobody allowed). Hop-by-hop headers
+// and those the client's Connection header names are dropped; Connection: close is added.
+std::string OriginHead(std::string_view method, const Target& t,
+                       const std::vector<std::pair<std::string, std::string>>& headers);
+
+// One plain-HTTP request per connection, each one checked: after a head, only its own body
+// goes to the origin. The body's length comes from Content-Length; a Transfer-Encoding body
+// is refused (its end is found only by parsing the chunks, and a second request could
+// follow it unchecked). Bytes after the body (pipelined requests) are never forwarded.
+Result<uint64_t> PlainBodyLength(bool has_transfer_encoding, bool has_content_length, uint64_t content_length);
+// Splits bytes read after a head into what belongs to the body (forwarded) and what
+// follows it (dropped), given how much of the body is still to come.
+std::pair<std::string_view, std::string_view> SplitAfterHead(std::string_view buffered, uint64_t body_left);
 
 }  // namespace sandshim::net

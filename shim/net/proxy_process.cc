@@ -79,6 +79,7 @@ static Result<ProxyOptions> BuildOptions(const ProxyProcessOptions& o) {
   }
   p.rules = TRY(DomainRules::Make(allow, deny));
   for (const auto& c : cidrs) p.addresses.allow.push_back(TRY_CTX(ParseCidr(c), "--allow-cidr"));
+  p.addresses.host_addresses = HostAddresses();
   if (!upstream.empty()) p.upstream = TRY(ParseProxyUrl(upstream));
   if (allow.empty()) log::Warn("proxy: no allow rules: every destination will be refused");
   p.session = o.session;

@@ -88,6 +88,7 @@ const char* StatusText(int status) {
     case 400: return "Bad Request";
     case 403: return "Forbidden";
     case 408: return "Request Timeout";
+    case 411: return "Length Required";
     case 431: return "Request Header Fields Too Large";
     case 502: return "Bad Gateway";
     case 503: return "Service Unavailable";
@@ -144,6 +145,9 @@ class Conn : public std::enable_shared_from_this<Conn> {
     uint64_t bytes = 0;
     std::vector<char> copybuf;
     size_t off = 0;
+    // Bytes still to be read from src and forwarded; unset: no limit (CONNECT tunnels and
+    // answers). A plain-HTTP request's body: nothing after it is read.
+    std::optional<uint64_t> limit;
   };
 
   void OnHead(error_code ec) {
@@ -168,6 +172,12 @@ class Conn : public std::enable_shared_from_this<Conn> {
     rec_.rule = d.rule;
     if (!d.allowed) return Reply(403, d.reason, "deny", d.rule);
     reason_ = d.reason;
+    if (!connect_) {
+      auto length = parser_->content_length();
+      auto body = PlainBodyLength(req.count(http::field::transfer_encoding) > 0, length.has_value(), length.value_or(0));
+      if (!body) return Reply(411, body.error().msg, "error", "transfer-encoding");
+      up_.limit = *body;
+    }
     bool ip_literal = IsIpLiteral(target_.host);
     if (ip_literal) {
       // An IP literal needs no resolution, and is checked even when an upstream proxy
@@ -268,9 +278,16 @@ class Conn : public std::enable_shared_from_this<Conn> {
       out_.clear();
       to_dst = OriginRequest();
     }
-    // Bytes the client sent after its head (a TLS ClientHello, a request body) go first.
+    // Bytes the client sent after its head (a TLS ClientHello, a request body) go first;
+    // for plain HTTP only the body: a pipelined request after it was not checked.
     auto extra = buf_.data();
-    to_dst.append(static_cast<const char*>(extra.data()), extra.size());
+    std::string_view buffered(static_cast<const char*>(extra.data()), extra.size());
+    auto [forward, dropped] = SplitAfterHead(buffered, up_.limit.value_or(buffered.size()));
+    to_dst.append(forward);
+    if (up_.limit) *up_.limit -= forward.size();
+    if (!dropped.empty())
+      reason_ += (reason_.empty() ? "" : "; ") + std::to_string(dropped.size()) +
+                 " bytes after the request not forwarded (one request per connection)";
     buf_.consume(buf_.size());
     auto from_up = upbuf_.data();
     pending_down_.assign(static_cast<const char*>(from_up.data()), from_up.size());
@@ -291,25 +308,10 @@ class Conn : public std::enable_shared_from_this<Conn> {
   }
 
   std::string OriginRequest() {
-    auto& req = parser_->get();
-    std::string h = rec_.method + " " + target_.origin_form + " HTTP/1.1\r\n";
-    bool host = false;
-    // Headers the client listed in Connection are hop-by-hop too (RFC 9110 7.6.1).
-    std::string conn_tokens = "," + std::string(req[http::field::connection]) + ",";
-    for (auto& c : conn_tokens) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    std::erase(conn_tokens, ' ');
-    for (const auto& f : req) {
-      std::string_view name(f.name_string().data(), f.name_string().size());
-      if (IsHopByHop(name)) continue;
-      std::string lower(name);
-      for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      if (conn_tokens.find("," + lower + ",") != std::string::npos) continue;
-      if (lower == "host") host = true;
-      h.append(name).append(": ").append(f.value().data(), f.value().size()).append("\r\n");
-    }
-    if (!host) h += "Host: " + (target_.port == 80 ? target_.host : Authority(target_.host, target_.port)) + "\r\n";
-    h += "Connection: close\r\n\r\n";
-    return h;
+    std::vector<std::pair<std::string, std::string>> headers;
+    for (const auto& f : parser_->get())
+      headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
+    return OriginHead(rec_.method, target_, headers);
   }
 
   void StartTunnel() {
@@ -356,9 +358,17 @@ class Conn : public std::enable_shared_from_this<Conn> {
       });
     };
     for (int round = 0; round < 64; ++round) {
+      if (d.held == 0 && !d.eof && d.limit && *d.limit == 0) {
+        // The request is complete: the client is not read again. No half-close towards
+        // the origin (some take it for an abort); its answer ends the connection.
+        d.done = true;
+        if (up_.done && down_.done) Finish();
+        return;
+      }
       if (d.held == 0 && !d.eof) {
         ssize_t n = Fill(d, src.native_handle());
         if (n > 0) {
+          if (d.limit) *d.limit -= static_cast<uint64_t>(n);
           d.held = static_cast<size_t>(n);
         } else if (n == 0) {
           d.eof = true;
@@ -396,10 +406,12 @@ class Conn : public std::enable_shared_from_this<Conn> {
   // until they are forwarded and the sender pays to allocate fresh ones; a copy frees them
   // at once. --relay-mode splice: src -> pipe -> dst with splice(2), no user-space copy.
   ssize_t Fill(Dir& d, int fd) {
-    if (srv_->opts.splice) return ::splice(fd, nullptr, d.pipe[1], nullptr, kPipeSize, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+    size_t want = srv_->opts.splice ? kPipeSize : kCopyBuf;
+    if (d.limit) want = static_cast<size_t>(std::min<uint64_t>(want, *d.limit));
+    if (srv_->opts.splice) return ::splice(fd, nullptr, d.pipe[1], nullptr, want, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
     if (d.copybuf.empty()) d.copybuf.resize(kCopyBuf);
     d.off = 0;
-    return ::read(fd, d.copybuf.data(), d.copybuf.size());
+    return ::read(fd, d.copybuf.data(), want);
   }
   ssize_t Drain(Dir& d, int fd) {
     if (srv_->opts.splice)

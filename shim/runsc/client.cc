@@ -11,6 +11,7 @@
 
 #include "shim/core/fs.h"
 #include "shim/core/log.h"
+#include "shim/core/netns_scope.h"
 #include "shim/core/proc.h"
 #include "shim/core/spawn.h"
 #include "shim/core/unique_fd.h"
@@ -93,6 +94,7 @@ Error Client::Failed(std::string_view what, const std::string& describe) {
 
 Result<std::string> Client::Captured(std::vector<std::string> argv, std::string_view what) {
   LogArgv(argv);
+  auto ns = TRY(NetnsScope::Enter(g_.netns));
   auto o = TRY(spawn::Run({.argv = std::move(argv), .timeout = std::chrono::seconds(60)}));
   if (!o.Success()) return Failed(what, o.Describe());
   return o.out;
@@ -104,6 +106,7 @@ Status Client::Create(std::string_view id, const CreateOpts& opts) {
   ::unlink(error_log_.c_str());
   auto argv = WithErrorLog(CreateArgv(g_, opts, id), error_log_);
   LogArgv(argv);
+  auto ns = TRY(NetnsScope::Enter(g_.netns));  // where runsc binds the control socket
   // runsc create leaves the sandbox and gofer running: they must not share our caller's job.
   auto o = TRY(spawn::Run({.argv = std::move(argv), .capture = false, .new_session = true}));
   if (!o.Success()) {
@@ -119,6 +122,7 @@ Result<int> Client::Run(std::string_view id, const CreateOpts& opts) {
   ::unlink(error_log_.c_str());
   auto argv = WithErrorLog(RunArgv(g_, opts, id, false), error_log_);
   LogArgv(argv);
+  auto ns = TRY(NetnsScope::Enter(g_.netns));  // where runsc binds the control socket
   auto o = TRY(spawn::Run({.argv = std::move(argv), .capture = false, .forward_signals = true}));
   // runsc exits 128 with a logged error when it could not run the container at all.
   std::string msg = LastLoggedError();
@@ -167,6 +171,7 @@ Result<spawn::Launch> Client::ExecLaunch(std::string_view id, const std::string&
   spawn::Launch l;
   l.argv = ExecArgv(g_, o, id);
   l.exe = spawn::Resolve(l.argv[0]);
+  l.netns = g_.netns;
   l.Dup(fd.get(), fd.get());
   l.owned.push_back(std::move(fd));
   LogArgv(l.argv);
@@ -178,6 +183,8 @@ Error Client::ExecReplace(std::string_view id, const std::string& process_json, 
   if (!l) return l.error();
   int fd = l->owned.front().get();
   ::fcntl(fd, F_SETFD, 0);  // what the launch's dup2 onto itself would do
+  auto ns = NetnsScope::Enter(l->netns);  // for good: this process becomes runsc
+  if (!ns) return Failed("exec", ns.error().msg);
   Error e = spawn::Replace(l->argv);
   return Failed("exec", e.msg);
 }
@@ -194,7 +201,11 @@ Result<pid_t> Client::ExecDetached(std::string_view id, const ExecOpts& opts,
   ::unlink(error_log_.c_str());
   auto argv = WithErrorLog(ExecArgv(g_, fg, id), error_log_);
   LogArgv(argv);
-  pid_t pid = TRY(spawn::Start(argv));
+  pid_t pid = 0;
+  {
+    auto ns = TRY(NetnsScope::Enter(g_.netns));
+    pid = TRY(spawn::Start(argv));
+  }
   // runsc writes the internal pid once the process runs in the sandbox; if the runsc exec
   // exits first, the exec failed (or the process was very short-lived and already done).
   for (int i = 0; i < 3000; ++i) {
@@ -221,6 +232,8 @@ Status Client::Destroy(const Owner& owner, const std::string& cgroups_path) {
   // Only ask runsc when it still knows the container (a finished `runsc run` deleted it
   // already; each runsc call costs ~30 ms). The sweeps below cover whatever it misses.
   if (HasStateFiles(owner)) {
+    auto ns = NetnsScope::Enter(g_.netns);
+    if (!ns) note(ns.error());
     auto del = spawn::Run({.argv = DeleteArgv(g_, owner.id, true), .timeout = std::chrono::seconds(30)});
     if (del && !del->Success()) log::Debug("runsc delete " + owner.id + ": " + del->Describe());
   }

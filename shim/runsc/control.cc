@@ -8,6 +8,8 @@
 #include <cstring>
 #include <vector>
 
+#include "shim/core/netns_scope.h"
+
 namespace sandshim::runsc {
 namespace json = boost::json;
 namespace {
@@ -24,7 +26,18 @@ std::string ControlProtocolFor(std::string_view runsc_version) {
   return "";
 }
 
-Result<ControlConnection> ControlConnection::Connect(std::string_view sandbox_id, pid_t sandbox_pid) {
+Status CheckControlPeer(pid_t peer, std::optional<uint64_t> peer_start, const proc::ProcessId& sandbox) {
+  if (peer != sandbox.pid)
+    return MakeError("control socket is held by pid " + std::to_string(peer) + ", not the sandbox's " +
+                         std::to_string(sandbox.pid),
+                     EPERM);
+  if (sandbox.start != 0 && (!peer_start || *peer_start != sandbox.start))
+    return MakeError("control socket is held by a later process with the sandbox's pid " + std::to_string(peer), EPERM);
+  return Ok();
+}
+
+Result<ControlConnection> ControlConnection::Connect(std::string_view sandbox_id, const proc::ProcessId& sandbox,
+                                                     const std::filesystem::path& netns) {
   // runsc binds "\0runsc-sandbox.<id>\0": abstract, and the trailing NUL is part of the name.
   std::string name = "runsc-sandbox." + std::string(sandbox_id);
   sockaddr_un addr{};
@@ -32,7 +45,12 @@ Result<ControlConnection> ControlConnection::Connect(std::string_view sandbox_id
   if (name.size() + 2 > sizeof addr.sun_path) return MakeError("sandbox id too long: " + std::string(sandbox_id), EINVAL);
   std::memcpy(addr.sun_path + 1, name.data(), name.size());
   auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + name.size() + 2);
-  UniqueFd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  UniqueFd s;
+  {
+    // The name is looked up in the namespace the socket was made in.
+    auto ns = TRY(NetnsScope::Enter(netns));
+    s = UniqueFd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  }
   if (!s.valid()) return ErrnoError("socket");
   if (::connect(s.get(), reinterpret_cast<sockaddr*>(&addr), len) != 0)
     return ErrnoError("connect to sandbox " + std::string(sandbox_id));
@@ -42,10 +60,11 @@ Result<ControlConnection> ControlConnection::Connect(std::string_view sandbox_id
   ucred peer{};
   socklen_t plen = sizeof peer;
   if (::getsockopt(s.get(), SOL_SOCKET, SO_PEERCRED, &peer, &plen) != 0) return ErrnoError("SO_PEERCRED");
-  if (peer.pid != sandbox_pid)
-    return MakeError("control socket of sandbox " + std::string(sandbox_id) + " is held by pid " +
-                         std::to_string(peer.pid) + ", not the sandbox's " + std::to_string(sandbox_pid),
-                     EPERM);
+  // The start time is read after connecting: the peer's credentials were fixed when it
+  // listened, so a process that has that pid now and started when the sandbox did is it.
+  auto start = proc::StartTime(peer.pid);
+  if (auto ok = CheckControlPeer(peer.pid, start ? std::optional(*start) : std::nullopt, sandbox); !ok)
+    return ok.error().Wrap("sandbox " + std::string(sandbox_id));
   return ControlConnection(std::move(s));
 }
 
@@ -100,8 +119,9 @@ Result<json::value> ControlConnection::Call(std::string_view method, const json:
   return Receive();
 }
 
-Status SignalInSandbox(std::string_view cid, pid_t sandbox_pid, pid_t pid, int sig) {
-  auto conn = TRY(ControlConnection::Connect(cid, sandbox_pid));
+Status SignalInSandbox(std::string_view cid, const proc::ProcessId& sandbox, const std::filesystem::path& netns,
+                       pid_t pid, int sig) {
+  auto conn = TRY(ControlConnection::Connect(cid, sandbox, netns));
   TRY(conn.Call("containerManager.Signal", json::object{{"CID", cid}, {"Signo", sig}, {"PID", pid}, {"Mode", 0}}));
   return Ok();
 }

@@ -8,10 +8,13 @@
 #include <sys/types.h>
 
 #include <boost/json.hpp>
+#include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 
+#include "shim/core/proc.h"
 #include "shim/core/result.h"
 #include "shim/core/unique_fd.h"
 
@@ -23,9 +26,11 @@ std::string ControlProtocolFor(std::string_view runsc_version);
 
 class ControlConnection {
  public:
-  // Connects to the control socket of the sandbox with this id (an abstract socket), and
-  // refuses one whose listener is not the sandbox process, sandbox_pid.
-  static Result<ControlConnection> Connect(std::string_view sandbox_id, pid_t sandbox_pid);
+  // Connects to the control socket of the sandbox with this id (an abstract socket in the
+  // network namespace netns, empty: ours), and refuses one whose listener is not the sandbox
+  // process: same pid and same start time (a recycled pid is someone else).
+  static Result<ControlConnection> Connect(std::string_view sandbox_id, const proc::ProcessId& sandbox,
+                                           const std::filesystem::path& netns);
   // Sends one call; fds travel with its first bytes.
   Status Send(std::string_view method, const boost::json::value& arg, std::span<const int> fds = {});
   // Reads the answer to the call sent last: its result, or the remote error.
@@ -40,7 +45,11 @@ class ControlConnection {
 
 // Sends sig to the process pid of the sandbox's container cid, on a connection of its own
 // (containerManager.Signal, delivered to that process only).
-Status SignalInSandbox(std::string_view cid, pid_t sandbox_pid, pid_t pid, int sig);
+Status SignalInSandbox(std::string_view cid, const proc::ProcessId& sandbox, const std::filesystem::path& netns,
+                       pid_t pid, int sig);
+// The control socket's listener may talk for the sandbox: it is the sandbox process itself
+// (pid and start time; start 0: not recorded, pid only). Pure; unit-tested.
+Status CheckControlPeer(pid_t peer, std::optional<uint64_t> peer_start, const proc::ProcessId& sandbox);
 
 // The answer text of one call, parsed (pure; unit-tested): the result, or the remote error.
 Result<boost::json::value> ParseControlAnswer(const boost::json::value& answer);

@@ -14,6 +14,9 @@ struct Global {
   std::string binary = "runsc";
   std::filesystem::path root;      // runsc's own state, under sandshim's root
   std::vector<std::string> flags;  // policy flags: --network=…, --platform=…, --net-raw, …
+  // Where every verb runs: the container's control namespace (control_netns.h); empty for
+  // containers made before there was one. Not part of argv.
+  std::filesystem::path netns;
 };
 
 struct CreateOpts {

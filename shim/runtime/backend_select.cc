@@ -20,12 +20,21 @@ Result<BackendChoice> Demand(const std::string& b, const std::string& who, const
 }  // namespace
 
 Result<BackendChoice> SelectBackend(const SelectInput& in) {
-  for (const auto& [value, who] : {std::pair{in.flag, std::string("--backend")},
-                                   std::pair{in.config, std::string("the config file")},
-                                   std::pair{in.annotation, std::string("annotation ") + kBackendAnnotation}}) {
+  const std::pair<const std::string&, std::string> sources[] = {
+      {in.flag, "--backend"}, {in.config, "the config file"}, {in.annotation, std::string("annotation ") + kBackendAnnotation}};
+  for (const auto& [value, who] : sources) {
     if (value.empty()) continue;
     if (!Valid(value)) return MakeError("invalid backend \"" + value + "\" from " + who + ": want auto, gvisor or native", EINVAL);
-    if (value != "auto") return Demand(value, who, in);
+    if (value == "auto") continue;
+    // An annotation asking for less isolation than auto gives is ignored unless allowed.
+    bool from_annotation = &value == &in.annotation;
+    if (from_annotation && value == "native" && !in.annotation_may_downgrade) {
+      if (!in.gvisor_usable) break;  // auto gives native anyway, and says why
+      return BackendChoice{"gvisor", "auto: gVisor works here (" + who +
+                                         "=native ignored: the config does not set allow_annotation_downgrade)",
+                           false};
+    }
+    return Demand(value, who, in);
   }
   if (in.gvisor_usable) return BackendChoice{"gvisor", "auto: gVisor works here", false};
   if (in.native_available)

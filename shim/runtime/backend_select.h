@@ -1,6 +1,8 @@
 // Which isolation a container gets. Precedence: the --backend flag, then the config file,
-// then the container's dev.sandshim.backend annotation — but an annotation (which an
-// untrusted image or user may set) can never weaken an explicit operator choice. "auto"
+// then the container's dev.sandshim.backend annotation. An annotation is set by whoever
+// starts the container (docker --annotation, pod annotations), not by the operator, so it
+// may only ask for more isolation: "gvisor" is honoured, "native" only when the operator's
+// config sets allow_annotation_downgrade (it never overrides an explicit choice). "auto"
 // takes gVisor when runsc works here, else native, and says so; "gvisor" fails closed.
 #pragma once
 
@@ -22,6 +24,7 @@ struct SelectInput {
   std::string flag;        // --backend ("" if not given)
   std::string config;      // config file's backend ("auto" by default)
   std::string annotation;  // spec annotation ("" if absent)
+  bool annotation_may_downgrade = false;  // config allow_annotation_downgrade
   bool gvisor_usable = false;
   std::string gvisor_problem;  // why not, when not usable
   bool native_available = false;

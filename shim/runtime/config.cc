@@ -21,6 +21,10 @@ Result<Config> ParseConfig(std::string_view text) {
   c.runsc = bundle::GetString(o, "runsc", c.runsc);
   c.runsc_flags = bundle::GetStrings(o, "runsc_flags");
   c.platform = bundle::GetString(o, "platform");
+  if (const auto* v = o.if_contains("allow_annotation_downgrade")) {
+    if (!v->is_bool()) return MakeError("sandshim config: allow_annotation_downgrade must be true or false", EINVAL);
+    c.allow_annotation_downgrade = v->get_bool();
+  }
   c.cache_dir = bundle::GetString(o, "cache_dir", c.cache_dir.string());
   c.audit_dir = bundle::GetString(o, "audit_dir", c.audit_dir.string());
   if (c.backend != "auto" && c.backend != "gvisor" && c.backend != "native")

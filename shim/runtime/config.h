@@ -16,6 +16,9 @@ struct Config {
   std::string runsc = "runsc";            // binary name or path
   std::vector<std::string> runsc_flags;   // extra global runsc flags; win over sandshim's policy
   std::string platform;                   // empty: probe
+  // Lets a container's dev.sandshim.backend=native annotation move it off gVisor under
+  // "auto". Off: whoever starts a container could otherwise choose weaker isolation.
+  bool allow_annotation_downgrade = false;
   std::filesystem::path cache_dir = "/run/sandshim/cache";
   // Session audit logs (<audit_dir>/<session>.jsonl): outside the runtime root, so they
   // outlive the sessions they describe.

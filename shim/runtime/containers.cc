@@ -46,6 +46,7 @@ Result<BackendChoice> Containers::Choose(const bundle::Spec& spec, std::string* 
   in.flag = opts_.backend_flag;
   in.config = opts_.config.backend;
   if (auto it = spec.annotations.find(kBackendAnnotation); it != spec.annotations.end()) in.annotation = it->second;
+  in.annotation_may_downgrade = opts_.config.allow_annotation_downgrade;
   // An explicit native choice needs no knowledge of runsc.
   bool native_asked = in.flag == "native" || (in.flag.empty() && in.config == "native");
   auto probe = native_asked ? runsc::ProbeResult{.error = "not probed: native requested"}

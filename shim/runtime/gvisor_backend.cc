@@ -16,6 +16,8 @@
 #include "shim/core/log.h"
 #include "shim/runsc/flags.h"
 #include "shim/runsc/control.h"
+#include "shim/net/netns.h"
+#include "shim/runsc/control_netns.h"
 #include "shim/runsc/exec_args.h"
 #include "shim/runsc/spec_fixups.h"
 
@@ -24,6 +26,14 @@ namespace json = boost::json;
 namespace {
 
 std::vector<std::string> FlagsOf(const ContainerRecord& c) { return bundle::GetStrings(c.backend_data, "flags"); }
+
+// The network mode runsc will use: its last --network flag (user flags come last).
+std::string NetworkFlag(const std::vector<std::string>& flags) {
+  std::string mode;
+  for (const auto& f : flags)
+    if (runsc::FlagName(f) == "network" && f.find('=') != std::string::npos) mode = f.substr(f.find('=') + 1);
+  return mode;
+}
 
 json::array ToArray(const std::vector<std::string>& v) {
   json::array a;
@@ -41,6 +51,20 @@ Result<pid_t> ReadPidFile(const std::filesystem::path& file) {
   return pid;
 }
 
+// An open reference to the network namespace this thread is in, named by a path that stays
+// valid while it lives (runsc opens it during create, which we wait for).
+class HostNetns {
+ public:
+  Result<std::string> Path() {
+    if (!fd_.valid()) fd_ = UniqueFd(::open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC));
+    if (!fd_.valid()) return ErrnoError("open /proc/thread-self/ns/net");
+    return "/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(fd_.get());
+  }
+
+ private:
+  UniqueFd fd_;
+};
+
 std::string RandomSuffix() {
   static std::mt19937_64 rng{std::random_device{}()};
   return std::to_string(rng() % 1000000000);
@@ -56,12 +80,22 @@ GvisorBackend::GvisorBackend(std::filesystem::path root, Config config, std::str
       runsc_version_(std::move(runsc_version)),
       debug_(debug) {}
 
-runsc::Client GvisorBackend::ClientFor(const std::vector<std::string>& flags, const std::filesystem::path& state_dir) const {
-  return runsc::Client(runsc::Global{config_.runsc, RunscRoot(root_), flags}, state_dir / "runsc-error.json");
+runsc::Client GvisorBackend::ClientFor(const std::vector<std::string>& flags, const std::filesystem::path& state_dir,
+                                       const std::filesystem::path& netns) const {
+  return runsc::Client(runsc::Global{config_.runsc, RunscRoot(root_), flags, netns}, state_dir / "runsc-error.json");
+}
+
+// The control namespace of a recorded container: as recorded at create, or (a foreground run,
+// whose record is saved before runsc runs) the one at its state dir's fixed path.
+std::filesystem::path GvisorBackend::NetnsOf(const ContainerRecord& c) const {
+  std::filesystem::path recorded = bundle::GetString(c.backend_data, "control_netns");
+  if (!recorded.empty()) return recorded;
+  auto fixed = runsc::ControlNetnsPath(root_ / c.id);
+  return net::IsNetns(fixed) ? fixed : std::filesystem::path();
 }
 
 runsc::Client GvisorBackend::ClientFor(const ContainerRecord& c) const {
-  return ClientFor(FlagsOf(c), root_ / c.id);
+  return ClientFor(FlagsOf(c), root_ / c.id, NetnsOf(c));
 }
 
 std::string GvisorBackend::RunscId(const std::filesystem::path& root, std::string_view id) {
@@ -87,7 +121,7 @@ Result<std::vector<std::string>> GvisorBackend::PrepareCreate(const CreateReques
   if (r.no_pivot) log::Debug("--no-pivot ignored: gVisor sets up its own root");
   runsc::PolicyInput in{platform_, config_.runsc_flags, debug_ ? (r.state_dir / "runsc-debug/").string() : ""};
   auto flags = runsc::PolicyFlags(r.spec, in);
-  TRY(fs::MkdirAll(RunscRoot(root_), 0711));
+  TRY(fs::MkdirAll(RunscRoot(root_), 0700));
   // Journal first: a crash between here and a finished create leaves a record gc can undo.
   TRY(j.Append({kRunscJournalKind,
                 {{"runsc_root", RunscRoot(root_).string()},
@@ -95,7 +129,9 @@ Result<std::vector<std::string>> GvisorBackend::PrepareCreate(const CreateReques
                  {"bundle", r.bundle.string()},
                  {"runsc_bundle", (r.state_dir / "bundle").string()},
                  {"cgroups_path", r.spec.cgroups_path},
+                 {"control_netns", runsc::ControlNetnsPath(r.state_dir).string()},
                  {"flags", ToArray(flags)}}}));
+  TRY(runsc::CreateControlNetns(runsc::ControlNetnsPath(r.state_dir)));
   return flags;
 }
 
@@ -104,9 +140,20 @@ Result<std::vector<std::string>> GvisorBackend::PrepareCreate(const CreateReques
 // gofer findable: its command line names only --bundle, and callers share bundles (tests,
 // platforms running one image many times), so the caller's bundle would match other
 // containers' gofers too.
-static Result<std::filesystem::path> RunscBundle(const CreateRequest& r) {
+// host_netns: a path to the namespace sandshim runs in. runsc starts the sandbox of a
+// --network=host container that names no network namespace in runsc's own namespace, which
+// is now the private control namespace: such a spec is given sandshim's namespace by path.
+static Result<std::filesystem::path> RunscBundle(const CreateRequest& r, const std::vector<std::string>& flags,
+                                                 const std::string& host_netns) {
   json::object doc = r.spec.doc;
   runsc::FixupSpec(doc);
+  if (NetworkFlag(flags) == "host" && !bundle::FindNamespace(r.spec, "network")) {
+    auto* lx = doc.if_contains("linux") ? doc["linux"].if_object() : nullptr;
+    if (!lx) lx = &(doc["linux"] = json::object()).get_object();
+    auto* nss = lx->if_contains("namespaces") ? (*lx)["namespaces"].if_array() : nullptr;
+    if (!nss) nss = &((*lx)["namespaces"] = json::array()).get_array();
+    nss->push_back(json::object{{"type", "network"}, {"path", host_netns}});
+  }
   if (auto* root = doc.if_contains("root") ? doc["root"].if_object() : nullptr)
     (*root)["path"] = bundle::RootfsPath(r.spec, r.bundle).string();
   if (auto* mounts = doc.if_contains("mounts") ? doc["mounts"].if_array() : nullptr)
@@ -116,8 +163,8 @@ static Result<std::filesystem::path> RunscBundle(const CreateRequest& r) {
       if (!src.empty() && src[0] != '/' && fs::Exists(r.bundle / src)) (*o)["source"] = (r.bundle / src).string();
     }
   auto dir = r.state_dir / "bundle";
-  TRY(fs::MkdirAll(dir, 0755));
-  TRY(fs::WriteFileAtomic(dir / "config.json", json::serialize(doc), 0644));
+  TRY(fs::MkdirAll(dir, 0700));  // runsc reads it as root: the spec's env stays private
+  TRY(fs::WriteFileAtomic(dir / "config.json", json::serialize(doc), 0600));
   return dir;
 }
 
@@ -143,14 +190,16 @@ Result<Created> GvisorBackend::Create(const CreateRequest& r, Journal& j) {
   auto flags = TRY(PrepareCreate(r, j));
   fault::Point("create.after-journal");
   auto pid_file = r.pid_file.value_or(r.state_dir / "init.pid");
-  auto bundle_dir = TRY(RunscBundle(r));
-  TRY(ClientFor(flags, r.state_dir).Create(RunscId(root_, r.id), {.bundle = bundle_dir, .pid_file = pid_file, .console_socket = r.console_socket}));
+  HostNetns host;
+  auto bundle_dir = TRY(RunscBundle(r, flags, TRY(host.Path())));
+  TRY(ClientFor(flags, r.state_dir, runsc::ControlNetnsPath(r.state_dir)).Create(RunscId(root_, r.id), {.bundle = bundle_dir, .pid_file = pid_file, .console_socket = r.console_socket}));
   pid_t pid = TRY(ReadPidFile(pid_file));
   auto start = proc::StartTime(pid);
   Created c;
   c.init = {pid, start ? *start : 0};
   c.data = {{"flags", ToArray(flags)}, {"platform", platform_}, {"network", runsc::NetworkMode(r.spec)},
-            {"cgroups_path", r.spec.cgroups_path}, {"control", runsc::ControlProtocolFor(runsc_version_)}};
+            {"cgroups_path", r.spec.cgroups_path}, {"control", runsc::ControlProtocolFor(runsc_version_)},
+            {"control_netns", runsc::ControlNetnsPath(r.state_dir).string()}};
   return c;
 }
 
@@ -158,8 +207,9 @@ Result<int> GvisorBackend::Run(const CreateRequest& r, Journal& j) {
   TRY(CheckExecutable(r));
   auto flags = TRY(PrepareCreate(r, j));
   fault::Point("run.after-journal");
-  auto bundle_dir = TRY(RunscBundle(r));
-  return ClientFor(flags, r.state_dir).Run(RunscId(root_, r.id), {.bundle = bundle_dir, .pid_file = r.pid_file, .console_socket = r.console_socket});
+  HostNetns host;
+  auto bundle_dir = TRY(RunscBundle(r, flags, TRY(host.Path())));
+  return ClientFor(flags, r.state_dir, runsc::ControlNetnsPath(r.state_dir)).Run(RunscId(root_, r.id), {.bundle = bundle_dir, .pid_file = r.pid_file, .console_socket = r.console_socket});
 }
 
 Status GvisorBackend::Start(const ContainerRecord& c) {
@@ -185,8 +235,9 @@ namespace {
 // (the wait status) makes the connection readable when the process exits.
 class SandboxRunning : public proc::Running {
  public:
-  SandboxRunning(runsc::ControlConnection wait, pid_t pid, std::string cid, pid_t sandbox)
-      : wait_(std::move(wait)), pid_(pid), cid_(std::move(cid)), sandbox_(sandbox) {}
+  SandboxRunning(runsc::ControlConnection wait, pid_t pid, std::string cid, proc::ProcessId sandbox,
+                 std::filesystem::path netns)
+      : wait_(std::move(wait)), pid_(pid), cid_(std::move(cid)), sandbox_(sandbox), netns_(std::move(netns)) {}
   pid_t Pid() const override { return pid_; }
   int WaitFd() const override { return wait_.fd(); }
   Result<int> Reap() override {
@@ -196,13 +247,14 @@ class SandboxRunning : public proc::Running {
     if (ec) return MakeError("sandbox: WaitPID answered without a status", EPROTO);
     return static_cast<int>(status);
   }
-  Status Signal(int sig) override { return runsc::SignalInSandbox(cid_, sandbox_, pid_, sig); }
+  Status Signal(int sig) override { return runsc::SignalInSandbox(cid_, sandbox_, netns_, pid_, sig); }
 
  private:
   runsc::ControlConnection wait_;
   pid_t pid_;
   std::string cid_;
-  pid_t sandbox_;
+  proc::ProcessId sandbox_;
+  std::filesystem::path netns_;
 };
 
 }  // namespace
@@ -225,7 +277,7 @@ Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecDirect(const Container
   if (!args) return none;
   // sandshim's sandboxes hold one container, whose id is the sandbox's; its pid is the
   // container's init as recorded (checked against its start time before this call).
-  auto conn = runsc::ControlConnection::Connect(cid, c.init.pid);
+  auto conn = runsc::ControlConnection::Connect(cid, c.init, NetnsOf(c));
   if (!conn) {
     log::Debug(conn.error().msg + ": exec through runsc");
     return none;
@@ -244,10 +296,10 @@ Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecDirect(const Container
   if (ec || p <= 0) return MakeError("sandbox: ExecuteAsync answered without a pid", EPROTO);
   if (auto sent = conn->Send("containerManager.WaitPID", json::object{{"PID", p}, {"CID", cid}}); !sent) {
     // Started but nobody would wait for it: end it rather than leave it running.
-    (void)runsc::SignalInSandbox(cid, c.init.pid, p, SIGKILL);
+    (void)runsc::SignalInSandbox(cid, c.init, NetnsOf(c), p, SIGKILL);
     return sent.error();
   }
-  return std::unique_ptr<proc::Running>(std::make_unique<SandboxRunning>(std::move(*conn), p, cid, c.init.pid));
+  return std::unique_ptr<proc::Running>(std::make_unique<SandboxRunning>(std::move(*conn), p, cid, c.init, NetnsOf(c)));
 }
 
 Result<int> GvisorBackend::Exec(const ContainerRecord& c, const ExecRequest& r) {
@@ -319,12 +371,18 @@ Status GvisorBackend::Undo(const JournalEntry& e) {
   if (e.kind != kRunscJournalKind) return MakeError("gvisor backend cannot undo \"" + e.kind + "\"", EINVAL);
   std::filesystem::path runsc_root = bundle::GetString(e.data, "runsc_root");
   std::string id = bundle::GetString(e.data, "id");
-  runsc::Client client(runsc::Global{config_.runsc, runsc_root, bundle::GetStrings(e.data, "flags")},
+  std::filesystem::path netns = bundle::GetString(e.data, "control_netns");
+  // A namespace never made (a crash before it) is entered by no one.
+  if (!netns.empty() && !net::IsNetns(netns)) netns.clear();
+  runsc::Client client(runsc::Global{config_.runsc, runsc_root, bundle::GetStrings(e.data, "flags"), netns},
                        runsc_root / (id + ".error.json"));
   // Processes are matched by runsc id or by our own per-container bundle, never by the
   // caller's bundle (which other containers may share).
-  return client.Destroy({runsc_root, id, bundle::GetString(e.data, "runsc_bundle")},
-                        bundle::GetString(e.data, "cgroups_path"));
+  auto destroyed = client.Destroy({runsc_root, id, bundle::GetString(e.data, "runsc_bundle")},
+                                  bundle::GetString(e.data, "cgroups_path"));
+  auto removed = netns.empty() ? Status(Ok()) : runsc::RemoveControlNetns(netns);
+  if (!destroyed) return destroyed;
+  return removed;
 }
 
 }  // namespace sandshim::runtime

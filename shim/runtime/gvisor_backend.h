@@ -42,8 +42,10 @@ class GvisorBackend : public Backend {
 
  private:
   Result<std::vector<std::string>> PrepareCreate(const CreateRequest& r, Journal& j);
-  runsc::Client ClientFor(const std::vector<std::string>& flags, const std::filesystem::path& state_dir) const;
+  runsc::Client ClientFor(const std::vector<std::string>& flags, const std::filesystem::path& state_dir,
+                          const std::filesystem::path& netns) const;
   runsc::Client ClientFor(const ContainerRecord& c) const;
+  std::filesystem::path NetnsOf(const ContainerRecord& c) const;
 
   std::filesystem::path root_;
   Config config_;

@@ -26,7 +26,7 @@ Status Journal::Append(JournalEntry e) {
   entries_.push_back(std::move(e));
   json::array arr;
   for (const auto& x : entries_) arr.push_back(json::object{{"kind", x.kind}, {"data", x.data}});
-  auto s = fs::WriteFileAtomic(file_, json::serialize(arr), 0644, durable_);
+  auto s = fs::WriteFileAtomic(file_, json::serialize(arr), 0600, durable_);
   if (!s) entries_.pop_back();  // not durable: the caller must not create the resource
   return s;
 }

@@ -20,9 +20,12 @@ Result<RecordLock> StateStore::LockImpl(std::string_view id, LockMode mode, bool
   TRY(ValidateId(id));
   auto dir = Dir(id);
   if (mode == LockMode::kCreate) {
-    // The runsc sandbox's helpers run unprivileged and read files we place here: 0755.
-    TRY(fs::MkdirAll(root_, 0711));
-    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return ErrnoError("mkdir " + dir.string());
+    // Private: records, specs and journals carry the caller's secrets (--env), and nothing
+    // unprivileged needs them (runsc reads its bundle as root; the gofer serves the rootfs
+    // with its own capabilities). An existing root made 0711 by an older sandshim is closed.
+    TRY(fs::MkdirAll(root_, 0700));
+    if (::chmod(root_.c_str(), 0700) != 0) return ErrnoError("chmod " + root_.string());
+    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return ErrnoError("mkdir " + dir.string());
   }
   auto lock_path = dir / ".lock";
   for (;;) {
@@ -42,7 +45,7 @@ Result<RecordLock> StateStore::LockImpl(std::string_view id, LockMode mode, bool
         held.st_dev == now.st_dev)
       return RecordLock(std::string(id), std::move(fd));
     if (mode != LockMode::kCreate) return NotFound(id).error();
-    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return ErrnoError("mkdir " + dir.string());
+    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return ErrnoError("mkdir " + dir.string());
   }
 }
 
@@ -61,7 +64,7 @@ Result<ContainerRecord> StateStore::Load(std::string_view id) const {
 }
 
 Status StateStore::Save(const RecordLock& lock, const ContainerRecord& r) const {
-  return fs::WriteFileAtomic(Dir(lock.id()) / "state.json", boost::json::serialize(ToJson(r)), 0644, r.durable);
+  return fs::WriteFileAtomic(Dir(lock.id()) / "state.json", boost::json::serialize(ToJson(r)), 0600, r.durable);
 }
 
 Status StateStore::Erase(const RecordLock& lock) const { return fs::RemoveAll(Dir(lock.id())); }

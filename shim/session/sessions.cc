@@ -14,6 +14,7 @@
 #include "shim/core/scope_exit.h"
 #include "shim/runtime/journal.h"
 #include "shim/session/audit.h"
+#include "shim/session/bind_sources.h"
 #include "shim/session/idmap.h"
 #include "shim/session/layer.h"
 #include "shim/session/network.h"
@@ -129,6 +130,12 @@ Result<uint32_t> Sessions::SetUpIdmap(runtime::Journal& journal, const std::stri
 }
 
 Status Sessions::RunContainer(const SessionRecord& r) {
+  // Sessions made before sources were pinned have no file: nothing to compare with.
+  if (auto pins = fs::ReadFile(Dir(r.id) / "sources.json"); pins) {
+    auto v = TRY(bundle::ParseJson(*pins, "sources.json"));
+    if (!v.is_array()) return MakeError("sources.json: not an array", EINVAL);
+    TRY(VerifyPinned(v.get_array()));
+  }
   // The sandbox outlives this call: it gets /dev/null, never the caller's stdio or fds.
   proc::DetachedStdio detached;
   runtime::CreateRequest req;
@@ -165,6 +172,13 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
     return MakeError("--workspace " + profile.workspace + ": not a directory", ENOENT);
   p.rootfs = std::filesystem::canonical(p.rootfs, ec).string();
   if (ec || !std::filesystem::is_directory(p.rootfs)) return MakeError("--rootfs " + profile.rootfs + ": not a directory", ENOENT);
+  // Bind sources: canonical and pinned by identity now, re-checked at every start.
+  json::array pins{TRY(PinSource(p.workspace))};
+  for (auto& m : p.mounts) {
+    auto pin = TRY_CTX(PinSource(m.source), "--mount");
+    m.source = std::string(pin["path"].get_string());
+    pins.push_back(std::move(pin));
+  }
   auto dir = Dir(id);
   NetworkPaths net_paths(dir);
   if (p.network == "proxy") p.netns_path = net_paths.netns.string();
@@ -180,7 +194,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   auto lock = TRY(store_.Lock(id, runtime::LockMode::kCreate));
   if (fs::Exists(dir / "session.json")) return MakeError("session " + id + " already exists", EEXIST);
   if (fs::Exists(dir / "journal.json")) TRY_CTX(Teardown(id), "session " + id + ": clearing a half-made create");
-  TRY(fs::MkdirAll(dir, 0755));
+  TRY(fs::MkdirAll(dir, 0700));  // the spec below holds --env values; the layer the live root
   runtime::Journal journal(dir / "journal.json");
   bool done = false;
   ScopeExit rollback([&] {
@@ -194,8 +208,9 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
     if (::symlink(id.c_str(), NameLink(name).c_str()) != 0)
       return errno == EEXIST ? MakeError("session name " + name + " is taken", EEXIST) : ErrnoError("name " + name);
   }
-  TRY(fs::MkdirAll(dir / "bundle", 0755));
+  TRY(fs::MkdirAll(dir / "bundle", 0700));
   TRY(fs::WriteFileAtomic(dir / "last-used", "", 0600, /*sync=*/false));  // its mtime: see MarkUsed
+  TRY(fs::WriteFileAtomic(dir / "sources.json", json::serialize(pins), 0600));
   // M11: a user namespace of its own where the kernel and filesystems allow idmapped mounts.
   // A joined network namespace (proxy, host) belongs to the host's user namespace and could
   // not get its sysfs mount: those sessions keep the host's ids for now.
@@ -220,7 +235,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   }
   auto spec_json = TRY(bundle::SessionSpec(p));
   spec_json["annotations"].as_object()[runtime::kBackendAnnotation] = choice.backend;
-  TRY(fs::WriteFileAtomic(dir / "bundle" / "config.json", json::serialize(spec_json), 0644));
+  TRY(fs::WriteFileAtomic(dir / "bundle" / "config.json", json::serialize(spec_json), 0600));  // --env values
   SessionRecord r;
   r.id = id;
   r.name = name;

@@ -107,7 +107,7 @@ check_raw_ip() {
 check_metadata_and_private() {
   local out
   out=$(body -x "$P" http://meta.test/latest/meta-data/)
-  assert_contains "$out" "169.254.169.254 is a link-local address" "metadata by name" || return
+  assert_contains "$out" "169.254.169.254 is a cloud metadata address" "metadata by name" || return
   out=$(body -x "$P" http://169.254.169.254/latest/meta-data/)
   assert_contains "$out" "raw IP destination 169.254.169.254" "metadata by IP" || return
   out=$(body -x "$P" http://private.test:8080/)
@@ -119,7 +119,7 @@ check_metadata_and_private() {
   # Allowed when asked: --allow-private opens 10/8 but still not the metadata range.
   local Q=http://127.0.0.1:$PORT_priv
   assert_eq PRIVATE-CONTENT "$(body -x "$Q" http://private.test:8080/)" "--allow-private reaches 10.x" || return
-  assert_contains "$(body -x "$Q" http://meta.test/)" "link-local" "--allow-private keeps metadata closed"
+  assert_contains "$(body -x "$Q" http://meta.test/)" "cloud metadata" "--allow-private keeps metadata closed"
 }
 
 check_rebinding() {

@@ -87,7 +87,7 @@ static AddrClass C(const char* a) { return Classify(*ParseAddress(a)); }
 TEST_CASE("net: address classes, IPv4") {
   CHECK(C("127.0.0.1") == AddrClass::kLoopback);
   CHECK(C("127.255.0.9") == AddrClass::kLoopback);
-  CHECK(C("169.254.169.254") == AddrClass::kLinkLocal);
+  CHECK(C("169.254.169.254") == AddrClass::kMetadata);
   CHECK(C("169.254.0.1") == AddrClass::kLinkLocal);
   CHECK(C("10.0.0.5") == AddrClass::kPrivate);
   CHECK(C("172.16.0.1") == AddrClass::kPrivate);
@@ -122,12 +122,12 @@ TEST_CASE("net: address classes, IPv6 and IPv4 wrapped in IPv6") {
   CHECK(C("2001:db8::1") == AddrClass::kDocumentation);
   CHECK(C("2606:4700::1111") == AddrClass::kPublic);
   CHECK(C("::ffff:127.0.0.1") == AddrClass::kLoopback);
-  CHECK(C("::ffff:169.254.169.254") == AddrClass::kLinkLocal);
+  CHECK(C("::ffff:169.254.169.254") == AddrClass::kMetadata);
   CHECK(C("::ffff:10.1.2.3") == AddrClass::kPrivate);
   CHECK(C("::ffff:8.8.8.8") == AddrClass::kPublic);
   CHECK(C("::10.1.2.3") == AddrClass::kPrivate);         // IPv4-compatible
   CHECK(C("64:ff9b::7f00:1") == AddrClass::kLoopback);    // NAT64 of 127.0.0.1
-  CHECK(C("64:ff9b::a9fe:a9fe") == AddrClass::kLinkLocal);  // NAT64 of the metadata address
+  CHECK(C("64:ff9b::a9fe:a9fe") == AddrClass::kMetadata);  // NAT64 of the metadata address
 }
 
 TEST_CASE("net: address policy defaults, --allow-private, --allow-cidr") {
@@ -339,4 +339,87 @@ TEST_CASE("net: egress journal data, undo kinds, proxy args and env") {
   auto env = ProxyEnv(3128);
   CHECK(std::find(env.begin(), env.end(), "HTTP_PROXY=http://127.0.0.1:3128") != env.end());
   CHECK(std::find(env.begin(), env.end(), "https_proxy=http://127.0.0.1:3128") != env.end());
+}
+
+TEST_CASE("net: plain HTTP origin head carries the checked authority as Host, never the client's") {
+  Target t{"allowed.test", 8099, "/b?x=1"};
+  auto h = OriginHead("GET", t, {{"Host", "attacker.example"}, {"Accept", "*/*"}, {"HOST", "evil"},
+                                  {"Proxy-Authorization", "x"}, {"Connection", "X-Secret"}, {"X-Secret", "1"}});
+  CHECK(h.rfind("GET /b?x=1 HTTP/1.1\r\nHost: allowed.test:8099\r\n", 0) == 0);
+  CHECK(h.find("attacker") == std::string::npos);
+  CHECK(h.find("evil") == std::string::npos);
+  CHECK(h.find("Proxy-Authorization") == std::string::npos);
+  CHECK(h.find("X-Secret") == std::string::npos);
+  CHECK(h.find("Accept: */*\r\n") != std::string::npos);
+  CHECK(h.ends_with("Connection: close\r\n\r\n"));
+  CHECK(OriginHead("GET", {"a.test", 80, "/"}, {}).find("Host: a.test\r\n") != std::string::npos);
+  CHECK(OriginHead("GET", {"::1", 8080, "/"}, {}).find("Host: [::1]:8080\r\n") != std::string::npos);
+}
+
+TEST_CASE("net: pipelined plain HTTP requests: only the first request's body is forwarded") {
+  CHECK(*PlainBodyLength(false, false, 0) == 0);
+  CHECK(*PlainBodyLength(false, true, 5) == 5);
+  CHECK_FALSE(PlainBodyLength(true, false, 0).ok());  // chunked: its end needs parsing
+  CHECK_FALSE(PlainBodyLength(true, true, 5).ok());
+  std::string_view after = "GET http://denied.test/d HTTP/1.1\r\nHost: denied.test\r\n\r\n";
+  auto [fwd, drop] = SplitAfterHead(after, 0);  // a GET has no body: the next head is dropped
+  CHECK(fwd.empty());
+  CHECK(drop == after);
+  std::string body_then_head = std::string("hello") + std::string(after);
+  auto [fwd2, drop2] = SplitAfterHead(body_then_head, 5);
+  CHECK(fwd2 == "hello");
+  CHECK(drop2 == after);
+  auto [fwd3, drop3] = SplitAfterHead("hel", 5);  // the rest of the body comes later
+  CHECK(fwd3 == "hel");
+  CHECK(drop3.empty());
+}
+
+TEST_CASE("net: metadata addresses are refused even with --allow-private, unless --allow-cidr names them") {
+  AddressPolicy p;
+  p.allow_private = true;
+  for (const char* m : {"169.254.169.254", "fd00:ec2::254", "100.100.100.200", "168.63.129.16", "169.254.170.2",
+                        "::ffff:169.254.169.254", "192.0.0.192"}) {
+    CAPTURE(m);
+    auto a = *ParseAddress(m);
+    CHECK(Classify(a) == AddrClass::kMetadata);
+    CHECK_FALSE(p.Check(a).allowed);
+  }
+  CHECK(p.Check(*ParseAddress("100.100.100.1")).allowed);  // the rest of CGNAT: still --allow-private
+  CHECK(p.Check(*ParseAddress("fd00:ec2::1")).allowed);
+  p.allow.push_back(*ParseCidr("100.100.100.200/32"));
+  CHECK(p.Check(*ParseAddress("100.100.100.200")).allowed);
+}
+
+TEST_CASE("net: non-canonical IPv4 literals are addresses, as inet_aton reads them") {
+  for (const char* t : {"2130706433", "0x7f.1", "127.1", "0177.0.0.1", "0x7f000001", "127.0.1"}) {
+    CAPTURE(t);
+    CHECK(NormalizeHost(t).rfind("127.0.", 0) == 0);
+    CHECK(IsIpLiteral(NormalizeHost(t)));
+    CHECK(ParseAddress(t)->to_string().rfind("127.0.", 0) == 0);
+  }
+  CHECK(NormalizeHost("2852039166") == "169.254.169.254");
+  for (const char* name : {"example.com", "1e100.net", "123abc.de", "cafe.example", "0x7f.example"}) {
+    CAPTURE(name);
+    CHECK(NormalizeHost(name) == name);
+    CHECK_FALSE(IsIpLiteral(NormalizeHost(name)));
+  }
+  // So '*' (names only) does not admit them, and no upstream proxy ever sees them as names.
+  auto rules = *DomainRules::Make({"*"}, {});
+  auto t = *ParseAbsoluteTarget("http://2130706433/");
+  CHECK(t.host == "127.0.0.1");
+  CHECK_FALSE(rules.Decide(t.host, t.port).allowed);
+}
+
+TEST_CASE("net: this host's own addresses are refused unless --allow-cidr names them") {
+  AddressPolicy p;
+  p.host_addresses = {*ParseAddress("203.0.113.7"), *ParseAddress("2001:db8::7")};
+  CHECK(p.Check(*ParseAddress("203.0.113.8")).allowed);
+  CHECK_FALSE(p.Check(*ParseAddress("203.0.113.7")).allowed);
+  CHECK_FALSE(p.Check(*ParseAddress("::ffff:203.0.113.7")).allowed);
+  CHECK_FALSE(p.Check(*ParseAddress("2001:db8::7")).allowed);
+  CHECK(p.Check(*ParseAddress("203.0.113.7")).reason == "203.0.113.7 is a local interface address");
+  p.allow.push_back(*ParseCidr("203.0.113.7/32"));
+  CHECK(p.Check(*ParseAddress("203.0.113.7")).allowed);
+  p.host_addresses.push_back(*ParseAddress("127.0.0.1"));  // lo keeps its own class and reason
+  CHECK(p.Check(*ParseAddress("127.0.0.1")).rule == "loopback");
 }

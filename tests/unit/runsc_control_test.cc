@@ -74,3 +74,12 @@ TEST_CASE("control protocol: only for runsc versions whose names were checked") 
   CHECK(runsc::ControlProtocolFor("runsc version release-20240101.0").empty());
   CHECK(runsc::ControlProtocolFor("").empty());
 }
+
+TEST_CASE("control peer: the sandbox process itself, by pid and start time (a recycled pid is refused)") {
+  proc::ProcessId sandbox{4242, 777};
+  CHECK(runsc::CheckControlPeer(4242, 777, sandbox).ok());
+  CHECK_FALSE(runsc::CheckControlPeer(4243, 777, sandbox).ok());       // another process
+  CHECK_FALSE(runsc::CheckControlPeer(4242, 999, sandbox).ok());       // same pid, started later
+  CHECK_FALSE(runsc::CheckControlPeer(4242, std::nullopt, sandbox).ok());  // gone meanwhile
+  CHECK(runsc::CheckControlPeer(4242, std::nullopt, {4242, 0}).ok());  // start not recorded: pid only
+}

@@ -143,10 +143,44 @@ TEST_CASE("backend selection: precedence and fail-closed") {
   // An annotation cannot weaken an operator's explicit choice.
   in = SelectInput{.flag = "", .config = "gvisor", .annotation = "native", .gvisor_usable = true, .native_available = true};
   CHECK(SelectBackend(in)->backend == "gvisor");
+  // Under auto, an annotation may only ask for more isolation...
   in.config = "auto";
+  CHECK(SelectBackend(in)->backend == "gvisor");
+  CHECK(SelectBackend(in)->reason.find("allow_annotation_downgrade") != std::string::npos);
+  // ...unless the operator allows downgrades.
+  in.annotation_may_downgrade = true;
   CHECK(SelectBackend(in)->backend == "native");
+  in.annotation_may_downgrade = false;
   in.annotation = "bogus";
   CHECK_FALSE(SelectBackend(in).ok());
+}
+
+TEST_CASE("backend selection: the annotation table (only more isolation, unless allowed)") {
+  struct Row { const char *flag, *config, *annotation; bool gvisor_ok, allow; const char* want; };
+  const Row rows[] = {
+      {"", "auto", "native", true, false, "gvisor"},     // downgrade ignored
+      {"", "auto", "native", true, true, "native"},      // operator opted in
+      {"", "auto", "native", false, false, "native"},    // auto falls back anyway
+      {"", "auto", "gvisor", true, false, "gvisor"},     // upgrade honoured
+      {"", "native", "gvisor", true, false, "native"},   // an explicit choice wins
+      {"native", "auto", "gvisor", true, false, "native"},
+      {"gvisor", "auto", "native", true, true, "gvisor"},
+      {"", "", "native", true, false, "gvisor"},
+      {"", "auto", "auto", true, false, "gvisor"},
+  };
+  for (const auto& r : rows) {
+    CAPTURE(r.annotation);
+    SelectInput in{.flag = r.flag, .config = r.config, .annotation = r.annotation,
+                   .annotation_may_downgrade = r.allow, .gvisor_usable = r.gvisor_ok, .native_available = true};
+    auto c = SelectBackend(in);
+    REQUIRE(c.ok());
+    CHECK(c->backend == r.want);
+  }
+  SelectInput up{.config = "auto", .annotation = "gvisor", .gvisor_usable = false, .native_available = true};
+  CHECK_FALSE(SelectBackend(up).ok());  // asked for gVisor where it cannot run: fail closed
+  CHECK(ParseConfig(R"({"allow_annotation_downgrade":true})")->allow_annotation_downgrade);
+  CHECK_FALSE(ParseConfig("{}")->allow_annotation_downgrade);
+  CHECK_FALSE(ParseConfig(R"({"allow_annotation_downgrade":"yes"})").ok());
 }
 
 TEST_CASE("config: defaults, overrides, bad backend refused") {

@@ -1,9 +1,11 @@
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include "bundle/session_profile.h"
 #include "bundle/session_spec.h"
 #include "bundle/spec.h"
 #include "bundle/validate.h"
+#include "shim/session/bind_sources.h"
 
 using namespace sandshim;
 using namespace sandshim::bundle;
@@ -149,4 +151,24 @@ TEST_CASE("session spec: on gVisor the memory limit is also per process inside, 
   doc = *SessionSpec(p);
   CHECK(boost::json::serialize(doc["process"]).find("RLIMIT_AS") == std::string::npos);
   CHECK(doc["linux"].as_object()["resources"].as_object()["memory"].as_object()["limit"].to_number<int64_t>() == 128ll << 20);
+}
+
+TEST_CASE("session bind sources: pinned at create, a swap for a symlink or another dir is refused") {
+  auto base = std::filesystem::temp_directory_path() / ("sshim-pin-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(base);
+  std::filesystem::create_directories(base / "shared/sub");
+  std::filesystem::create_directories(base / "elsewhere");
+  auto pin = sandshim::session::PinSource((base / "shared/./sub").string());
+  REQUIRE(pin.ok());
+  CHECK(std::string(pin->at("path").get_string()) == (base / "shared/sub").string());
+  boost::json::array pins;
+  pins.push_back(*pin);
+  CHECK(sandshim::session::VerifyPinned(pins).ok());
+  std::filesystem::remove(base / "shared/sub");
+  std::filesystem::create_directory_symlink(base / "elsewhere", base / "shared/sub");
+  CHECK_FALSE(sandshim::session::VerifyPinned(pins).ok());  // a symlink on the way
+  std::filesystem::remove(base / "shared/sub");
+  std::filesystem::rename(base / "elsewhere", base / "shared/sub");
+  CHECK_FALSE(sandshim::session::VerifyPinned(pins).ok());  // another directory moved to the path
+  std::filesystem::remove_all(base);
 }
