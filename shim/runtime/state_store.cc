@@ -20,11 +20,13 @@ Result<RecordLock> StateStore::LockImpl(std::string_view id, LockMode mode, bool
   TRY(ValidateId(id));
   auto dir = Dir(id);
   if (mode == LockMode::kCreate) {
-    // Private: records, specs and journals carry the caller's secrets (--env), and nothing
-    // unprivileged needs them (runsc reads its bundle as root; the gofer serves the rootfs
-    // with its own capabilities). An existing root made 0711 by an older sandshim is closed.
-    TRY(fs::MkdirAll(root_, 0700));
-    if (::chmod(root_.c_str(), 0700) != 0) return ErrnoError("chmod " + root_.string());
+    // Private: records, specs and journals carry the caller's secrets (--env), so every
+    // record directory is 0700 and nobody else may list the root. The root itself stays
+    // traversable (0711, as runc's): a native session's init, root of its own user
+    // namespace and so no one's root on the host, must reach its rootfs below it (the
+    // session directory then admits only that session's ids, see Sessions::SetUpIdmap).
+    TRY(fs::MkdirAll(root_, 0711));
+    if (::chmod(root_.c_str(), 0711) != 0) return ErrnoError("chmod " + root_.string());
     if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return ErrnoError("mkdir " + dir.string());
   }
   auto lock_path = dir / ".lock";

@@ -126,6 +126,10 @@ Result<uint32_t> Sessions::SetUpIdmap(runtime::Journal& journal, const std::stri
     return s.error();
   }
   p.workspace_source = (dir / "workspace-id").string();
+  // The init (host ids base..) opens its rootfs and workspace below this directory: let its
+  // group through, and no one else (the record and the spec with --env values stay 0600).
+  if (::chown(dir.c_str(), 0, base) != 0 || ::chmod(dir.c_str(), 0710) != 0)
+    return ErrnoError("open " + dir.string() + " to the session's ids");
   return base;
 }
 
