@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <random>
 
+#include "bundle/mount_views.h"
 #include "shim/core/fault.h"
 #include "shim/core/fs.h"
 #include "shim/core/look_path.h"
@@ -122,20 +123,16 @@ static Result<std::filesystem::path> RunscBundle(const CreateRequest& r) {
 }
 
 // runc looks the command up at create; runsc only at start, too late for docker and podman to
-// report 127. Look it up in the rootfs now — unless a mount may provide it.
+// report 127. Look it up now as the container will see it: the rootfs with the spec's bind
+// mounts over it (docker --init bind-mounts /sbin/docker-init, which no image has).
 static Status CheckExecutable(const CreateRequest& r) {
   UniqueFd root(::open(bundle::RootfsPath(r.spec, r.bundle).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!root.valid()) return Ok();
   const auto* p = bundle::GetObject(r.spec.doc, "process");
   auto env = p ? bundle::GetStrings(*p, "env") : std::vector<std::string>{};
-  auto found = LookPath(root.get(), r.spec.args[0], env, r.spec.cwd);
-  if (found) return Ok();
-  const auto* mounts = bundle::GetArray(r.spec.doc, "mounts");
-  for (const auto& cand : ExecCandidates(r.spec.args[0], env, r.spec.cwd))
-    if (mounts)
-      for (const auto& m : *mounts)
-        if (m.is_object() && cand.rfind(bundle::GetString(m.get_object(), "destination") + "/", 0) == 0) return Ok();
-  return found.error();
+  auto found = LookPath(root.get(), bundle::MountViews(r.spec, r.bundle), r.spec.args[0], env, r.spec.cwd);
+  if (!found) return found.error();
+  return Ok();
 }
 
 Result<Created> GvisorBackend::Create(const CreateRequest& r, Journal& j) {

@@ -156,6 +156,13 @@ check_missing_command() {
   assert_eq 127 "$RC" "PATH lookup: exit status ($ERR)"
 }
 
+check_init() {
+  # docker bind-mounts /sbin/docker-init (no image has it): the lookup at create must see it.
+  drun --init "$IMG" sh -c 'echo init-ok; cat /proc/1/cmdline | tr "\\0" " "'
+  assert_eq 0 "$RC" "exit status ($ERR)" && assert_contains "$OUT" init-ok "stdout" &&
+    assert_contains "$OUT" docker-init "pid 1 is docker-init"
+}
+
 check_env() {
   drun -e SANDSHIM_FOO='bar baz' "$IMG" sh -c 'echo "$SANDSHIM_FOO"'
   assert_eq 0 "$RC" "exit status ($ERR)" && assert_eq 'bar baz' "$OUT" "env value"
@@ -456,6 +463,7 @@ run_check "run echo: stdout and exit 0" check_echo
 run_check "exit 3 propagates" check_exit_code
 run_check "docker kill gives 137" check_kill_137
 run_check "missing command gives 127" check_missing_command
+run_check "--init runs docker-init as pid 1" check_init
 run_check "-e sets env" check_env
 run_check "-w sets and creates workdir" check_workdir
 run_check "--user 1000 / nobody" check_user
