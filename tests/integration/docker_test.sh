@@ -315,6 +315,22 @@ check_pids_limit() {
   assert_contains "$OUT$ERR" "fork" "no fork failure under --pids-limit 20 (exit $RC)"
 }
 
+check_pids_limit_host() {
+  # The host cgroup must carry a limit too (it stayed "max" under gVisor). runc writes the
+  # container's limit; gVisor's host cgroup also counts the Sentry's threads and ptrace stubs
+  # (~8 host tasks per guest process), so sandshim writes a larger backstop there.
+  dstart --pids-limit 64 "$IMG" sleep 300 || return 1
+  local id cg max
+  id=$(inspect "$CN" '{{.Id}}')
+  cg=$(host_cgroup_file "$id" pids pids.max)
+  max=$(cat "$cg" 2>/dev/null || echo none)
+  drm "$CN"
+  log "host pids.max: $max ($cg)"
+  case "$max" in '' | *[!0-9]*) fail "host pids.max is '$max', not a number"; return 1 ;; esac
+  [ "$max" -ge 64 ] || { fail "host pids.max $max below the container's 64"; return 1; }
+  gvisor_runtime || assert_eq 64 "$max" "host pids.max"
+}
+
 # Interface names from /proc/net/dev (works without sysfs or iproute2).
 IFACES_CMD='tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " " | sort | tr "\n" " "'
 
@@ -478,6 +494,7 @@ run_check "-i passes stdin" check_stdin
 run_check "kill -s USR1 reaches trap" check_signal_usr1
 run_check "--memory 64m enforced" check_memory_limit
 run_check "--pids-limit 20 enforced" check_pids_limit
+run_check "--pids-limit 64 reaches the host cgroup" check_pids_limit_host
 run_check "--network none: only lo" check_network_none
 run_check "default bridge reaches host" check_network_bridge
 run_check "docker restart" check_restart
