@@ -19,6 +19,7 @@
 #include "shim/runsc/control.h"
 #include "shim/runsc/exec_args.h"
 #include "shim/runsc/spec_fixups.h"
+#include "shim/runtime/exec_terminal.h"
 
 namespace sandshim::runtime {
 namespace json = boost::json;
@@ -250,15 +251,27 @@ Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecDirect(const Container
 Result<int> GvisorBackend::Exec(const ContainerRecord& c, const ExecRequest& r) {
   if (r.preserve_fds > 0) return MakeError("--preserve-fds is not supported by the gvisor backend", ENOTSUP);
   auto client = ClientFor(c);
-  if (!r.detach)
+  if (!r.detach) {
+    // runsc exec replaces us and inherits the pty slave (the terminal is ours to make).
+    std::unique_ptr<TerminalStdio> tty;
+    if (r.console_socket) tty = TRY(TerminalStdio::Open(*r.console_socket));
     return client.ExecReplace(RunscId(root_, c.id), json::serialize(r.process),
-                              {.internal_pid_file = r.internal_pid_file, .console_socket = r.console_socket});
+                              {.internal_pid_file = r.internal_pid_file});
+  }
   auto dir = root_ / c.id;
   auto process_file = dir / ("exec-" + std::to_string(::getpid()) + "-" + RandomSuffix() + ".json");
   TRY(fs::WriteFileAtomic(process_file, json::serialize(r.process), 0600, /*sync=*/false));
-  runsc::ExecOpts o{.process_file = process_file, .console_socket = r.console_socket};
+  // The terminal is ours to make (exec_terminal.h): runsc would ignore the console socket.
+  runsc::ExecOpts o{.process_file = process_file};
+  std::unique_ptr<TerminalStdio> tty;
+  if (r.console_socket) {
+    auto opened = TerminalStdio::Open(*r.console_socket);
+    if (!opened) ::unlink(process_file.c_str());
+    tty = TRY(std::move(opened));
+  }
   auto internal = dir / ("exec-" + std::to_string(::getpid()) + "-" + RandomSuffix() + ".pid");
   auto pid = client.ExecDetached(RunscId(root_, c.id), o, internal);
+  tty.reset();
   ::unlink(process_file.c_str());
   ::unlink(internal.c_str());
   if (!pid) return pid.error();

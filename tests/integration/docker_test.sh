@@ -240,6 +240,23 @@ check_detached_exec_stop_rm() {
   [ -z "$(dk ps -aq --filter "name=^/$CN\$")" ] || fail "container still listed after rm"
 }
 
+check_exec_tty() {
+  # docker exec -t used to hang (the console socket was never answered) and wedge the shim,
+  # so docker rm -f hung too.
+  dstart "$IMG" sleep 300 || return 1
+  local t0 t1 rm_rc
+  t0=$(now_ms)
+  T=10 capture dk exec -t "$CN" sh -c 'test -t 1 && echo hi-tty'
+  t1=$(now_ms)
+  T=20 dk rm -f "$CN" >/dev/null 2>&1
+  rm_rc=$?
+  [ "$rm_rc" -eq 0 ] || drm "$CN"
+  OUT=$(printf '%s' "$OUT" | tr -d '\r')
+  assert_eq 0 "$RC" "docker exec -t status after $((t1 - t0)) ms ($ERR)" || return 1
+  assert_eq hi-tty "$OUT" "stdout on a tty" || return 1
+  assert_eq 0 "$rm_rc" "docker rm -f status (124: it hung)"
+}
+
 check_stop_trapped_term() {
   dstart "$IMG" sh -c 'trap "echo got-term; exit 0" TERM; echo ready; sleep 300 & wait' || return 1
   wait_log "$CN" ready || { drm "$CN"; fail "container never printed ready"; return 1; }
@@ -488,6 +505,7 @@ run_check "-v :ro volume" check_volume_ro
 run_check "--read-only rootfs" check_read_only_rootfs
 run_check "--tmpfs /x" check_tmpfs
 run_check "-d, exec, stop, rm" check_detached_exec_stop_rm
+run_check "exec -t returns, rm -f after it" check_exec_tty
 run_check "stop of SIGTERM-trapping process < 5s" check_stop_trapped_term
 run_check "-t allocates a pty" check_tty
 run_check "-i passes stdin" check_stdin
