@@ -20,6 +20,7 @@
 #include "shim/runsc/exec_args.h"
 #include "shim/runsc/spec_fixups.h"
 #include "shim/runtime/exec_terminal.h"
+#include "shim/runtime/gvisor_hooks.h"
 
 namespace sandshim::runtime {
 namespace json = boost::json;
@@ -82,7 +83,7 @@ std::string GvisorBackend::RunscId(const std::filesystem::path& root, std::strin
   return buf;
 }
 
-Result<std::vector<std::string>> GvisorBackend::PrepareCreate(const CreateRequest& r, Journal& j) {
+Result<std::vector<std::string>> GvisorBackend::PrepareCreate(const CreateRequest& r, Journal& j, bool hooks_by_sandshim) {
   if (r.preserve_fds > 0)
     return MakeError("--preserve-fds is not supported by the gvisor backend: runsc cannot pass extra fds into a sandbox",
                      ENOTSUP);
@@ -91,13 +92,16 @@ Result<std::vector<std::string>> GvisorBackend::PrepareCreate(const CreateReques
   auto flags = runsc::PolicyFlags(r.spec, in);
   TRY(fs::MkdirAll(RunscRoot(root_), 0711));
   // Journal first: a crash between here and a finished create leaves a record gc can undo.
-  TRY(j.Append({kRunscJournalKind,
+  JournalEntry e{kRunscJournalKind,
                 {{"runsc_root", RunscRoot(root_).string()},
                  {"id", RunscId(root_, r.id)},
                  {"bundle", r.bundle.string()},
                  {"runsc_bundle", (r.state_dir / "bundle").string()},
                  {"cgroups_path", r.spec.cgroups_path},
-                 {"flags", ToArray(flags)}}}));
+                 {"flags", ToArray(flags)}}};
+  // Set when sandshim runs the hooks (gvisor_hooks.h): poststop's state needs the real id.
+  if (hooks_by_sandshim) e.data["container_id"] = r.id;
+  TRY(j.Append(e));
   return flags;
 }
 
@@ -106,9 +110,10 @@ Result<std::vector<std::string>> GvisorBackend::PrepareCreate(const CreateReques
 // gofer findable: its command line names only --bundle, and callers share bundles (tests,
 // platforms running one image many times), so the caller's bundle would match other
 // containers' gofers too.
-static Result<std::filesystem::path> RunscBundle(const CreateRequest& r) {
+static Result<std::filesystem::path> RunscBundle(const CreateRequest& r, bool hooks_by_sandshim) {
   json::object doc = r.spec.doc;
   runsc::FixupSpec(doc);
+  if (hooks_by_sandshim) StripRuntimeHooks(doc);
   if (auto* root = doc.if_contains("root") ? doc["root"].if_object() : nullptr)
     (*root)["path"] = bundle::RootfsPath(r.spec, r.bundle).string();
   if (auto* mounts = doc.if_contains("mounts") ? doc["mounts"].if_array() : nullptr)
@@ -138,13 +143,21 @@ static Status CheckExecutable(const CreateRequest& r) {
 
 Result<Created> GvisorBackend::Create(const CreateRequest& r, Journal& j) {
   TRY(CheckExecutable(r));
-  auto flags = TRY(PrepareCreate(r, j));
+  auto flags = TRY(PrepareCreate(r, j, /*hooks_by_sandshim=*/true));
   fault::Point("create.after-journal");
   auto pid_file = r.pid_file.value_or(r.state_dir / "init.pid");
-  auto bundle_dir = TRY(RunscBundle(r));
+  auto bundle_dir = TRY(RunscBundle(r, /*hooks_by_sandshim=*/true));
   TRY(ClientFor(flags, r.state_dir).Create(RunscId(root_, r.id), {.bundle = bundle_dir, .pid_file = pid_file, .console_socket = r.console_socket}));
   pid_t pid = TRY(ReadPidFile(pid_file));
   auto start = proc::StartTime(pid);
+  ContainerRecord rec;
+  rec.id = r.id;
+  rec.bundle = r.bundle;
+  rec.annotations = r.spec.annotations;
+  auto state = HookStateOf(rec, "creating", pid);
+  // A failing one fails create; the caller's rollback destroys the sandbox.
+  TRY(RunBundleHooks(r.bundle, "prestart", state));
+  TRY(RunBundleHooks(r.bundle, "createRuntime", state));
   Created c;
   c.init = {pid, start ? *start : 0};
   c.data = {{"flags", ToArray(flags)}, {"platform", platform_}, {"network", runsc::NetworkMode(r.spec)},
@@ -154,9 +167,10 @@ Result<Created> GvisorBackend::Create(const CreateRequest& r, Journal& j) {
 
 Result<int> GvisorBackend::Run(const CreateRequest& r, Journal& j) {
   TRY(CheckExecutable(r));
-  auto flags = TRY(PrepareCreate(r, j));
+  // `runsc run` leaves no point between create and start to run hooks at: runsc keeps them.
+  auto flags = TRY(PrepareCreate(r, j, /*hooks_by_sandshim=*/false));
   fault::Point("run.after-journal");
-  auto bundle_dir = TRY(RunscBundle(r));
+  auto bundle_dir = TRY(RunscBundle(r, /*hooks_by_sandshim=*/false));
   return ClientFor(flags, r.state_dir).Run(RunscId(root_, r.id), {.bundle = bundle_dir, .pid_file = r.pid_file, .console_socket = r.console_socket});
 }
 
@@ -166,7 +180,10 @@ Status GvisorBackend::Start(const ContainerRecord& c) {
     // The sandbox stays up after a failed start and the caller would wait on it forever
     // (docker leaks a task and a shim this way): end it, so the container reads as stopped.
     if (proc::IsAlive(c.init)) ::kill(c.init.pid, SIGKILL);
+    return s;
   }
+  if (auto h = RunBundleHooks(c.bundle, "poststart", HookStateOf(c, "running", c.init.pid)); !h)
+    log::Warn(h.error().msg);
   return s;
 }
 
@@ -333,8 +350,17 @@ Status GvisorBackend::Undo(const JournalEntry& e) {
                        runsc_root / (id + ".error.json"));
   // Processes are matched by runsc id or by our own per-container bundle, never by the
   // caller's bundle (which other containers may share).
-  return client.Destroy({runsc_root, id, bundle::GetString(e.data, "runsc_bundle")},
-                        bundle::GetString(e.data, "cgroups_path"));
+  TRY(client.Destroy({runsc_root, id, bundle::GetString(e.data, "runsc_bundle")},
+                     bundle::GetString(e.data, "cgroups_path")));
+  // poststop once the container is gone, as runc does on delete. Journals written before
+  // sandshim ran the hooks have no container_id: runsc had them and ran them itself.
+  if (auto cid = bundle::GetString(e.data, "container_id"); !cid.empty()) {
+    ContainerRecord rec;
+    rec.id = cid;
+    rec.bundle = bundle::GetString(e.data, "bundle");
+    if (auto h = RunBundleHooks(rec.bundle, "poststop", HookStateOf(rec, "stopped", 0)); !h) log::Warn(h.error().msg);
+  }
+  return Ok();
 }
 
 }  // namespace sandshim::runtime
