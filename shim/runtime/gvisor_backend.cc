@@ -15,6 +15,7 @@
 #include "shim/core/look_path.h"
 #include "shim/core/unique_fd.h"
 #include "shim/core/log.h"
+#include "shim/native/cgroups.h"
 #include "shim/runsc/flags.h"
 #include "shim/runsc/control.h"
 #include "shim/runsc/exec_args.h"
@@ -337,9 +338,24 @@ Result<json::value> GvisorBackend::Stats(const ContainerRecord& c) {
   return bundle::ParseJson(out, "runsc events --stats");
 }
 
-Status GvisorBackend::Update(const ContainerRecord&, const json::object&) {
-  return MakeError("update is not supported by the gvisor backend: runsc cannot change a running sandbox's limits",
-                   ENOTSUP);
+Status GvisorBackend::Update(const ContainerRecord& c, const json::object& resources) {
+  // This runsc has no update verb, but the whole sandbox (Sentry, gofer, ptrace stubs) lives
+  // in the container's host cgroups, which runsc made: CPU, memory and block IO limits
+  // written there bound everything inside, as they bound runc's processes. Only existing
+  // directories: nothing is made or moved under a live sandbox.
+  std::vector<std::filesystem::path> dirs;
+  for (auto& d : native::CgroupDirs(bundle::GetString(c.backend_data, "cgroups_path"), c.id))
+    if (fs::Exists(d)) dirs.push_back(std::move(d));
+  if (dirs.empty()) return MakeError("update: the sandbox has no host cgroup to change", ENOENT);
+  json::object res = resources;
+  if (auto* pids = res.if_contains("pids") ? res["pids"].if_object() : nullptr;
+      pids && pids->if_contains("limit") && (*pids)["limit"].is_number()) {
+    int64_t limit = (*pids)["limit"].to_number<int64_t>();
+    if (limit > 0) (*pids)["limit"] = runsc::HostPidsLimit(limit);
+    else res.erase("pids");
+    log::Warn("update: the pids limit inside the sandbox (RLIMIT_NPROC) is fixed at start; only the host backstop changes");
+  }
+  return native::UpdateCgroups(dirs, res);
 }
 
 Status GvisorBackend::Undo(const JournalEntry& e) {

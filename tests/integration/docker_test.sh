@@ -348,6 +348,20 @@ check_pids_limit_host() {
   gvisor_runtime || assert_eq 64 "$max" "host pids.max"
 }
 
+check_update_cpus() {
+  # gVisor refused update; the sandbox lives in the container's host cgroups, so a CPU quota
+  # written there bounds it as runc's is bounded.
+  dstart "$IMG" sleep 300 || return 1
+  local id cg quota
+  id=$(inspect "$CN" '{{.Id}}')
+  capture dk update --cpus 0.5 "$CN"
+  cg=$(host_cgroup_file "$id" cpu cpu.cfs_quota_us)
+  quota=$(cat "$cg" 2>/dev/null || echo none)
+  drm "$CN"
+  assert_eq 0 "$RC" "docker update status ($ERR)" || return 1
+  assert_eq 50000 "$quota" "host cpu.cfs_quota_us ($cg)"
+}
+
 # Interface names from /proc/net/dev (works without sysfs or iproute2).
 IFACES_CMD='tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " " | sort | tr "\n" " "'
 
@@ -513,6 +527,7 @@ run_check "kill -s USR1 reaches trap" check_signal_usr1
 run_check "--memory 64m enforced" check_memory_limit
 run_check "--pids-limit 20 enforced" check_pids_limit
 run_check "--pids-limit 64 reaches the host cgroup" check_pids_limit_host
+run_check "update --cpus reaches the host cgroup" check_update_cpus
 run_check "--network none: only lo" check_network_none
 run_check "default bridge reaches host" check_network_bridge
 run_check "docker restart" check_restart
