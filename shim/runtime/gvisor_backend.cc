@@ -16,6 +16,7 @@
 #include "shim/core/unique_fd.h"
 #include "shim/core/log.h"
 #include "shim/native/cgroups.h"
+#include "shim/native/hooks.h"
 #include "shim/runsc/flags.h"
 #include "shim/runsc/control.h"
 #include "shim/runsc/exec_args.h"
@@ -157,8 +158,8 @@ Result<Created> GvisorBackend::Create(const CreateRequest& r, Journal& j) {
   rec.annotations = r.spec.annotations;
   auto state = HookStateOf(rec, "creating", pid);
   // A failing one fails create; the caller's rollback destroys the sandbox.
-  TRY(RunBundleHooks(r.bundle, "prestart", state));
-  TRY(RunBundleHooks(r.bundle, "createRuntime", state));
+  TRY(native::RunHooks(r.spec, "prestart", state));
+  TRY(native::RunHooks(r.spec, "createRuntime", state));
   Created c;
   c.init = {pid, start ? *start : 0};
   c.data = {{"flags", ToArray(flags)}, {"platform", platform_}, {"network", runsc::NetworkMode(r.spec)},

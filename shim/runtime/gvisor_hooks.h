@@ -30,7 +30,8 @@ void StripRuntimeHooks(boost::json::object& doc);
 // status and pid as given.
 std::string HookStateOf(const ContainerRecord& rec, std::string_view status, pid_t pid);
 
-// Runs the spec's hooks of kind (loaded from the caller's bundle) with state on stdin.
+// Runs the spec's hooks of kind (loaded from the caller's bundle; none if it cannot be
+// loaded any more) with state on stdin.
 Status RunBundleHooks(const std::filesystem::path& bundle, std::string_view kind, const std::string& state);
 
 }  // namespace sandshim::runtime
