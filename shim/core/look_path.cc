@@ -32,21 +32,51 @@ std::vector<std::string> ExecCandidates(const std::string& name, const std::vect
   return out;
 }
 
-Result<std::string> LookPath(int root_fd, const std::string& name, const std::vector<std::string>& env,
-                             const std::string& cwd) {
-  for (const auto& cand : ExecCandidates(name, env, cwd)) {
+namespace {
+
+// An executable regular file at rel beneath dir (rel "" means dir itself): resolved as if
+// dir were "/", so no symlink in an image or a bind source leads outside it.
+bool ExecutableBeneath(int dir, const std::string& rel) {
+  UniqueFd fd;
+  if (!rel.empty()) {
     struct open_how how {};
     how.flags = O_PATH | O_CLOEXEC;
     how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-    std::string rel = cand.substr(cand.find_first_not_of('/') == std::string::npos ? cand.size() : cand.find_first_not_of('/'));
-    UniqueFd fd(static_cast<int>(::syscall(SYS_openat2, root_fd, rel.c_str(), &how, sizeof how)));
-    if (!fd.valid()) continue;
-    struct stat st;
-    if (::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111)) return cand;
+    fd = UniqueFd(static_cast<int>(::syscall(SYS_openat2, dir, rel.c_str(), &how, sizeof how)));
+    if (!fd.valid()) return false;
+    dir = fd.get();
   }
+  struct stat st;
+  return ::fstat(dir, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111);
+}
+
+// Whether cand exists for the container: in the bind mount that covers it if any, else in
+// the rootfs. Another kind of mount (tmpfs, a volume driver's) is filled only once the
+// container runs: it may provide anything, so it counts as found (the start reports it).
+bool Provided(int root_fd, const std::vector<MountView>& mounts, const std::string& cand) {
+  auto cover = FindCoveringMount(mounts, cand);
+  if (!cover) return ExecutableBeneath(root_fd, CleanContainerPath(cand).substr(1));
+  if (!cover->mount->bind || cover->mount->source.empty() || cover->mount->source[0] != '/') return true;
+  // The source is the spec author's host path and is followed as runc follows it; only what
+  // lies below it is confined to it.
+  UniqueFd src(::open(cover->mount->source.c_str(), O_PATH | O_CLOEXEC));
+  return src.valid() && ExecutableBeneath(src.get(), cover->rel);
+}
+
+}  // namespace
+
+Result<std::string> LookPath(int root_fd, const std::vector<MountView>& mounts, const std::string& name,
+                             const std::vector<std::string>& env, const std::string& cwd) {
+  for (const auto& cand : ExecCandidates(name, env, cwd))
+    if (Provided(root_fd, mounts, cand)) return cand;
   if (name.find('/') != std::string::npos)
     return MakeError("exec: \"" + name + "\": stat " + name + ": no such file or directory", ENOENT);
   return MakeError("exec: \"" + name + "\": executable file not found in $PATH", ENOENT);
+}
+
+Result<std::string> LookPath(int root_fd, const std::string& name, const std::vector<std::string>& env,
+                             const std::string& cwd) {
+  return LookPath(root_fd, {}, name, env, cwd);
 }
 
 }  // namespace sandshim

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "shim/core/container_path.h"
 #include "shim/core/result.h"
 
 namespace sandshim {
@@ -14,7 +15,11 @@ namespace sandshim {
 // Candidate paths for name, in search order (pure).
 std::vector<std::string> ExecCandidates(const std::string& name, const std::vector<std::string>& env,
                                         const std::string& cwd);
-// The first candidate that is an executable regular file under root_fd.
+// The first candidate that is an executable regular file as the container will see it:
+// under root_fd, or under the source of a bind mount in mounts that covers it (mounts not
+// yet made: create time on gVisor). Inside a container whose mounts are made, pass none.
+Result<std::string> LookPath(int root_fd, const std::vector<MountView>& mounts, const std::string& name,
+                             const std::vector<std::string>& env, const std::string& cwd);
 Result<std::string> LookPath(int root_fd, const std::string& name, const std::vector<std::string>& env,
                              const std::string& cwd);
 

@@ -9,6 +9,8 @@
 
 #include <cstring>
 
+#include "shim/core/unique_fd.h"
+
 namespace sandshim::native {
 
 Result<int> ConnectConsoleSocket(const std::string& path) {
@@ -26,13 +28,13 @@ Result<int> ConnectConsoleSocket(const std::string& path) {
   return fd;
 }
 
-Status SetupConsole(int socket_fd) {
-  int master = ::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-  if (master < 0) return ErrnoError("open /dev/ptmx");
-  if (::unlockpt(master) != 0) return ErrnoError("unlockpt");
+Result<int> OpenPtySendingMaster(int socket_fd) {
+  UniqueFd master(::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC));
+  if (!master.valid()) return ErrnoError("open /dev/ptmx");
+  if (::unlockpt(master.get()) != 0) return ErrnoError("unlockpt");
   char name[64];
-  if (::ptsname_r(master, name, sizeof name) != 0) return ErrnoError("ptsname");
-  int slave = ::open(name, O_RDWR | O_NOCTTY);
+  if (::ptsname_r(master.get(), name, sizeof name) != 0) return ErrnoError("ptsname");
+  int slave = ::open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
   if (slave < 0) return ErrnoError(std::string("open ") + name);
   // Send the master, named like runc does, to whoever listens on the console socket.
   char dummy = 0;
@@ -47,9 +49,18 @@ Status SetupConsole(int socket_fd) {
   c->cmsg_level = SOL_SOCKET;
   c->cmsg_type = SCM_RIGHTS;
   c->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(c), &master, sizeof(int));
-  if (::sendmsg(socket_fd, &msg, 0) < 0) return ErrnoError("send pty master");
-  ::close(master);
+  int m = master.get();
+  std::memcpy(CMSG_DATA(c), &m, sizeof(int));
+  if (::sendmsg(socket_fd, &msg, 0) < 0) {
+    int e = errno;
+    ::close(slave);
+    return ErrnoError("send pty master", e);
+  }
+  return slave;
+}
+
+Status SetupConsole(int socket_fd) {
+  int slave = TRY(OpenPtySendingMaster(socket_fd));
   ::setsid();
   if (::ioctl(slave, TIOCSCTTY, 0) != 0) return ErrnoError("set controlling tty");
   for (int fd = 0; fd < 3; ++fd)

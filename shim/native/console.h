@@ -6,6 +6,9 @@
 
 namespace sandshim::native {
 
+// A new pty whose master goes to socket_fd (a connected console socket); returns the slave
+// (O_CLOEXEC). The pty belongs to the devpts this process sees.
+Result<int> OpenPtySendingMaster(int socket_fd);
 // socket_fd: connected AF_UNIX stream socket. Call after pivot_root.
 Status SetupConsole(int socket_fd);
 // Connects to the console socket path (host side, before entering the container).

@@ -3,14 +3,21 @@
 namespace sandshim::runsc {
 namespace json = boost::json;
 
+int64_t HostPidsLimit(int64_t container_limit) { return kSandboxOwnTasks + container_limit * kHostTasksPerProcess; }
+
 static bool MovePidsLimit(json::object& doc) {
   auto* linux_obj = doc.if_contains("linux") ? doc["linux"].if_object() : nullptr;
   auto* res = linux_obj && linux_obj->if_contains("resources") ? (*linux_obj)["resources"].if_object() : nullptr;
   auto* pids = res && res->if_contains("pids") ? (*res)["pids"].if_object() : nullptr;
   if (!pids || !pids->if_contains("limit") || !(*pids)["limit"].is_number()) return false;
   int64_t limit = (*pids)["limit"].to_number<int64_t>();
-  res->erase("pids");
-  if (limit <= 0) return true;
+  if (limit <= 0) {
+    res->erase("pids");
+    return true;
+  }
+  // The host cgroup still gets a limit (raw runsc writes pids.max; "max" would let a runaway
+  // Sentry fork the host out of pids), with room for the sandbox's own tasks.
+  (*pids)["limit"] = HostPidsLimit(limit);
   auto* process = doc.if_contains("process") ? doc["process"].if_object() : nullptr;
   if (!process) return true;
   if (!process->if_contains("rlimits") || !(*process)["rlimits"].is_array()) (*process)["rlimits"] = json::array{};

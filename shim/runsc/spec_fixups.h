@@ -2,12 +2,26 @@
 //  - linux.resources.pids.limit: on the host, the sandbox's own threads and the ptrace
 //    platform's stubs count against it (an idle sandbox is ~25 tasks), so a small docker
 //    --pids-limit stops the sandbox from starting at all. gVisor enforces RLIMIT_NPROC inside
-//    the sandbox instead, for root without CAP_SYS_RESOURCE too: the limit moves there.
+//    the sandbox instead, for root without CAP_SYS_RESOURCE too: the limit goes there. The
+//    host cgroup keeps a limit too (HostPidsLimit), as a backstop rather than the enforcer.
 #pragma once
+
+#include <cstdint>
 
 #include <boost/json.hpp>
 
 namespace sandshim::runsc {
+
+// Host tasks of an idle sandbox (Sentry threads, gofer; measured 21 here) with room for the
+// Go runtime to add threads under load.
+inline constexpr int64_t kSandboxOwnTasks = 64;
+// Host tasks per guest process under the ptrace platform: a stub process per address space
+// plus a stub thread for each Sentry thread that ran it (measured: 62 guest processes, 509
+// host tasks, ~8 each, on 2 cores; more cores, more Sentry threads), so 16 leaves room.
+inline constexpr int64_t kHostTasksPerProcess = 16;
+// pids.max for the sandbox's host cgroup given the container's limit. Raw runsc writes the
+// container's limit itself, which kills its sandbox at a handful of guest processes.
+int64_t HostPidsLimit(int64_t container_limit);
 
 // Returns true when doc changed.
 bool FixupSpec(boost::json::object& doc);

@@ -9,17 +9,22 @@
 #include <cstdio>
 #include <random>
 
+#include "bundle/mount_views.h"
 #include "shim/core/fault.h"
 #include "shim/core/fs.h"
 #include "shim/core/look_path.h"
 #include "shim/core/unique_fd.h"
 #include "shim/core/log.h"
+#include "shim/native/cgroups.h"
+#include "shim/native/hooks.h"
 #include "shim/runsc/flags.h"
 #include "shim/runsc/control.h"
 #include "shim/net/netns.h"
 #include "shim/runsc/control_netns.h"
 #include "shim/runsc/exec_args.h"
 #include "shim/runsc/spec_fixups.h"
+#include "shim/runtime/exec_terminal.h"
+#include "shim/runtime/gvisor_hooks.h"
 
 namespace sandshim::runtime {
 namespace json = boost::json;
@@ -114,7 +119,7 @@ std::string GvisorBackend::RunscId(const std::filesystem::path& root, std::strin
   return buf;
 }
 
-Result<std::vector<std::string>> GvisorBackend::PrepareCreate(const CreateRequest& r, Journal& j) {
+Result<std::vector<std::string>> GvisorBackend::PrepareCreate(const CreateRequest& r, Journal& j, bool hooks_by_sandshim) {
   if (r.preserve_fds > 0)
     return MakeError("--preserve-fds is not supported by the gvisor backend: runsc cannot pass extra fds into a sandbox",
                      ENOTSUP);
@@ -123,14 +128,17 @@ Result<std::vector<std::string>> GvisorBackend::PrepareCreate(const CreateReques
   auto flags = runsc::PolicyFlags(r.spec, in);
   TRY(fs::MkdirAll(RunscRoot(root_), 0700));
   // Journal first: a crash between here and a finished create leaves a record gc can undo.
-  TRY(j.Append({kRunscJournalKind,
+  JournalEntry e{kRunscJournalKind,
                 {{"runsc_root", RunscRoot(root_).string()},
                  {"id", RunscId(root_, r.id)},
                  {"bundle", r.bundle.string()},
                  {"runsc_bundle", (r.state_dir / "bundle").string()},
                  {"cgroups_path", r.spec.cgroups_path},
                  {"control_netns", runsc::ControlNetnsPath(r.state_dir).string()},
-                 {"flags", ToArray(flags)}}}));
+                 {"flags", ToArray(flags)}}};
+  // Set when sandshim runs the hooks (gvisor_hooks.h): poststop's state needs the real id.
+  if (hooks_by_sandshim) e.data["container_id"] = r.id;
+  TRY(j.Append(e));
   TRY(runsc::CreateControlNetns(runsc::ControlNetnsPath(r.state_dir)));
   return flags;
 }
@@ -143,10 +151,12 @@ Result<std::vector<std::string>> GvisorBackend::PrepareCreate(const CreateReques
 // host_netns: a path to the namespace sandshim runs in. runsc starts the sandbox of a
 // --network=host container that names no network namespace in runsc's own namespace, which
 // is now the private control namespace: such a spec is given sandshim's namespace by path.
+// hooks_by_sandshim: the runtime-side hooks are run by sandshim (gvisor_hooks.h), not runsc.
 static Result<std::filesystem::path> RunscBundle(const CreateRequest& r, const std::vector<std::string>& flags,
-                                                 const std::string& host_netns) {
+                                                 const std::string& host_netns, bool hooks_by_sandshim) {
   json::object doc = r.spec.doc;
   runsc::FixupSpec(doc);
+  if (hooks_by_sandshim) StripRuntimeHooks(doc);
   if (NetworkFlag(flags) == "host" && !bundle::FindNamespace(r.spec, "network")) {
     auto* lx = doc.if_contains("linux") ? doc["linux"].if_object() : nullptr;
     if (!lx) lx = &(doc["linux"] = json::object()).get_object();
@@ -169,32 +179,36 @@ static Result<std::filesystem::path> RunscBundle(const CreateRequest& r, const s
 }
 
 // runc looks the command up at create; runsc only at start, too late for docker and podman to
-// report 127. Look it up in the rootfs now — unless a mount may provide it.
+// report 127. Look it up now as the container will see it: the rootfs with the spec's bind
+// mounts over it (docker --init bind-mounts /sbin/docker-init, which no image has).
 static Status CheckExecutable(const CreateRequest& r) {
   UniqueFd root(::open(bundle::RootfsPath(r.spec, r.bundle).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!root.valid()) return Ok();
   const auto* p = bundle::GetObject(r.spec.doc, "process");
   auto env = p ? bundle::GetStrings(*p, "env") : std::vector<std::string>{};
-  auto found = LookPath(root.get(), r.spec.args[0], env, r.spec.cwd);
-  if (found) return Ok();
-  const auto* mounts = bundle::GetArray(r.spec.doc, "mounts");
-  for (const auto& cand : ExecCandidates(r.spec.args[0], env, r.spec.cwd))
-    if (mounts)
-      for (const auto& m : *mounts)
-        if (m.is_object() && cand.rfind(bundle::GetString(m.get_object(), "destination") + "/", 0) == 0) return Ok();
-  return found.error();
+  auto found = LookPath(root.get(), bundle::MountViews(r.spec, r.bundle), r.spec.args[0], env, r.spec.cwd);
+  if (!found) return found.error();
+  return Ok();
 }
 
 Result<Created> GvisorBackend::Create(const CreateRequest& r, Journal& j) {
   TRY(CheckExecutable(r));
-  auto flags = TRY(PrepareCreate(r, j));
+  auto flags = TRY(PrepareCreate(r, j, /*hooks_by_sandshim=*/true));
   fault::Point("create.after-journal");
   auto pid_file = r.pid_file.value_or(r.state_dir / "init.pid");
   HostNetns host;
-  auto bundle_dir = TRY(RunscBundle(r, flags, TRY(host.Path())));
+  auto bundle_dir = TRY(RunscBundle(r, flags, TRY(host.Path()), /*hooks_by_sandshim=*/true));
   TRY(ClientFor(flags, r.state_dir, runsc::ControlNetnsPath(r.state_dir)).Create(RunscId(root_, r.id), {.bundle = bundle_dir, .pid_file = pid_file, .console_socket = r.console_socket}));
   pid_t pid = TRY(ReadPidFile(pid_file));
   auto start = proc::StartTime(pid);
+  ContainerRecord rec;
+  rec.id = r.id;
+  rec.bundle = r.bundle;
+  rec.annotations = r.spec.annotations;
+  auto state = HookStateOf(rec, "creating", pid);
+  // A failing one fails create; the caller's rollback destroys the sandbox.
+  TRY(native::RunHooks(r.spec, "prestart", state));
+  TRY(native::RunHooks(r.spec, "createRuntime", state));
   Created c;
   c.init = {pid, start ? *start : 0};
   c.data = {{"flags", ToArray(flags)}, {"platform", platform_}, {"network", runsc::NetworkMode(r.spec)},
@@ -205,10 +219,11 @@ Result<Created> GvisorBackend::Create(const CreateRequest& r, Journal& j) {
 
 Result<int> GvisorBackend::Run(const CreateRequest& r, Journal& j) {
   TRY(CheckExecutable(r));
-  auto flags = TRY(PrepareCreate(r, j));
+  // `runsc run` leaves no point between create and start to run hooks at: runsc keeps them.
+  auto flags = TRY(PrepareCreate(r, j, /*hooks_by_sandshim=*/false));
   fault::Point("run.after-journal");
   HostNetns host;
-  auto bundle_dir = TRY(RunscBundle(r, flags, TRY(host.Path())));
+  auto bundle_dir = TRY(RunscBundle(r, flags, TRY(host.Path()), /*hooks_by_sandshim=*/false));
   return ClientFor(flags, r.state_dir, runsc::ControlNetnsPath(r.state_dir)).Run(RunscId(root_, r.id), {.bundle = bundle_dir, .pid_file = r.pid_file, .console_socket = r.console_socket});
 }
 
@@ -218,7 +233,10 @@ Status GvisorBackend::Start(const ContainerRecord& c) {
     // The sandbox stays up after a failed start and the caller would wait on it forever
     // (docker leaks a task and a shim this way): end it, so the container reads as stopped.
     if (proc::IsAlive(c.init)) ::kill(c.init.pid, SIGKILL);
+    return s;
   }
+  if (auto h = RunBundleHooks(c.bundle, "poststart", HookStateOf(c, "running", c.init.pid)); !h)
+    log::Warn(h.error().msg);
   return s;
 }
 
@@ -305,15 +323,27 @@ Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecDirect(const Container
 Result<int> GvisorBackend::Exec(const ContainerRecord& c, const ExecRequest& r) {
   if (r.preserve_fds > 0) return MakeError("--preserve-fds is not supported by the gvisor backend", ENOTSUP);
   auto client = ClientFor(c);
-  if (!r.detach)
+  if (!r.detach) {
+    // runsc exec replaces us and inherits the pty slave (the terminal is ours to make).
+    std::unique_ptr<TerminalStdio> tty;
+    if (r.console_socket) tty = TRY(TerminalStdio::Open(*r.console_socket));
     return client.ExecReplace(RunscId(root_, c.id), json::serialize(r.process),
-                              {.internal_pid_file = r.internal_pid_file, .console_socket = r.console_socket});
+                              {.internal_pid_file = r.internal_pid_file});
+  }
   auto dir = root_ / c.id;
   auto process_file = dir / ("exec-" + std::to_string(::getpid()) + "-" + RandomSuffix() + ".json");
   TRY(fs::WriteFileAtomic(process_file, json::serialize(r.process), 0600, /*sync=*/false));
-  runsc::ExecOpts o{.process_file = process_file, .console_socket = r.console_socket};
+  // The terminal is ours to make (exec_terminal.h): runsc would ignore the console socket.
+  runsc::ExecOpts o{.process_file = process_file};
+  std::unique_ptr<TerminalStdio> tty;
+  if (r.console_socket) {
+    auto opened = TerminalStdio::Open(*r.console_socket);
+    if (!opened) ::unlink(process_file.c_str());
+    tty = TRY(std::move(opened));
+  }
   auto internal = dir / ("exec-" + std::to_string(::getpid()) + "-" + RandomSuffix() + ".pid");
   auto pid = client.ExecDetached(RunscId(root_, c.id), o, internal);
+  tty.reset();
   ::unlink(process_file.c_str());
   ::unlink(internal.c_str());
   if (!pid) return pid.error();
@@ -362,9 +392,24 @@ Result<json::value> GvisorBackend::Stats(const ContainerRecord& c) {
   return bundle::ParseJson(out, "runsc events --stats");
 }
 
-Status GvisorBackend::Update(const ContainerRecord&, const json::object&) {
-  return MakeError("update is not supported by the gvisor backend: runsc cannot change a running sandbox's limits",
-                   ENOTSUP);
+Status GvisorBackend::Update(const ContainerRecord& c, const json::object& resources) {
+  // This runsc has no update verb, but the whole sandbox (Sentry, gofer, ptrace stubs) lives
+  // in the container's host cgroups, which runsc made: CPU, memory and block IO limits
+  // written there bound everything inside, as they bound runc's processes. Only existing
+  // directories: nothing is made or moved under a live sandbox.
+  std::vector<std::filesystem::path> dirs;
+  for (auto& d : native::CgroupDirs(bundle::GetString(c.backend_data, "cgroups_path"), c.id))
+    if (fs::Exists(d)) dirs.push_back(std::move(d));
+  if (dirs.empty()) return MakeError("update: the sandbox has no host cgroup to change", ENOENT);
+  json::object res = resources;
+  if (auto* pids = res.if_contains("pids") ? res["pids"].if_object() : nullptr;
+      pids && pids->if_contains("limit") && (*pids)["limit"].is_number()) {
+    int64_t limit = (*pids)["limit"].to_number<int64_t>();
+    if (limit > 0) (*pids)["limit"] = runsc::HostPidsLimit(limit);
+    else res.erase("pids");
+    log::Warn("update: the pids limit inside the sandbox (RLIMIT_NPROC) is fixed at start; only the host backstop changes");
+  }
+  return native::UpdateCgroups(dirs, res);
 }
 
 Status GvisorBackend::Undo(const JournalEntry& e) {
@@ -382,7 +427,16 @@ Status GvisorBackend::Undo(const JournalEntry& e) {
                                   bundle::GetString(e.data, "cgroups_path"));
   auto removed = netns.empty() ? Status(Ok()) : runsc::RemoveControlNetns(netns);
   if (!destroyed) return destroyed;
-  return removed;
+  TRY(removed);
+  // poststop once the container is gone, as runc does on delete. Journals written before
+  // sandshim ran the hooks have no container_id: runsc had them and ran them itself.
+  if (auto cid = bundle::GetString(e.data, "container_id"); !cid.empty()) {
+    ContainerRecord rec;
+    rec.id = cid;
+    rec.bundle = bundle::GetString(e.data, "bundle");
+    if (auto h = RunBundleHooks(rec.bundle, "poststop", HookStateOf(rec, "stopped", 0)); !h) log::Warn(h.error().msg);
+  }
+  return Ok();
 }
 
 }  // namespace sandshim::runtime

@@ -41,7 +41,7 @@ class GvisorBackend : public Backend {
   static std::string RunscId(const std::filesystem::path& root, std::string_view id);
 
  private:
-  Result<std::vector<std::string>> PrepareCreate(const CreateRequest& r, Journal& j);
+  Result<std::vector<std::string>> PrepareCreate(const CreateRequest& r, Journal& j, bool hooks_by_sandshim);
   runsc::Client ClientFor(const std::vector<std::string>& flags, const std::filesystem::path& state_dir,
                           const std::filesystem::path& netns) const;
   runsc::Client ClientFor(const ContainerRecord& c) const;

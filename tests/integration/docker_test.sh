@@ -156,6 +156,13 @@ check_missing_command() {
   assert_eq 127 "$RC" "PATH lookup: exit status ($ERR)"
 }
 
+check_init() {
+  # docker bind-mounts /sbin/docker-init (no image has it): the lookup at create must see it.
+  drun --init "$IMG" sh -c 'echo init-ok; cat /proc/1/cmdline | tr "\\0" " "'
+  assert_eq 0 "$RC" "exit status ($ERR)" && assert_contains "$OUT" init-ok "stdout" &&
+    assert_contains "$OUT" docker-init "pid 1 is docker-init"
+}
+
 check_env() {
   drun -e SANDSHIM_FOO='bar baz' "$IMG" sh -c 'echo "$SANDSHIM_FOO"'
   assert_eq 0 "$RC" "exit status ($ERR)" && assert_eq 'bar baz' "$OUT" "env value"
@@ -233,6 +240,23 @@ check_detached_exec_stop_rm() {
   [ -z "$(dk ps -aq --filter "name=^/$CN\$")" ] || fail "container still listed after rm"
 }
 
+check_exec_tty() {
+  # docker exec -t used to hang (the console socket was never answered) and wedge the shim,
+  # so docker rm -f hung too.
+  dstart "$IMG" sleep 300 || return 1
+  local t0 t1 rm_rc
+  t0=$(now_ms)
+  T=10 capture dk exec -t "$CN" sh -c 'test -t 1 && echo hi-tty'
+  t1=$(now_ms)
+  T=20 dk rm -f "$CN" >/dev/null 2>&1
+  rm_rc=$?
+  [ "$rm_rc" -eq 0 ] || drm "$CN"
+  OUT=$(printf '%s' "$OUT" | tr -d '\r')
+  assert_eq 0 "$RC" "docker exec -t status after $((t1 - t0)) ms ($ERR)" || return 1
+  assert_eq hi-tty "$OUT" "stdout on a tty" || return 1
+  assert_eq 0 "$rm_rc" "docker rm -f status (124: it hung)"
+}
+
 check_stop_trapped_term() {
   dstart "$IMG" sh -c 'trap "echo got-term; exit 0" TERM; echo ready; sleep 300 & wait' || return 1
   wait_log "$CN" ready || { drm "$CN"; fail "container never printed ready"; return 1; }
@@ -306,6 +330,36 @@ check_pids_limit() {
   assert_not_contains "$ERR" fork "control run without limit" || return 1
   drun --pids-limit 20 "$IMG" sh -c "$forks 2>&1"
   assert_contains "$OUT$ERR" "fork" "no fork failure under --pids-limit 20 (exit $RC)"
+}
+
+check_pids_limit_host() {
+  # The host cgroup must carry a limit too (it stayed "max" under gVisor). runc writes the
+  # container's limit; gVisor's host cgroup also counts the Sentry's threads and ptrace stubs
+  # (~8 host tasks per guest process), so sandshim writes a larger backstop there.
+  dstart --pids-limit 64 "$IMG" sleep 300 || return 1
+  local id cg max
+  id=$(inspect "$CN" '{{.Id}}')
+  cg=$(host_cgroup_file "$id" pids pids.max)
+  max=$(cat "$cg" 2>/dev/null || echo none)
+  drm "$CN"
+  log "host pids.max: $max ($cg)"
+  case "$max" in '' | *[!0-9]*) fail "host pids.max is '$max', not a number"; return 1 ;; esac
+  [ "$max" -ge 64 ] || { fail "host pids.max $max below the container's 64"; return 1; }
+  gvisor_runtime || assert_eq 64 "$max" "host pids.max"
+}
+
+check_update_cpus() {
+  # gVisor refused update; the sandbox lives in the container's host cgroups, so a CPU quota
+  # written there bounds it as runc's is bounded.
+  dstart "$IMG" sleep 300 || return 1
+  local id cg quota
+  id=$(inspect "$CN" '{{.Id}}')
+  capture dk update --cpus 0.5 "$CN"
+  cg=$(host_cgroup_file "$id" cpu cpu.cfs_quota_us)
+  quota=$(cat "$cg" 2>/dev/null || echo none)
+  drm "$CN"
+  assert_eq 0 "$RC" "docker update status ($ERR)" || return 1
+  assert_eq 50000 "$quota" "host cpu.cfs_quota_us ($cg)"
 }
 
 # Interface names from /proc/net/dev (works without sysfs or iproute2).
@@ -456,6 +510,7 @@ run_check "run echo: stdout and exit 0" check_echo
 run_check "exit 3 propagates" check_exit_code
 run_check "docker kill gives 137" check_kill_137
 run_check "missing command gives 127" check_missing_command
+run_check "--init runs docker-init as pid 1" check_init
 run_check "-e sets env" check_env
 run_check "-w sets and creates workdir" check_workdir
 run_check "--user 1000 / nobody" check_user
@@ -464,12 +519,15 @@ run_check "-v :ro volume" check_volume_ro
 run_check "--read-only rootfs" check_read_only_rootfs
 run_check "--tmpfs /x" check_tmpfs
 run_check "-d, exec, stop, rm" check_detached_exec_stop_rm
+run_check "exec -t returns, rm -f after it" check_exec_tty
 run_check "stop of SIGTERM-trapping process < 5s" check_stop_trapped_term
 run_check "-t allocates a pty" check_tty
 run_check "-i passes stdin" check_stdin
 run_check "kill -s USR1 reaches trap" check_signal_usr1
 run_check "--memory 64m enforced" check_memory_limit
 run_check "--pids-limit 20 enforced" check_pids_limit
+run_check "--pids-limit 64 reaches the host cgroup" check_pids_limit_host
+run_check "update --cpus reaches the host cgroup" check_update_cpus
 run_check "--network none: only lo" check_network_none
 run_check "default bridge reaches host" check_network_bridge
 run_check "docker restart" check_restart

@@ -81,6 +81,32 @@ check_lifecycle() {
   return 0
 }
 
+check_hooks_see_the_container() {
+  # Each hook appends "<kind> <its stdin state>" to a file. runsc used to run them with its
+  # derived id (sshim-...) and the private bundle in the state dir.
+  local id b out=$WORK/hooks.out hook=$WORK/hook.sh kind line
+  printf '#!/bin/sh\nprintf "%%s %%s\\n" "$1" "$(cat)" >>%s\n' "$out" >"$hook"
+  chmod 755 "$hook"
+  : >"$out"
+  id=$(uniq_name hooks)
+  local h="{path: \"$hook\", args: [\"hook\", \"KIND\"]}"
+  b=$(bundle_with hooks ".process.args = [\"sleep\",\"1000\"] | .hooks = {
+      prestart: [${h/KIND/prestart}], createRuntime: [${h/KIND/createRuntime}],
+      poststart: [${h/KIND/poststart}], poststop: [${h/KIND/poststop}]}")
+  ss create --bundle "$b" "$id" || return $(fail "create failed: $(tail -c 300 "$LOG")")
+  ss start "$id" || { ss delete --force "$id"; return $(fail "start failed"); }
+  ss delete --force "$id" || return $(fail "delete failed")
+  for kind in prestart createRuntime poststart poststop; do
+    line=$(grep "^$kind " "$out" | head -n1)
+    [ -n "$line" ] || return $(fail "$kind hook did not run: $(cat "$out")")
+    line=${line#"$kind "}
+    assert_eq "$id" "$(jq -r .id <<<"$line")" "$kind state id" || return
+    assert_eq "$b" "$(jq -r .bundle <<<"$line")" "$kind state bundle" || return
+  done
+  assert_eq 4 "$(wc -l <"$out")" "hook runs (each once)" || return
+  assert_eq stopped "$(grep '^poststop ' "$out" | cut -d' ' -f2- | jq -r .status)" "poststop status"
+}
+
 check_exec() {
   local id b out rc=0 epid
   id=$(uniq_name exec)
@@ -267,6 +293,7 @@ check_features_and_spec() {
 run_check "version has three lines" check_version
 run_check "run prints gVisor's kernel and keeps the exit code" check_run_in_gvisor
 run_check "create/start/state/ps/kill/delete" check_lifecycle
+run_check "hooks get the container's id and bundle" check_hooks_see_the_container
 run_check "exec: args, env/cwd/user, detach, --process" check_exec
 run_check "kill: names, numbers, --all, stopped" check_kill_signals
 run_check "pause and resume" check_pause_resume

@@ -122,11 +122,16 @@ TEST_CASE("client: runsc's logged error becomes the error text") {
   CHECK(*c.Ps("c1", true) == "[1]\n");
 }
 
-TEST_CASE("spec fixups: a pids limit moves into the sandbox as RLIMIT_NPROC") {
+TEST_CASE("spec fixups: a pids limit is enforced inside as RLIMIT_NPROC, the host cgroup keeps a backstop") {
   auto doc = boost::json::parse(R"({"process":{"rlimits":[{"type":"RLIMIT_NOFILE","soft":1024,"hard":1024}]},
     "linux":{"resources":{"pids":{"limit":20},"memory":{"limit":1000}}}})").as_object();
   REQUIRE(FixupSpec(doc));
-  CHECK_FALSE(doc["linux"].as_object()["resources"].as_object().contains("pids"));
+  // Host pids.max was dropped before (stayed "max"); now the limit with the sandbox's room.
+  auto& pids = doc["linux"].as_object()["resources"].as_object()["pids"].as_object();
+  CHECK(pids["limit"].to_number<int64_t>() == kSandboxOwnTasks + 20 * kHostTasksPerProcess);
+  auto unlimited = boost::json::parse(R"({"process":{},"linux":{"resources":{"pids":{"limit":0}}}})").as_object();
+  REQUIRE(FixupSpec(unlimited));
+  CHECK_FALSE(unlimited["linux"].as_object()["resources"].as_object().contains("pids"));
   CHECK(doc["linux"].as_object()["resources"].as_object().contains("memory"));
   auto& rl = doc["process"].as_object()["rlimits"].as_array();
   REQUIRE(rl.size() == 2);
