@@ -10,8 +10,8 @@
 #   runc     the same client with runc, defaults (docker's/podman's/containerd's seccomp)
 #   sandshim the same client with sandshim --backend native, defaults: must block it
 # Attacks: cgroupfs escape (write our pid to the host's devices cgroup.procs), device (mknod
-# c 1 11 = /dev/kmsg, then open it), seccomp (unshare -Urm + mount(2), which docker's/podman's/containerd's
-# default profile refuse without CAP_SYS_ADMIN). The caller's keyring and terminal do not
+# c 1 11 = /dev/kmsg, then open it), seccomp (a static probe calling keyctl, unshare(NEWUSER),
+# perf_event_open, userfaultfd). The caller's keyring and terminal do not
 # reach a container started through a daemon, so those attacks are in
 # native_process_test.sh only.
 # Env: CHECK_FILTER=ERE runs only matching checks.
@@ -20,7 +20,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/../integration/lib/image.sh"
 . "$HERE/../integration/lib/daemons.sh"
 require_root
-require_cmds jq timeout
+require_cmds jq timeout gcc
 [ -x "$SANDSHIM_BIN" ] || skip_all "sandshim binary not built: $SANDSHIM_BIN"
 SANDSHIM_ABS=$(readlink -f "$SANDSHIM_BIN")
 RUNC=${RUNC:-/usr/sbin/runc}
@@ -51,7 +51,8 @@ HAVE_DOCKER=0 HAVE_CTR=0 HAVE_PODMAN=0
 add_docker_runtime sandshim-native "$SANDSHIM_ABS" --backend native
 add_docker_runtime runc-bin "$RUNC"
 on_exit 'stop_daemons "$D"'
-build_rootfs "$W/rootfs" && build_oci_archive "$W/rootfs" "$W/image.tar" "$IMG" || die "cannot build the test image"
+gcc -static -O1 -o "$W/process_probe" "$HERE/probes/process_probe.c" || die "cannot build the probe"
+build_rootfs "$W/rootfs" && cp "$W/process_probe" "$W/rootfs/bin/" && build_oci_archive "$W/rootfs" "$W/image.tar" "$IMG" || die "cannot build the test image"
 if start_daemons "$D"; then
   import_docker_image "$W/rootfs" "$IMG" && HAVE_DOCKER=1 || log "docker import failed"
   timeout 120 "${CTR_CMD[@]}" -n "$NS" images import "$W/image.tar" >/dev/null && HAVE_CTR=1 || log "ctr import failed"
@@ -199,28 +200,39 @@ attack_rule() {
   assert_not_contains "$OUT" "OPENED" "sandshim native via $client: /dev/kmsg opened"
 }
 
-# (3) seccomp: a mount from a fresh user+mount namespace. docker's and containerd's default
-# profiles refuse the unshare (CAP_SYS_ADMIN only); podman's allows unshare but refuses
-# mount(2) to a container without CAP_SYS_ADMIN, even where the new namespace grants it.
-# ctr applies no seccomp unless --seccomp is given: the control is ctr without it, and the
-# runc/sandshim runs pass --seccomp (containerd's default profile).
-USERNS='unshare -Urm mount -t tmpfs t /tmp 2>&1 && echo MOUNTED'
+# (3) seccomp: tests/attack/probes/process_probe.c calls syscalls the default profiles
+# refuse (the kernel keyring, new user namespaces, perf, userfaultfd) and says per syscall
+# whether it was "blocked" (EPERM/ENOSYS before the kernel's own checks) or "reached".
+# Control: runc with seccomp off (docker/podman: --security-opt seccomp=unconfined; ctr: no
+# flag, as ctr applies no seccomp unless --seccomp is given, so its runc and sandshim runs
+# pass --seccomp). Every syscall the control reaches and runc's defaults block, sandshim
+# native must block too, and there must be at least one (docker and containerd block all
+# four; podman's profile allows keyctl and unshare, and blocks perf and userfaultfd).
+SYSCALLS="keyctl unshare perf_event_open userfaultfd"
+PROBE_RUN='/bin/process_probe keyctl sandshim-attack-nokey unshare perf userfaultfd'
 check_seccomp() { # CLIENT
   have "$1" || return
-  if [ "$1" != ctr ]; then attack "$1" "$USERNS" '^MOUNTED$' "--security-opt seccomp=unconfined"; return; fi
-  local s="$USERNS; echo END" rc
-  run ctr runc "$s"; record "control (ctr, runc, no --seccomp)"
-  printf '%s\n' "$OUT" | grep -q '^MOUNTED$' || { fail "control: the mount failed without seccomp: $(echo $OUT | head -c 300)"; return 1; }
-  run ctr runc "$s" --seccomp; record "runc (ctr --seccomp)"
-  run ctr sandshim "$s" --seccomp; rc=$RC; record "sandshim native (ctr --seccomp)"
-  assert_eq 0 "$rc" "ctr run status (sandshim)" || return
-  assert_contains "$OUT" "END" "ctr: the probe ran" || return
-  assert_not_contains "$OUT" "MOUNTED" "sandshim native via ctr --seccomp: the mount worked"
+  local s="$PROBE_RUN; echo END" c r n asserted="" rc
+  local -a on=() off=(--security-opt seccomp=unconfined)
+  [ "$1" = ctr ] && { on=(--seccomp); off=(); }
+  run "$1" runc "$s" "${off[@]}"; c=$OUT; record "control ($1, runc, seccomp off)"
+  run "$1" runc "$s" "${on[@]}"; r=$OUT; record "runc ($1, default seccomp)"
+  run "$1" sandshim "$s" "${on[@]}"; rc=$RC; record "sandshim native ($1, default seccomp)"
+  assert_eq 0 "$rc" "$1 run status (sandshim)" || return
+  assert_contains "$OUT" "END" "$1: the probe ran" || return
+  for n in $SYSCALLS; do
+    printf '%s\n' "$c" | grep -q "^$n reached" || continue
+    printf '%s\n' "$r" | grep -q "^$n blocked" || continue
+    printf '%s\n' "$OUT" | grep -q "^$n blocked" || { fail "$n: runc via $1 blocks it, sandshim native does not: $(echo $OUT | head -c 300)"; return 1; }
+    asserted="$asserted $n"
+  done
+  log "$1: blocked by runc's and sandshim's default seccomp, reached with it off:${asserted:- none}"
+  [ -n "$asserted" ] || fail "$1: no syscall both reached with seccomp off and blocked by runc's defaults"
 }
 
 for client in docker podman ctr; do
   run_check "$client: cgroupfs escape into the host's devices cgroup blocked" check_cgroup "$client"
   run_check "$client: mknod + open of /dev/kmsg blocked" check_device "$client"
-  run_check "$client: seccomp refuses unshare -Urm + mount" check_seccomp "$client"
+  run_check "$client: default seccomp blocks what runc's does (keyring, userns, perf, userfaultfd)" check_seccomp "$client"
 done
 finish_checks
