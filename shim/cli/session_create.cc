@@ -91,6 +91,7 @@ static Result<bundle::SessionProfile> Profile(const SessionCreateArgs& a, CLI::A
         p.env.emplace(e->first, e->second);
   }
   if (p.workspace.empty()) return MakeError("--workspace is required", EINVAL);
+  TRY(bundle::CheckProxyCredentials(p.proxy, p.network));
   return p;
 }
 
