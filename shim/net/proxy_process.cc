@@ -64,11 +64,22 @@ static std::string BoundAddress(int fd) {
   return "[" + std::string(host) + "]:" + std::to_string(ntohs(in6->sin6_port));
 }
 
+Result<std::string> ResolveUpstream(const std::string& flag, const std::string& file_text, bool have_file) {
+  if (!have_file) return flag;
+  if (!flag.empty()) return MakeError("--proxy and --proxy-file (or SANDSHIM_PROXY_UPSTREAM) both given", EINVAL);
+  std::string url = file_text.substr(0, file_text.find('\n'));
+  while (!url.empty() && (url.back() == '\r' || url.back() == ' ' || url.back() == '\t')) url.pop_back();
+  if (url.empty()) return MakeError("--proxy-file: empty", EINVAL);
+  return url;
+}
+
 static Result<ProxyOptions> BuildOptions(const ProxyProcessOptions& o) {
   ProxyOptions p;
   std::vector<std::string> allow = o.allow_domains, deny = o.deny_domains, cidrs = o.allow_cidrs;
   p.addresses.allow_private = o.allow_private;
-  std::string upstream = o.upstream;
+  std::string file_text;
+  if (!o.upstream_file.empty()) file_text = TRY_CTX(fs::ReadFile(o.upstream_file), "--proxy-file");
+  std::string upstream = TRY(ResolveUpstream(o.upstream, file_text, !o.upstream_file.empty()));
   if (!o.policy_file.empty()) {
     auto pol = TRY(LoadPolicy(o.policy_file));
     auto extra = pol.EffectiveAllow();
