@@ -58,6 +58,13 @@ std::string RedactUrl(std::string_view url) {
   return std::string(url.substr(0, start)) + std::string(url.substr(at + 1));
 }
 
+Status CheckProxyCredentials(std::string_view proxy, std::string_view network) {
+  if (network == "proxy" || RedactUrl(proxy) == proxy) return Ok();
+  return MakeError("--proxy has credentials, which would enter the sandbox (environment and config.json): use "
+                   "--network proxy, whose relay keeps them on the host",
+                   EINVAL);
+}
+
 static json::array Env(const SessionProfile& p) {
   std::map<std::string, std::string> env = {{"PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
                                             {"HOME", p.workspace_dest},

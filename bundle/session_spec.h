@@ -63,6 +63,10 @@ bool ValidNetworkMode(std::string_view mode);
 // userinfo removed ("http://user:secret@proxy:3128" -> "http://proxy:3128"): records and
 // audit lines name a proxy, never its credentials.
 std::string RedactUrl(std::string_view url);
+// L9: a proxy URL with credentials is refused outside the proxy network mode, where the
+// proxy variables (and so the credentials) would sit in the sandbox's environment and
+// config.json; in proxy mode the relay holds them on the host.
+Status CheckProxyCredentials(std::string_view proxy, std::string_view network);
 
 // Host memory limit for a per-process limit of `inside` bytes: a quarter more, at least 64 MiB.
 int64_t HostMemoryWithHeadroom(int64_t inside);

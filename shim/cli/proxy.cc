@@ -4,6 +4,7 @@
 //   sandshim proxy --detach --netns PATH --pid-file F [filter flags...]     StartRelay; prints JSON
 //   sandshim proxy --stop --pid-file F                                      StopRelayFromPidFile
 //   sandshim proxy --create-netns PATH | --remove-netns PATH               CreateNetns / RemoveNetns
+#include <cstdlib>
 #include <iostream>
 
 #include "shim/cli/verbs.h"
@@ -37,7 +38,11 @@ int RunProxyVerb(const ProxyFlags& f) {
     r.port = static_cast<uint16_t>(colon == std::string::npos ? 0 : std::atoi(f.o.listen.c_str() + colon + 1));
     r.pid_file = f.o.pid_file;
     r.log_file = f.log_file;
-    r.proxy_args = net::ProxyArgs(f.o);
+    // An upstream taken from SANDSHIM_PROXY_UPSTREAM stays off the relay's argv: the relay
+    // inherits the environment and reads the variable itself.
+    auto args = f.o;
+    if (const char* env = ::getenv("SANDSHIM_PROXY_UPSTREAM"); env && args.upstream == env) args.upstream.clear();
+    r.proxy_args = net::ProxyArgs(args);
     auto h = net::StartRelay(r);
     if (!h) return ExitWith(h);
     PrintJson(boost::json::object{{"pid", h->process.pid}, {"start", h->process.start}, {"listen", h->listen},
@@ -59,7 +64,11 @@ void RegisterProxy(Verbs& v) {
   sub->add_option("--allow-domain", o.allow_domains, "allow a host: example.com, *.example.com, .example.com, host:443, * (repeatable)");
   sub->add_option("--deny-domain", o.deny_domains, "deny a host, same forms; deny wins (repeatable)");
   sub->add_option("--policy", o.policy_file, "JSON policy file ({\"network\":{\"allowedDomains\":[...],...}})");
-  sub->add_option("--proxy", o.upstream, "chain to this upstream proxy (http://[user:pass@]host:port)");
+  sub->add_option("--proxy", o.upstream,
+                  "chain to this upstream proxy (http://[user:pass@]host:port); with credentials use "
+                  "SANDSHIM_PROXY_UPSTREAM or --proxy-file: argv is visible in ps")
+      ->envname("SANDSHIM_PROXY_UPSTREAM");
+  sub->add_option("--proxy-file", o.upstream_file, "read the upstream proxy URL from this file's first line");
   sub->add_flag("--allow-private", o.allow_private, "allow private, CGNAT and unique-local destination addresses");
   sub->add_option("--allow-cidr", o.allow_cidrs, "allow destination addresses in this CIDR (repeatable)");
   sub->add_option("--resolve", o.resolve, "test seam: NAME=IP[,IP] fixed answer; repeat a name for successive lookups");

@@ -5,6 +5,7 @@
 
 #include "bundle/session_profile.h"
 #include "rootfs-builder/rootfs.h"
+#include "shim/cli/env_arg.h"
 #include "shim/cli/session_common.h"
 #include "shim/core/fs.h"
 #include "shim/core/ids.h"
@@ -59,7 +60,8 @@ static Result<bundle::SessionProfile> Profile(const SessionCreateArgs& a, CLI::A
       p.env.insert_or_assign(TRY(bundle::ParseEnv(line)).first, line.substr(line.find('=') + 1));
     }
   }
-  for (const auto& kv : a.env) {
+  for (const auto& arg : a.env) {
+    auto kv = TRY(ResolveEnvArg(arg));
     auto [k, v] = TRY(bundle::ParseEnv(kv));
     p.env.insert_or_assign(k, v);
   }
@@ -89,6 +91,7 @@ static Result<bundle::SessionProfile> Profile(const SessionCreateArgs& a, CLI::A
         p.env.emplace(e->first, e->second);
   }
   if (p.workspace.empty()) return MakeError("--workspace is required", EINVAL);
+  TRY(bundle::CheckProxyCredentials(p.proxy, p.network));
   return p;
 }
 
@@ -123,7 +126,8 @@ void RegisterSessionCreate(Verbs& v, CLI::App* parent) {
   sub->add_option("--workspace", a->workspace, "host directory mounted read-write");
   sub->add_option("--workspace-dest", a->workspace_dest, "where the workspace appears (default /workspace)");
   sub->add_option("--mount", a->mounts, "SRC:DST[:ro] (repeatable)")->allow_extra_args(false);
-  sub->add_option("-e,--env", a->env, "KEY=VALUE (repeatable); nothing else of the caller's environment enters")
+  sub->add_option("-e,--env", a->env, "KEY=VALUE, or KEY: its value from sandshim's environment, for secrets (never VALUE on "
+                  "argv, ps shows it); repeatable; nothing else of the caller's environment enters")
       ->allow_extra_args(false);
   sub->add_option("--env-file", a->env_files, "file of KEY=VALUE lines (repeatable)")->allow_extra_args(false);
   sub->add_option("--proxy", a->proxy,

@@ -3,6 +3,7 @@
 // 124 when --timeout ended it).
 #include "bundle/process.h"
 #include "bundle/session_profile.h"
+#include "shim/cli/env_arg.h"
 #include "shim/cli/session_common.h"
 
 namespace sandshim::cli {
@@ -26,6 +27,11 @@ void RegisterSessionExec(Verbs& v, CLI::App* parent) {
     session::SessionExec e;
     e.overrides = a->o;
     e.overrides.args = std::move(rest);
+    for (auto& kv : e.overrides.env) {
+      auto r = ResolveEnvArg(kv);
+      if (!r) return ExitWith(Status(r.error().Wrap("session exec")));
+      kv = std::move(*r);
+    }
     e.shell = a->shell;
     if (a->json) e.capture_limit = 16 << 20;
     if (!a->timeout.empty()) {
@@ -48,7 +54,8 @@ void RegisterSessionExec(Verbs& v, CLI::App* parent) {
     return out->status;
   }, parent);
   sub->add_option("--cwd", a->o.cwd, "working directory (default: the workspace)");
-  sub->add_option("-e,--env", a->o.env, "KEY=VALUE (repeatable)")->allow_extra_args(false);
+  sub->add_option("-e,--env", a->o.env, "KEY=VALUE, or KEY: its value from sandshim's environment (for secrets; repeatable)")
+      ->allow_extra_args(false);
   sub->add_option("-u,--user", a->o.user, "uid[:gid]");
   sub->add_option("--timeout", a->timeout, "end the command and everything it started after this long (exit 124), e.g. 30s");
   sub->add_flag("--shell", a->shell,

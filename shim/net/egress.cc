@@ -39,6 +39,7 @@ std::vector<std::string> ProxyArgs(const ProxyProcessOptions& o) {
   each("--resolve", o.resolve);
   one("--policy", o.policy_file);
   one("--proxy", o.upstream);
+  one("--proxy-file", o.upstream_file);
   if (o.allow_private) a.emplace_back("--allow-private");
   one("--audit", o.audit_file);
   one("--session", o.session);

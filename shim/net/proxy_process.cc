@@ -23,6 +23,7 @@
 #include "shim/net/policy_file.h"
 #include "shim/net/proxy_server.h"
 #include "shim/net/relay.h"
+#include "shim/net/relay_privdrop.h"
 
 namespace sandshim::net {
 
@@ -63,11 +64,22 @@ static std::string BoundAddress(int fd) {
   return "[" + std::string(host) + "]:" + std::to_string(ntohs(in6->sin6_port));
 }
 
+Result<std::string> ResolveUpstream(const std::string& flag, const std::string& file_text, bool have_file) {
+  if (!have_file) return flag;
+  if (!flag.empty()) return MakeError("--proxy and --proxy-file (or SANDSHIM_PROXY_UPSTREAM) both given", EINVAL);
+  std::string url = file_text.substr(0, file_text.find('\n'));
+  while (!url.empty() && (url.back() == '\r' || url.back() == ' ' || url.back() == '\t')) url.pop_back();
+  if (url.empty()) return MakeError("--proxy-file: empty", EINVAL);
+  return url;
+}
+
 static Result<ProxyOptions> BuildOptions(const ProxyProcessOptions& o) {
   ProxyOptions p;
   std::vector<std::string> allow = o.allow_domains, deny = o.deny_domains, cidrs = o.allow_cidrs;
   p.addresses.allow_private = o.allow_private;
-  std::string upstream = o.upstream;
+  std::string file_text;
+  if (!o.upstream_file.empty()) file_text = TRY_CTX(fs::ReadFile(o.upstream_file), "--proxy-file");
+  std::string upstream = TRY(ResolveUpstream(o.upstream, file_text, !o.upstream_file.empty()));
   if (!o.policy_file.empty()) {
     auto pol = TRY(LoadPolicy(o.policy_file));
     auto extra = pol.EffectiveAllow();
@@ -141,12 +153,21 @@ Status RunProxy(const ProxyProcessOptions& o) {
   asio::steady_timer watch(io);
   struct stat ns_st {};
   if (ns_fd.valid()) ::fstat(ns_fd.get(), &ns_st);
+  // Set up while root: after the privilege drop the netns file's 0700 directory cannot be
+  // searched any more, and the inotify watch is what still sees the file go.
+  NetnsDirWatch dir_watch;
+  if (ns_fd.valid()) dir_watch = TRY(NetnsDirWatch::Open(o.netns));
   std::function<void()> arm = [&] {
     watch.expires_after(std::chrono::milliseconds(500));
     watch.async_wait([&](const boost::system::error_code& ec) {
       if (ec) return;
       struct stat st {};
-      if (::stat(o.netns.c_str(), &st) != 0 || st.st_ino != ns_st.st_ino || st.st_dev != ns_st.st_dev) {
+      // After the privilege drop stat fails with EACCES (0700 session directory): then only
+      // the inotify watch can tell. errno is saved before Gone() reads (and sets EAGAIN).
+      int r = ::stat(o.netns.c_str(), &st), err = r == 0 ? 0 : errno;
+      bool gone = (r != 0 && err != EACCES) || dir_watch.Gone() ||
+                  (r == 0 && (st.st_ino != ns_st.st_ino || st.st_dev != ns_st.st_dev));
+      if (gone) {
         log::Info("proxy: network namespace " + o.netns + " is gone, exiting");
         io.stop();
         return;
@@ -157,6 +178,10 @@ Status RunProxy(const ProxyProcessOptions& o) {
   if (ns_fd.valid()) arm();
 
   if (!o.pid_file.empty()) TRY(fs::WriteFileAtomic(o.pid_file, FormatPidFile(proc::Self(), bound), 0644));
+  // A relay (root, --netns) has now done everything privileged; it drops root before it
+  // reports ready, so a failed drop is a failed start and no sandbox byte is ever parsed as root.
+  // Still single-threaded here: the resolver's thread starts with the first lookup.
+  if (ns_fd.valid() && ::geteuid() == 0) TRY_CTX(DropRelayPrivileges(), "relay: drop privileges");
   if (o.ready_fd >= 0) {
     // Recorded in the pid file: from here on the relay outlives its creator (see relay.h).
     // This must come before "ready": the creator exits as soon as it reads it, and a

@@ -16,6 +16,7 @@ struct ProxyProcessOptions {
   std::vector<std::string> allow_domains, deny_domains, allow_cidrs, resolve;
   std::string policy_file;
   std::string upstream;                   // http://host:port
+  std::string upstream_file;              // or the URL read from this file: credentials off argv (L3)
   bool allow_private = false;
   std::string audit_file;
   std::string session;
@@ -26,6 +27,10 @@ struct ProxyProcessOptions {
   std::string pid_file;  // written (atomically) once listening: {"pid","start","listen"}
   int ready_fd = -1;     // "ready ADDR:PORT\n" written then closed once listening
 };
+
+// The upstream URL from --proxy (or SANDSHIM_PROXY_UPSTREAM, which the CLI maps onto it) or
+// from the first line of --proxy-file's text; both at once is an error. Pure, for tests.
+Result<std::string> ResolveUpstream(const std::string& flag, const std::string& file_text, bool have_file);
 
 // Runs until told to stop; returns the reason it could not start (or Ok on a clean stop).
 Status RunProxy(const ProxyProcessOptions& o);

@@ -11,8 +11,10 @@
 #include "bundle/spec.h"
 #include "shim/core/fs.h"
 #include "shim/core/log.h"
+#include "shim/core/netns_scope.h"
 #include "shim/core/spawn.h"
 #include "shim/core/unique_fd.h"
+#include "shim/runsc/control_netns.h"
 #include "shim/runsc/leftovers.h"
 #include "shim/runsc/runsc_cli.h"
 
@@ -42,13 +44,26 @@ std::string TryPlatform(const std::string& runsc, const std::string& platform, c
   Global g{runsc, dir / "root", {"--network=none", "--ignore-cgroups", "--platform=" + platform}};
   std::string id = "probe-" + std::to_string(::getpid()) + "-" + platform;
   auto argv = RunArgv(g, CreateOpts{.bundle = dir / "bundle"}, id, false);
-  auto o = spawn::Run({.argv = argv, .timeout = kBootTimeout});
+  // The probe's sandbox binds its abstract control socket in the namespace of the runsc that
+  // makes it (see control_netns.h): a private one, as for every container, so no local user
+  // can reach it in the host namespace while it boots.
+  auto ns_path = dir / "control.netns";
+  if (auto s = CreateControlNetns(ns_path); !s) return "control netns: " + s.error().msg;
   std::string why;
-  if (!o) why = o.error().msg;
-  else if (!o->Success()) why = o->Describe();
-  // Nothing of the probe may outlive it, whatever happened.
-  (void)spawn::Run({.argv = DeleteArgv(g, id, true), .timeout = std::chrono::seconds(10)});
+  {
+    auto ns = NetnsScope::Enter(ns_path);
+    if (!ns) {
+      why = "control netns: " + ns.error().msg;
+    } else {
+      auto o = spawn::Run({.argv = argv, .timeout = kBootTimeout});
+      if (!o) why = o.error().msg;
+      else if (!o->Success()) why = o->Describe();
+      // Nothing of the probe may outlive it, whatever happened.
+      (void)spawn::Run({.argv = DeleteArgv(g, id, true), .timeout = std::chrono::seconds(10)});
+    }
+  }
   (void)KillProcesses(Owner{g.root, id, dir / "bundle"});
+  (void)RemoveControlNetns(ns_path);
   return why;
 }
 

@@ -53,3 +53,16 @@ TEST_CASE("cli: a named verb registers alone; an unknown or missing one register
   table(none);
   CHECK(added.size() == 3);
 }
+
+#include "shim/cli/env_arg.h"
+
+TEST_CASE("L3: --env KEY takes the value from sandshim's environment, KEY=VALUE as given") {
+  ::setenv("SANDSHIM_TEST_SECRET", "s3cr=t", 1);
+  CHECK(cli::ResolveEnvArg("A=b").value() == "A=b");
+  CHECK(cli::ResolveEnvArg("A=").value() == "A=");
+  CHECK(cli::ResolveEnvArg("SANDSHIM_TEST_SECRET").value() == "SANDSHIM_TEST_SECRET=s3cr=t");
+  ::unsetenv("SANDSHIM_TEST_SECRET");
+  CHECK_FALSE(cli::ResolveEnvArg("SANDSHIM_TEST_SECRET").ok());  // unset: an error, not dropped
+  CHECK_FALSE(cli::ResolveEnvArg("").ok());
+  CHECK_FALSE(cli::ResolveEnvArg("=v").ok());
+}

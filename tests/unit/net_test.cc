@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <boost/json.hpp>
 
 #include "shim/net/address_policy.h"
@@ -7,6 +9,8 @@
 #include "shim/net/domain_rules.h"
 #include "shim/net/http_request.h"
 #include "shim/net/policy_file.h"
+#include "shim/net/egress.h"
+#include "shim/net/proxy_process.h"
 #include "shim/net/proxy_server.h"
 #include "shim/net/relay.h"
 #include "shim/net/resolver.h"
@@ -422,4 +426,18 @@ TEST_CASE("net: this host's own addresses are refused unless --allow-cidr names 
   CHECK(p.Check(*ParseAddress("203.0.113.7")).allowed);
   p.host_addresses.push_back(*ParseAddress("127.0.0.1"));  // lo keeps its own class and reason
   CHECK(p.Check(*ParseAddress("127.0.0.1")).rule == "loopback");
+}
+
+TEST_CASE("L3: the upstream proxy from --proxy or from --proxy-file's first line, never both") {
+  CHECK(ResolveUpstream("http://corp:3128", "", false).value() == "http://corp:3128");
+  CHECK(ResolveUpstream("", "", false).value().empty());
+  CHECK(ResolveUpstream("", "http://u:p@corp:3128\r\n# comment\n", true).value() == "http://u:p@corp:3128");
+  CHECK(ResolveUpstream("", "http://corp:3128", true).value() == "http://corp:3128");
+  CHECK_FALSE(ResolveUpstream("http://a:1", "http://b:2\n", true).ok());
+  CHECK_FALSE(ResolveUpstream("", "\n", true).ok());
+  net::ProxyProcessOptions o;
+  o.upstream_file = "/run/secrets/proxy";
+  auto args = ProxyArgs(o);
+  CHECK(std::find(args.begin(), args.end(), "--proxy-file") != args.end());
+  CHECK(std::find(args.begin(), args.end(), "--proxy") == args.end());
 }

@@ -53,6 +53,16 @@ TEST_CASE("proxy URLs lose their credentials in records") {
   CHECK(RedactUrl("http://user:secret@corp:3128") == "http://corp:3128");
   CHECK(RedactUrl("http://corp:3128/a@b") == "http://corp:3128/a@b");  // an @ after the host is a path
   CHECK(RedactUrl("corp:3128") == "corp:3128");
+}
+
+TEST_CASE("L9: proxy credentials refused outside the proxy network mode") {
+  CHECK_FALSE(CheckProxyCredentials("http://user:secret@corp:3128", "none").ok());
+  CHECK_FALSE(CheckProxyCredentials("http://user:secret@corp:3128", "host").ok());
+  CHECK_FALSE(CheckProxyCredentials("user@corp:3128", "host").ok());
+  CHECK(CheckProxyCredentials("http://user:secret@corp:3128", "proxy").ok());  // the relay keeps them
+  CHECK(CheckProxyCredentials("http://corp:3128", "host").ok());
+  CHECK(CheckProxyCredentials("http://corp:3128/a@b", "none").ok());  // an @ in the path is no userinfo
+  CHECK(CheckProxyCredentials("", "none").ok());
   SessionProfile p = ProxyProfile();
   p.proxy = "http://u:pw@corp:3128";
   CHECK(boost::json::serialize(ProfileSummary(p)).find("pw") == std::string::npos);
