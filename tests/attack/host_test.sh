@@ -9,6 +9,7 @@ set -u
 HERE=$(cd "$(dirname "$0")/../integration" && pwd)
 . "$HERE/lib/daemons.sh"
 . "$HERE/lib/image.sh"
+. "$HERE/lib/podman.sh"
 require_root
 require_cmds jq python3 setpriv nsenter timeout runsc
 [ -x "$SANDSHIM_BIN" ] || skip_all "sandshim binary not built: $SANDSHIM_BIN"
@@ -147,30 +148,18 @@ check_s1_docker_host_network() {
 }
 
 check_s1_podman() {
-  local P=$WORK/p id rc=0 pm
-  mkdir -p "$P"
-  cat >"$P/containers.conf" <<CONF
-[containers]
-default_ulimits = ["nofile=$(ulimit -Hn):$(ulimit -Hn)", "nproc=4096:4096"]
-netns = "none"
-[engine]
-cgroup_manager = "cgroupfs"
-events_logger = "file"
-CONF
-  pm=(env CONTAINERS_CONF="$P/containers.conf" podman --root "$P/root" --runroot "$P/runroot" --tmpdir "$P/tmp"
-    --storage-driver overlay --volumepath "$P/volumes" --network-config-dir "$P/net" --cgroup-manager cgroupfs
-    --events-backend file --runtime "$WORK/bin/sandshim-gvisor-podman")
-  printf '#!/bin/sh
-exec %q --backend gvisor --root=%q "$@"
-' "$S" "$P/rtroot" >"$WORK/bin/sandshim-gvisor-podman"
-  chmod +x "$WORK/bin/sandshim-gvisor-podman"
-  timeout 120 "${pm[@]}" load -q -i "$WORK/image.tar" >/dev/null 2>&1 || return $(skip "podman cannot load an image here")
-  timeout 60 "${pm[@]}" run -d --pull never --name pm-$$ "$TEST_IMAGE" sleep 300 >/dev/null || return $(fail "podman run")
+  local P=$WORK/p id rc=0
+  mkdir -p "$P/bin"
+  write_wrapper "$P/bin/sandshim-gvisor" "$S" --backend gvisor "--root=$P/rtroot"
+  podman_isolated "$P" "$P/bin/sandshim-gvisor"
+  podman_pin_overlay_home "$P"
+  timeout 120 "${PODMAN[@]}" load -q -i "$WORK/image.tar" >/dev/null 2>&1 || return $(skip "podman cannot load an image here")
+  timeout 60 "${PODMAN[@]}" run -d --pull never --name pm-$$ "$TEST_IMAGE" sleep 300 >/dev/null || return $(fail "podman run")
   id=$(sandbox_id_naming "$P/rtroot")
   assert_control_unreachable "$id" "$P/rtroot" || rc=1
-  timeout 60 "${pm[@]}" rm -af -t 0 >/dev/null 2>&1
-  timeout 60 "${pm[@]}" system reset -f >/dev/null 2>&1 || true
-  grep -o "$P/[^ ]*" /proc/self/mountinfo | sort -r | xargs -r -n1 umount -l 2>/dev/null
+  timeout 60 "${PODMAN[@]}" rm -af -t 0 >/dev/null 2>&1
+  timeout 60 "${PODMAN[@]}" system reset -f >/dev/null 2>&1 || true
+  podman_teardown "$P"
   return $rc
 }
 

@@ -19,6 +19,7 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/../integration/lib/image.sh"
 . "$HERE/../integration/lib/daemons.sh"
+. "$HERE/../integration/lib/podman.sh"
 require_root
 require_cmds jq timeout gcc
 [ -x "$SANDSHIM_BIN" ] || skip_all "sandshim binary not built: $SANDSHIM_BIN"
@@ -38,10 +39,9 @@ CTR_ROOT=$D/runc-root
 mkdir -p "$P/rtroot" "$P/rtroot-runc" "$P/bin" "$W/bin" "$W/fifo"
 
 # Wrappers: sandshim --backend native for ctr and podman; podman's also bake in --root.
-printf '#!/bin/sh\nexec %q --backend native "$@"\n' "$SANDSHIM_ABS" >"$W/bin/sandshim-native"
-printf '#!/bin/sh\nexec %q --root=%q --backend native "$@"\n' "$SANDSHIM_ABS" "$P/rtroot" >"$P/bin/sandshim-native"
-printf '#!/bin/sh\nexec %q --root=%q "$@"\n' "$RUNC" "$P/rtroot-runc" >"$P/bin/runc"
-chmod +x "$W/bin/sandshim-native" "$P/bin/sandshim-native" "$P/bin/runc"
+write_wrapper "$W/bin/sandshim-native" "$SANDSHIM_ABS" --backend native
+write_wrapper "$P/bin/sandshim-native" "$SANDSHIM_ABS" "--root=$P/rtroot" --backend native
+write_wrapper "$P/bin/runc" "$RUNC" "--root=$P/rtroot-runc"
 
 leaks_init "$D" "$D/exec/runtime-runc" "$CTR_ROOT" "$P/rtroot" "$P/rtroot-runc"
 LEAK_SCOPE+=(--match "$P" --match "$(cgroup_parent_for "$P")")
@@ -60,31 +60,9 @@ else
   log "private containerd/dockerd cannot start"
 fi
 
-teardown_podman() {
-  [ -d "$P" ] || return 0
-  timeout 60 "${PODMAN[@]}" rm -af -t 0 >/dev/null 2>&1
-  kill_procs_naming "$P"
-  unmount_under "$P"
-  remove_cgroup_parent "$P" all
-}
-PODMAN=(podman --root "$P/root" --runroot "$P/runroot" --tmpdir "$P/tmp"
-  --storage-driver overlay --volumepath "$P/volumes" --network-config-dir "$P/net"
-  --cgroup-manager cgroupfs --events-backend file)
 if command -v podman >/dev/null && command -v conmon >/dev/null; then
-  [ -e /var/lib/containers ] || on_exit 'rm -rf /var/lib/containers'
-  on_exit 'teardown_podman'
-  nofile=$(ulimit -Hn); nproc=$(ulimit -Hu)
-  { [ "$nproc" = unlimited ] || [ "$nproc" -gt 4096 ]; } && nproc=4096
-  cat >"$P/containers.conf" <<CONF
-[containers]
-default_ulimits = ["nofile=$nofile:$nofile", "nproc=$nproc:$nproc"]
-netns = "none"
-
-[engine]
-cgroup_manager = "cgroupfs"
-events_logger = "file"
-CONF
-  export CONTAINERS_CONF=$P/containers.conf
+  podman_isolated "$P"  # --runtime per run: the sandshim or the runc wrapper above
+  on_exit 'podman_teardown "$P"'
   timeout 120 "${PODMAN[@]}" load -q -i "$W/image.tar" >/dev/null 2>"$W/load.err" && HAVE_PODMAN=1 ||
     log "podman cannot load the image: $(tail -n1 "$W/load.err")"
 else
@@ -116,6 +94,7 @@ record() { log "$1: rc=$RC $(printf '%s' "$OUT" | tr '\n' ' ' | head -c 300)"; }
 [ "$HAVE_DOCKER" = 1 ] && { run docker runc true; [ "$RC" = 0 ] || log "docker warm-up: $OUT"; }
 [ "$HAVE_CTR" = 1 ] && { run ctr runc true; [ "$RC" = 0 ] || log "ctr warm-up: $OUT"; }
 [ "$HAVE_PODMAN" = 1 ] && { run podman runc true; [ "$RC" = 0 ] || log "podman warm-up: $OUT"; }
+[ "$HAVE_PODMAN" = 1 ] && podman_pin_overlay_home "$P"
 leaks_baseline
 
 after_check() {

@@ -20,10 +20,16 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib/image.sh"
 # shellcheck source=lib/broken_runsc.sh
 . "$HERE/lib/broken_runsc.sh"
+# shellcheck source=lib/clients.sh
+. "$HERE/lib/clients.sh"
 
 [ $# -eq 1 ] || { echo "usage: $0 RUNTIME_BINARY|NAME" >&2; exit 2; }
 NS=sandshimtest
 IMG=docker.io/$TEST_IMAGE
+# shellcheck disable=SC2034 # read by lib/clients.sh
+CLIENT=ctr
+# The task never starts: ctr prints the runtime's error and exits non-zero.
+MISSING_COMMAND_STATUS=error
 
 setup() {
   require_root
@@ -57,21 +63,12 @@ setup() {
   ct run --rm $(run_opts "warmup-$$" "$(abs_cmd runc || echo "$RUNTIME")") \
     "$IMG" "warmup-$$" true >/dev/null 2>&1 || log "warm-up container failed"
   leaks_baseline
-  AFTER_CHECK_HOOK=after_check
+  AFTER_CHECK_HOOK=client_after_check
 }
 
 # --------------------------------------------------------------------------- helpers
 
 ct() { timeout "${T:-60}" "${CTR_CMD[@]}" -n "$NS" "$@"; }
-
-capture() {
-  local ef
-  ef=$(mktemp)
-  OUT=$("$@" 2>"$ef")
-  RC=$?
-  ERR=$(cat "$ef")
-  rm -f "$ef"
-}
 
 # Options every `ctr run` gets: our runtime, its root, our fifo dir and cgroup parent.
 run_opts() { # ID [RUNTIME_BINARY]
@@ -88,6 +85,7 @@ crun() {
   # shellcheck disable=SC2046 # run_opts has no spaces in its words
   capture ct run --rm $(run_opts "$id") "${opts[@]}" "$IMG" "$id" "$@"
 }
+client_run() { crun -- "$@"; }
 
 # cstart ARG...: detached task, id left in ID.
 cstart() {
@@ -121,30 +119,12 @@ cremove() { # ID
   true
 }
 
-# Runs after every check: containers must be gone (checks remove their own) and
-# nothing they started may outlive them.
-after_check() {
-  local left id msg=""
-  left=$(ct container ls -q 2>/dev/null)
-  if [ -n "$left" ]; then
-    for id in $left; do cremove "$id"; done
-    msg="containers left behind: $(echo $left)"
-  fi
-  leaks_since_baseline || msg="${msg:+$msg; }$REASON"
-  [ -z "$msg" ] || fail "$msg"
-}
+client_leftovers() { ct container ls -q; }
+client_remove() { local id; for id in "$@"; do cremove "$id"; done; }
 
 # --------------------------------------------------------------------------- checks
 
-check_echo() {
-  crun -- echo hello-ctr
-  assert_eq 0 "$RC" "exit status ($ERR)" && assert_eq hello-ctr "$OUT" "stdout"
-}
-
-check_exit_code() {
-  crun -- sh -c 'echo before-exit; exit 3'
-  assert_eq 3 "$RC" "exit status ($ERR)" && assert_eq before-exit "$OUT" "stdout"
-}
+# check_echo, check_exit_code, check_missing_command: lib/clients.sh.
 
 check_env_cwd() {
   crun --env FOO=bar --cwd /tmp -- sh -c 'echo "$FOO:$(pwd):$(id -u)"'
@@ -200,12 +180,6 @@ check_sigterm_trap() {
   cremove "$ID"
   assert_eq STOPPED "$status" "status after SIGTERM" || return 1
   [ $((t1 - t0)) -lt 5000 ] || fail "took $((t1 - t0)) ms to stop"
-}
-
-check_missing_command() {
-  crun -- /no/such/binary
-  assert_ne 0 "$RC" "exit status" || return 1
-  assert_contains "$ERR" "no such file" "error message"
 }
 
 # With SANDSHIM_BROKEN_RUNSC: gVisor cannot run, so `auto` must have used native.

@@ -9,14 +9,7 @@
 # runsc-host (see resolve_runtime in lib/common.sh); extra global flags from
 # RUNTIME_ARGS (and SANDSHIM_ARGS for sandshim).
 #
-# Two things this host needs (see README):
-#  * root lacks CAP_SYS_RESOURCE, and podman 4.3 asks for RLIMIT_NOFILE/NPROC of
-#    1048576 ("setrlimit `RLIMIT_NPROC`: Operation not permitted"; `--ulimit host`
-#    does the same), so a private containers.conf pins default_ulimits to values
-#    at or below the current hard limits.
-#  * podman 4.3 forgets --runtime-flag when its cleanup process runs
-#    `RUNTIME delete --force`, so the runtime's --root (and RT_ARGS) are baked into a
-#    wrapper script handed over as --runtime.
+# The isolated podman (state dir, ulimits, runtime wrapper) is lib/podman.sh.
 # Exit: 0 all passed, 1 something failed, 77 skipped (not root / podman unusable).
 set -u
 
@@ -25,29 +18,15 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib/common.sh"
 # shellcheck source=lib/image.sh
 . "$HERE/lib/image.sh"
+# shellcheck source=lib/clients.sh
+. "$HERE/lib/clients.sh"
+# shellcheck source=lib/podman.sh
+. "$HERE/lib/podman.sh"
 
 [ $# -eq 1 ] || { echo "usage: $0 RUNTIME_BINARY|NAME" >&2; exit 2; }
 IMG=docker.io/$TEST_IMAGE
-# Pinned ulimits: never above what this process may set without CAP_SYS_RESOURCE.
-NPROC_LIMIT=${NPROC_LIMIT:-4096}
-
-write_containers_conf() { # FILE
-  local nofile nproc
-  nofile=$(ulimit -Hn)
-  nproc=$(ulimit -Hu)
-  [ "$nproc" = unlimited ] || [ "$nproc" -gt "$NPROC_LIMIT" ] && nproc=$NPROC_LIMIT
-  # netns none: the checks need no network, and podman's default bridge would add
-  # CNI bridges and iptables rules to the host.
-  cat >"$1" <<CONF
-[containers]
-default_ulimits = ["nofile=$nofile:$nofile", "nproc=$nproc:$nproc"]
-netns = "none"
-
-[engine]
-cgroup_manager = "cgroupfs"
-events_logger = "file"
-CONF
-}
+# shellcheck disable=SC2034 # read by lib/clients.sh
+CLIENT=podman
 
 setup() {
   require_root
@@ -60,19 +39,12 @@ setup() {
   on_exit '[ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$WORK"'
   P=$WORK/p
   mkdir -p "$P/rtroot" "$P/bin"
-  # c/image keeps a blob-info cache in /var/lib/containers/cache whatever --root
-  # says; if this run creates it, this run removes it.
-  [ -e /var/lib/containers ] || on_exit 'rm -rf /var/lib/containers'
   RT_ROOT=$P/rtroot
-  leaks_init "$P" "$RT_ROOT"
-  on_exit 'teardown_podman'
-  write_containers_conf "$P/containers.conf"
-  export CONTAINERS_CONF=$P/containers.conf
   RUNTIME=$(runtime_wrapper "$P/bin" "--root=$RT_ROOT")
   CGROUP_PARENT=/$(cgroup_parent_for "$P")
-  PODMAN=(podman --root "$P/root" --runroot "$P/runroot" --tmpdir "$P/tmp"
-    --storage-driver overlay --volumepath "$P/volumes" --network-config-dir "$P/net"
-    --cgroup-manager cgroupfs --events-backend file --runtime "$RUNTIME")
+  podman_isolated "$P" "$RUNTIME"
+  leaks_init "$P" "$RT_ROOT"
+  on_exit 'podman_teardown "$P"'
   log "runtime $RUNTIME -> $RT_BIN ${RT_ARGS[*]:-}; podman state in $P"
 
   timeout 60 "${PODMAN[@]}" info >/dev/null 2>"$WORK/info.err" ||
@@ -85,45 +57,20 @@ setup() {
   # throwaway one (system runc, also wrapped for its --root) do that before the
   # baseline is recorded.
   local runc
-  runc=$(abs_cmd runc) && printf '#!/bin/sh\nexec %q --root=%q "$@"\n' "$runc" "$RT_ROOT" >"$P/bin/warmup" &&
-    chmod +x "$P/bin/warmup" &&
+  runc=$(abs_cmd runc) && write_wrapper "$P/bin/warmup" "$runc" "--root=$RT_ROOT" &&
     timeout 60 "${PODMAN[@]}" --runtime "$P/bin/warmup" run --rm --pull never \
       --cgroup-parent "$CGROUP_PARENT" "$IMG" true >/dev/null 2>&1 || log "warm-up container failed"
-  # podman's overlay driver bind-mounts its home (<root>/overlay) onto itself while any podman
-  # process of ours runs, and a failed run's asynchronous cleanup can keep it up past the
-  # leak check's wait (seen in 2 of 4 full runs). It is podman's own storage, not something a
-  # runtime made: mounted here, the way the driver does, it is part of the baseline, and
-  # teardown's unmount_under removes it. Per-container mounts are still leaks.
-  mkdir -p "$P/root/overlay"
-  mountpoint -q "$P/root/overlay" ||
-    { mount --bind "$P/root/overlay" "$P/root/overlay" && mount --make-private "$P/root/overlay"; } ||
-    log "cannot pre-mount podman's overlay home"
+  podman_pin_overlay_home "$P"
   leaks_baseline
-  AFTER_CHECK_HOOK=after_check
-}
-
-teardown_podman() {
-  [ -n "${P:-}" ] && [ -d "$P" ] || return 0
-  timeout 60 "${PODMAN[@]}" rm -af -t 0 >/dev/null 2>&1
-  kill_procs_naming "$P"
-  unmount_under "$P"
-  remove_cgroup_parent "$P" all
+  AFTER_CHECK_HOOK=client_after_check
 }
 
 # --------------------------------------------------------------------------- helpers
 
 pm() { timeout "${T:-60}" "${PODMAN[@]}" "$@"; }
 
-capture() {
-  local ef
-  ef=$(mktemp)
-  OUT=$("$@" 2>"$ef")
-  RC=$?
-  ERR=$(cat "$ef")
-  rm -f "$ef"
-}
-
 prun() { capture pm run --rm --pull never --cgroup-parent "$CGROUP_PARENT" "$@"; }
+client_run() { prun "$IMG" "$@"; }
 
 pstart() {
   CN=$(uniq_name it)
@@ -133,34 +80,12 @@ pstart() {
 
 prm() { pm rm -f -t 0 "$@" >/dev/null 2>&1; true; }
 
-after_check() {
-  local left msg=""
-  left=$(pm ps -aq 2>/dev/null)
-  if [ -n "$left" ]; then
-    # shellcheck disable=SC2086
-    prm $left
-    msg="containers left behind: $(echo $left)"
-  fi
-  leaks_since_baseline || msg="${msg:+$msg; }$REASON"
-  [ -z "$msg" ] || fail "$msg"
-}
+client_leftovers() { pm ps -aq; }
+client_remove() { prm "$@"; }
 
 # --------------------------------------------------------------------------- checks
 
-check_echo() {
-  prun "$IMG" echo hello-podman
-  assert_eq 0 "$RC" "exit status ($ERR)" && assert_eq hello-podman "$OUT" "stdout"
-}
-
-check_exit_code() {
-  prun "$IMG" sh -c 'echo before-exit; exit 3'
-  assert_eq 3 "$RC" "exit status ($ERR)" && assert_eq before-exit "$OUT" "stdout"
-}
-
-check_missing_command() {
-  prun "$IMG" /no/such/binary
-  assert_eq 127 "$RC" "exit status ($ERR)"
-}
+# check_echo, check_exit_code, check_missing_command: lib/clients.sh.
 
 check_env_workdir_user() {
   prun -e FOO=bar -w /tmp --user 1000 "$IMG" sh -c 'echo "$FOO:$(pwd):$(id -u)"'

@@ -48,12 +48,18 @@ runtime_wrapper() { # DIR [EXTRA_GLOBAL_FLAG...]
   local flags=("${RT_ARGS[@]}" "$@")
   [ "${#flags[@]}" -eq 0 ] && { echo "$RT_BIN"; return 0; }
   mkdir -p "$dir"
+  write_wrapper "$dir/runtime" "$RT_BIN" "${flags[@]}"
+  echo "$dir/runtime"
+}
+
+# write_wrapper FILE BIN [FLAG...]: an executable FILE that runs BIN FLAG... "$@".
+write_wrapper() {
+  local file=$1 bin=$2; shift 2
   {
     echo '#!/bin/sh'
-    printf 'exec %q' "$RT_BIN"; printf ' %q' "${flags[@]}"; echo ' "$@"'
-  } >"$dir/runtime"
-  chmod +x "$dir/runtime"
-  echo "$dir/runtime"
+    printf 'exec %q' "$bin"; [ $# -eq 0 ] || printf ' %q' "$@"; echo ' "$@"'
+  } >"$file"
+  chmod +x "$file"
 }
 
 log() { printf '# %s\n' "$*" >&2; }
@@ -94,6 +100,18 @@ wait_until() {
 
 # Milliseconds since the epoch, for timing assertions.
 now_ms() { date +%s%3N; }
+
+# capture CMD...: runs CMD, leaving stdout in OUT, stderr in ERR and the status in RC.
+# Lines of stderr matching the ERE $CAPTURE_IGNORE are dropped (a daemon's warning that
+# every command prints, e.g. docker's "IPv4 forwarding is disabled").
+capture() {
+  local ef
+  ef=$(mktemp)
+  OUT=$("$@" 2>"$ef")
+  RC=$?
+  if [ -n "${CAPTURE_IGNORE:-}" ]; then ERR=$(grep -Ev -- "$CAPTURE_IGNORE" "$ef"); else ERR=$(cat "$ef"); fi
+  rm -f "$ef"
+}
 
 # ---------------------------------------------------------------------------
 # Teardown helpers shared by all the tests. Each test keeps everything under one
