@@ -5,8 +5,11 @@
 #include "shim/core/proc.h"
 
 namespace sandshim::cli {
-namespace {
 
+// Not in the anonymous namespace: tests/unit/cli_test.cc scans command lines with exactly
+// this option list (it declares the function itself), so a new global option that takes a
+// value cannot silently be read as the verb.
+void AddGlobalOptions(CLI::App& app, GlobalOpts& g);
 void AddGlobalOptions(CLI::App& app, GlobalOpts& g) {
   // Callers stack flags (docker's runtimeArgs, then the shim's own): the last one wins, as
   // with runc, instead of failing on a repeat.
@@ -21,6 +24,8 @@ void AddGlobalOptions(CLI::App& app, GlobalOpts& g) {
   app.add_option("--runsc-flag", g.runsc_flags, "extra global runsc flag, e.g. --runsc-flag=--network=none (repeatable)")
       ->allow_extra_args(false);
 }
+
+namespace {
 
 // A command line we cannot parse still owes containerd its JSON error line in --log, found
 // here by hand since the parser gave up.

@@ -20,19 +20,6 @@ std::optional<ContainerStatus> ParseStatus(std::string_view s) {
   return std::nullopt;
 }
 
-bool CanTransition(ContainerStatus from, ContainerStatus to) {
-  using S = ContainerStatus;
-  if (to == S::kStopped) return true;  // the init can die in any state
-  switch (from) {
-    case S::kCreating: return to == S::kCreated || to == S::kRunning;  // run goes straight to running
-    case S::kCreated: return to == S::kRunning;
-    case S::kRunning: return to == S::kPaused;
-    case S::kPaused: return to == S::kRunning;
-    case S::kStopped: return false;
-  }
-  return false;
-}
-
 Status Require(std::string_view id, ContainerStatus s, std::string_view action,
                std::initializer_list<ContainerStatus> ok) {
   for (auto o : ok)

@@ -16,9 +16,12 @@ enum class ContainerStatus { kCreating, kCreated, kRunning, kPaused, kStopped };
 
 std::string_view StatusName(ContainerStatus s);
 std::optional<ContainerStatus> ParseStatus(std::string_view s);
-// Transitions a verb may cause. Everything may become stopped (the init can die any time).
-bool CanTransition(ContainerStatus from, ContainerStatus to);
-// "cannot <action> container <id> in state <status>" unless s is one of ok.
+// The one guard every verb calls with the states it accepts (containers.cc). There is no
+// separate transition table: a verb's precondition is not a transition (exec and ps change
+// nothing, resume must refuse "created" although created -> running is legal), so a table
+// beside these lists would be a second source of truth that no code consults.
+// "cannot <action> container <id> in state <status>" unless s is one of ok; ESRCH for a
+// stopped container (containerd reads "container not running" as finished), else EBUSY.
 Status Require(std::string_view id, ContainerStatus s, std::string_view action,
                std::initializer_list<ContainerStatus> ok);
 

@@ -53,10 +53,14 @@ assert_gone() { # ID
   [ -z "$left" ] || { fail "cgroups left: $left"; return 1; }
 }
 
+# Each point whose SIGKILL was seen, one per line: the last check compares it with the
+# points compiled into sandshim.
+FIRED=$WORK/fired
 crash() { # POINT VERB ARGS... : run a verb that must die at POINT
   local point=$1 rc=0; shift
   SANDSHIM_FAULT=$point "$SANDSHIM_BIN" --root "$ROOT" --backend "$BACKEND" "$@" >/dev/null 2>&1 || rc=$?
   [ "$rc" -eq 137 ] || { fail "$point: expected the SIGKILL exit 137, got $rc"; return 1; }
+  echo "$point" >>"$FIRED"
 }
 
 check_create_points() {
@@ -250,6 +254,17 @@ check_kill_native_init() {
   assert_gone "$id"
 }
 
+# Behaviour, not names: every point in fault::kPoints (shim/core/fault.h) must have killed
+# a verb above. A point that is declared but never reached by its verb (moved, renamed,
+# or dead code) fails here.
+check_every_point_fired() {
+  local want p missing=""
+  want=$(sed -n '/kPoints\[\] = {/,/};/p' "$REPO_ROOT/shim/core/fault.h" | grep -o '"[^"]*"' | tr -d '"')
+  [ -n "$want" ] || { fail "no crash points read from shim/core/fault.h"; return; }
+  for p in $want; do grep -qxF "$p" "$FIRED" 2>/dev/null || missing="$missing $p"; done
+  [ -z "$missing" ] || fail "crash points never seen to fire:$missing"
+}
+
 for ((round = 1; round <= ROUNDS; round++)); do
   run_check "round $round ($BACKEND): crash points in create" check_create_points
   run_check "round $round: crash point in run" check_run_point
@@ -269,4 +284,6 @@ for ((round = 1; round <= ROUNDS; round++)); do
     run_check "round $round: runsc killed mid-create" check_kill_runsc_mid_create
   fi
 done
+# Only a full run reaches every point.
+[ -n "${CHECK_FILTER:-}" ] || run_check "every crash point compiled into sandshim fired" check_every_point_fired
 finish_checks

@@ -5,18 +5,35 @@
 
 using namespace sandshim;
 
-// The global options as main_app declares them: values for these, --debug a flag.
+namespace sandshim::cli {
+// main_app.cc's own global options (defined there, declared here for the test alone).
+void AddGlobalOptions(CLI::App& app, GlobalOpts& g);
+}  // namespace sandshim::cli
+
+// Leading words of args, scanned against the real global options, as main_app does.
 static std::vector<std::string> Words(std::vector<std::string> args, size_t max = 2) {
   CLI::App app;
-  std::string s;
-  std::vector<std::string> v;
-  bool flag = false;
-  for (const char* name : {"--root", "--log", "--log-format", "--backend"}) app.add_option(name, s);
-  app.add_option("--runsc-flag", v);
-  app.add_flag("--debug", flag);
+  cli::GlobalOpts g;
+  cli::AddGlobalOptions(app, g);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   return cli::LeadingWords(app, static_cast<int>(argv.size()), argv.data(), max);
+}
+
+TEST_CASE("cli: every global option that takes a value is one the word scan skips with its value") {
+  CLI::App app;
+  cli::GlobalOpts g;
+  cli::AddGlobalOptions(app, g);
+  const std::vector<std::string> want{"state", "id"};
+  size_t with_value = 0;
+  for (const CLI::Option* o : app.get_options()) {
+    if (o->get_expected_min() == 0 || o->get_lnames().empty()) continue;  // flags (and --help)
+    ++with_value;
+    std::string name = "--" + o->get_lnames().front();
+    CHECK_MESSAGE(Words({"sandshim", name, "VALUE", "state", "id"}) == want, name);
+    CHECK_MESSAGE(Words({"sandshim", name + "=VALUE", "state", "id"}) == want, name);
+  }
+  CHECK(with_value >= 5);  // --root, --log, --log-format, --backend, --runsc-flag at least
 }
 
 TEST_CASE("cli: leading words skip global options and their values, stop at --") {

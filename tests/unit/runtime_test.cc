@@ -13,26 +13,26 @@ using namespace sandshim;
 using namespace sandshim::runtime;
 using S = ContainerStatus;
 
-TEST_CASE("status: transition table") {
-  CHECK(CanTransition(S::kCreating, S::kCreated));
-  CHECK(CanTransition(S::kCreated, S::kRunning));
-  CHECK(CanTransition(S::kRunning, S::kPaused));
-  CHECK(CanTransition(S::kPaused, S::kRunning));
-  for (auto s : {S::kCreating, S::kCreated, S::kRunning, S::kPaused, S::kStopped}) CHECK(CanTransition(s, S::kStopped));
-  CHECK_FALSE(CanTransition(S::kStopped, S::kRunning));
-  CHECK_FALSE(CanTransition(S::kCreated, S::kPaused));
-  CHECK_FALSE(CanTransition(S::kRunning, S::kCreated));
+TEST_CASE("status: every status name parses back to itself; unknown names do not parse") {
   for (auto s : {S::kCreating, S::kCreated, S::kRunning, S::kPaused, S::kStopped})
     CHECK(ParseStatus(StatusName(s)) == s);
+  CHECK_FALSE(ParseStatus("exited").has_value());
+  CHECK_FALSE(ParseStatus("").has_value());
 }
 
-TEST_CASE("status: Require names the action, id and state") {
+TEST_CASE("status: Require names the action, id and state, with the errno clients act on") {
   CHECK(Require("c1", S::kCreated, "start", {S::kCreated}).ok());
+  CHECK(Require("c1", S::kPaused, "kill", {S::kCreated, S::kRunning, S::kPaused}).ok());
   auto e = Require("c1", S::kRunning, "start", {S::kCreated});
   REQUIRE_FALSE(e.ok());
   CHECK(e.error().msg == "cannot start container c1 in state running");
+  CHECK(e.error().err_no == EBUSY);
   auto stopped = Require("c1", S::kStopped, "kill", {S::kRunning});
-  CHECK(stopped.error().msg.find("container not running") != std::string::npos);
+  REQUIRE_FALSE(stopped.ok());
+  CHECK(stopped.error().msg == "cannot kill container c1 in state stopped: container not running");
+  CHECK(stopped.error().err_no == ESRCH);
+  CHECK_FALSE(Require("c1", S::kCreated, "resume", {S::kPaused}).ok());  // legal as a transition, not as resume
+  CHECK_FALSE(Require("c1", S::kCreating, "exec into", {}).ok());        // an empty list accepts nothing
 }
 
 TEST_CASE("state store: lock, save, load, list, erase") {
