@@ -118,7 +118,9 @@ sx_exit_statuses() {
 # A TERM sent to sandshim reaches the command (gVisor: through the sandbox), which ends.
 sx_term_forwarded() {
   local runner rc=0
-  sx exec "$SX_ID" -- sleep 1004 &
+  # The binary itself, not the sx function: a function put in the background runs in a
+  # forked bash, and $! would be that bash, not sandshim.
+  "$SANDSHIM_BIN" --root "$ROOT" --backend "$SX_BE" session exec "$SX_ID" -- sleep 1004 &
   runner=$!
   sleep 2
   kill -TERM "$runner"
