@@ -19,6 +19,7 @@
 #include <boost/asio/ip/address.hpp>
 #include <boost/json.hpp>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -179,7 +180,8 @@ size_t CountRequestLines(const std::string& raw) {
 // The proxy under test on 127.0.0.1, running on its own io_context thread.
 class Proxy {
  public:
-  explicit Proxy(const std::filesystem::path& audit_file) : audit_file_(audit_file) {
+  explicit Proxy(const std::filesystem::path& audit_file, const std::function<void(ProxyOptions&)>& tweak = {})
+      : audit_file_(audit_file) {
     ProxyOptions o;
     o.rules = DomainRules::Make({"allowed.test", "rebind.test", "mixed.test", "hostaddr.test", "127.0.0.1", "127.0.0.2",
                                  "169.254.169.254", "203.0.113.9"},
@@ -190,6 +192,7 @@ class Proxy {
     o.session = "unit";
     o.header_timeout = 5s;
     o.connect_timeout = 2s;
+    if (tweak) tweak(o);
     auto r = std::make_unique<StaticResolver>(nullptr);
     for (const char* spec : {"allowed.test=127.0.0.1", "denied.test=127.0.0.1",
                              // The rebinding attacker: harmless first, internal on every later lookup.
@@ -435,4 +438,25 @@ TEST_CASE("proxy: CONNECT to an allowed name tunnels bytes untouched; a denied o
   CHECK(Str(allowed.at("address")) == "127.0.0.1");
   CHECK(Str(refused.at("decision")) == "deny");
   CHECK(origin.connections() == 1);
+}
+
+TEST_CASE("proxy: limits: an oversized request head gets 431, a connection over the limit 503") {
+  testing::TempDir d;
+  Origin origin("127.0.0.1", 0);
+  REQUIRE(origin.ok());
+  Proxy proxy(d.path() / "audit.jsonl", [](ProxyOptions& o) {
+    o.max_header_bytes = 512;
+    o.max_connections = 1;
+  });
+  auto big = Parse(proxy.Exchange(Get("allowed.test", origin.port(), "/", "X-Big: " + std::string(1024, 'a') + "\r\n")));
+  CHECK(big.status() == 431);
+  CHECK(big.header("x-sandshim-rule") == "max-header-bytes");
+  // One connection open and silent holds the only slot; the next is refused unread.
+  UniqueFd holder = proxy.Connect();
+  REQUIRE(holder.valid());
+  std::this_thread::sleep_for(100ms);  // the proxy accepts it before the next one
+  auto refused = Parse(proxy.Exchange(Get("allowed.test", origin.port())));
+  CHECK(refused.status() == 503);
+  CHECK(refused.header("x-sandshim-rule") == "max-connections");
+  CHECK(origin.connections() == 0);
 }
