@@ -186,8 +186,13 @@ AFTER_CHECK_HOOK=${AFTER_CHECK_HOOK:-}
 # Only run checks whose name matches this ERE (handy when iterating on one check).
 CHECK_FILTER=${CHECK_FILTER:-}
 
-fail() { REASON="$*"; return 1; }
-skip() { REASON="$*"; return "$EXIT_SKIP"; }
+# `return $(fail "why")`, an idiom all over the suites, runs fail in a subshell, where REASON
+# is lost: the report said only "exit status 1". So fail and skip also leave the reason in
+# a file, which run_check reads when REASON came back empty.
+_REASON_FILE=""
+_note_reason() { [ -z "$_REASON_FILE" ] || printf '%s' "$*" >"$_REASON_FILE" 2>/dev/null || true; }
+fail() { REASON="$*"; _note_reason "$*"; return 1; }
+skip() { REASON="$*"; _note_reason "$*"; return "$EXIT_SKIP"; }
 
 # Assertions return non-zero with REASON set, so checks can use `assert_x ... || return`.
 assert_eq() { # expected actual what
@@ -209,8 +214,13 @@ run_check() { # name function [args...]
   local name=$1; shift
   if [ -n "$CHECK_FILTER" ] && ! [[ $name =~ $CHECK_FILTER ]]; then return 0; fi
   REASON=""
+  if [ -z "$_REASON_FILE" ]; then
+    _REASON_FILE=$(mktemp "${TMPDIR:-/tmp}/sandshim-reason.XXXXXX") && on_exit 'rm -f "$_REASON_FILE"'
+  fi
+  [ -z "$_REASON_FILE" ] || : >"$_REASON_FILE"
   local rc=0 start=$SECONDS
   "$@" || rc=$?
+  [ -n "$REASON" ] || [ ! -s "${_REASON_FILE:-/nonexistent}" ] || REASON=$(cat "$_REASON_FILE")
   if [ -n "$AFTER_CHECK_HOOK" ]; then
     # Runs after failed checks too (it cleans up); its complaint is appended.
     local first=$REASON
