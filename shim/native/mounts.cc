@@ -12,6 +12,7 @@
 #include <cstdlib>
 
 #include "shim/native/cgroup_mounts.h"
+#include "shim/native/copy_up.h"
 
 namespace sandshim::native {
 namespace {
@@ -158,6 +159,21 @@ static Status ApplyBind(Sys& sys, int root_fd, const MountStep& m, const std::st
   return VerifyMountFlags(sys, FdPath(top.get()), want, m.destination);
 }
 
+// tmpcopyup: what the image has at the mount point is read through a descriptor opened
+// before the tmpfs covers it, then copied into the new tmpfs (opened again by path).
+static Status MountTmpfsCopyUp(Sys& sys, int root_fd, const MountStep& m, const std::string& dst) {
+  std::string rel = m.destination;
+  while (!rel.empty() && rel.front() == '/') rel.erase(0, 1);
+  UniqueFd below(sys.Openat2(root_fd, rel.empty() ? "." : rel.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC, kInRoot));
+  if (!below.valid()) return ErrnoError("tmpcopyup: open " + m.destination + " in rootfs");
+  TRY(Mount(sys, m.source, dst, m.type, m.flags, m.data, m.destination));
+  auto top = TRY(OpenInRoot(sys, root_fd, m.destination, false, false));
+  UniqueFd fresh(sys.Openat(top.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0));
+  if (!fresh.valid()) return ErrnoError("tmpcopyup: open the tmpfs at " + m.destination);
+  if (auto s = CopyTree(below.get(), fresh.get()); !s) return s.error().Wrap(m.destination);
+  return Ok();
+}
+
 static Status ApplyOne(Sys& sys, int root_fd, const MountStep& m, const LaunchPlan& plan) {
   if (m.type == "cgroup" || m.type == "cgroup2") {
     TRY(MountCgroups(sys, root_fd, m, plan.cgroup_binds));
@@ -170,7 +186,9 @@ static Status ApplyOne(Sys& sys, int root_fd, const MountStep& m, const LaunchPl
     }
     auto target = TRY(OpenInRoot(sys, root_fd, m.destination, true, as_file));
     std::string dst = FdPath(target.get());
-    if (m.bind) {
+    if (m.copy_up && m.type == "tmpfs") {
+      TRY(MountTmpfsCopyUp(sys, root_fd, m, dst));
+    } else if (m.bind) {
       TRY(ApplyBind(sys, root_fd, m, dst));
     } else if (auto s = Mount(sys, m.source, dst, m.type, m.flags, m.data, m.destination); !s) {
       if (m.type != "sysfs") return s;

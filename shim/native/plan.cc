@@ -80,6 +80,8 @@ void ParseMountOptions(const std::vector<std::string>& options, MountStep* m) {
   for (const auto& o : options) {
     if (auto r = kRecursive.find(o); r != kRecursive.end()) {
       m->recursive_attrs |= r->second;
+    } else if (o == "tmpcopyup") {
+      m->copy_up = true;
     } else if (o == "bind" || o == "rbind") {
       m->bind = true;
       m->flags |= MS_BIND | (o == "rbind" ? MS_REC : 0);

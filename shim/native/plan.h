@@ -41,6 +41,8 @@ struct MountStep {
   // "rnodev", "rnoexec" (runc's options), and "ro" on an rbind (a submount of a read-only
   // volume must not stay writable).
   uint64_t recursive_attrs = 0;
+  // "tmpcopyup" on a tmpfs: it starts with a copy of what it covers (copy_up.h).
+  bool copy_up = false;
 };
 
 // One hierarchy under the container's /sys/fs/cgroup (runc's v1 layout without a cgroup

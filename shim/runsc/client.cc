@@ -15,6 +15,7 @@
 #include "shim/core/proc.h"
 #include "shim/core/spawn.h"
 #include "shim/core/unique_fd.h"
+#include "shim/runsc/net_sysctl_mask.h"
 
 namespace sandshim::runsc {
 namespace {
@@ -123,6 +124,9 @@ Result<int> Client::Run(std::string_view id, const CreateOpts& opts) {
   auto argv = WithErrorLog(RunArgv(g_, opts, id, false), error_log_);
   LogArgv(argv);
   auto ns = TRY(NetnsScope::Enter(g_.netns));  // where runsc binds the control socket
+  // run sets up netstack too; its sandbox and gofer keep the private mount namespace, a copy
+  // of the host's that differs only in /proc/sys/net.
+  auto mask = TRY(NetSysctlMask::Enter(UsesNetstack(g_.flags)));
   auto o = TRY(spawn::Run({.argv = std::move(argv), .capture = false, .forward_signals = true}));
   // runsc exits 128 with a logged error when it could not run the container at all.
   std::string msg = LastLoggedError();
@@ -131,6 +135,8 @@ Result<int> Client::Run(std::string_view id, const CreateOpts& opts) {
 }
 
 Status Client::Start(std::string_view id) {
+  // start is where runsc moves the namespace's interfaces into netstack.
+  auto mask = TRY(NetSysctlMask::Enter(UsesNetstack(g_.flags)));
   TRY(Captured(StartArgv(g_, id), "start"));
   return Ok();
 }

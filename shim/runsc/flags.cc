@@ -12,16 +12,28 @@ static bool HasHook(const bundle::Spec& spec, std::string_view kind) {
 
 std::string NetworkMode(const bundle::Spec& spec) {
   const auto* ns = bundle::FindNamespace(spec, "network");
+  // No namespace of its own: the host's network, which only the host stack can give.
+  // A namespace by path is shared with other containers (a pod's, docker's container:,
+  // a session's relay namespace): netstack would take its addresses away from them, so
+  // the sandbox uses the host stack inside that namespace.
   if (!ns || !ns->path.empty()) return "host";
-  // A new namespace that a hook will configure (docker's libnetwork prestart hook puts the
-  // bridge veth there) is the container's network: use it. Without a hook it stays empty.
-  if (HasHook(spec, "prestart") || HasHook(spec, "createRuntime")) return "host";
+  // A new namespace that a hook configures (docker's libnetwork prestart hook puts the
+  // bridge veth there) is the container's own: gVisor's netstack takes it over, so the
+  // application never talks to the host kernel's network stack. Without a hook it stays empty.
+  if (HasHook(spec, "prestart") || HasHook(spec, "createRuntime")) return "sandbox";
   return "none";
 }
 
 std::string FlagName(std::string_view flag) {
   while (!flag.empty() && flag.front() == '-') flag.remove_prefix(1);
   return std::string(flag.substr(0, flag.find('=')));
+}
+
+std::string EffectiveNetwork(const std::vector<std::string>& flags) {
+  std::string mode = "sandbox";
+  for (const auto& f : flags)
+    if (FlagName(f) == "network" && f.find('=') != std::string::npos) mode = f.substr(f.find('=') + 1);
+  return mode;
 }
 
 static bool WantsNetRaw(const bundle::Spec& spec) {

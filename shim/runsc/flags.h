@@ -1,13 +1,18 @@
 // The runsc flag policy, in one place and pure. Registered with docker without flags, this
 // host's runsc fails every `docker run` ("cannot run with network enabled in root network
 // namespace"), so sandshim picks the network mode from the spec itself:
-//   - a network namespace with a path (docker's bridge, CNI): join it and use the host stack
-//     there (--network=host): the namespace is the container's own;
 //   - a new network namespace that a prestart/createRuntime hook configures (docker's
-//     libnetwork hook): the host stack inside it (--network=host);
+//     libnetwork hook puts the bridge veth there): gVisor's own stack takes it over
+//     (--network=sandbox, netstack), as raw runsc does where it works; see
+//     net_sysctl_mask.h for what this runsc needs on a newer kernel;
+//   - a network namespace with a path (a pod's from CNI, docker's container:, a session's):
+//     shared with other containers, so the host stack inside it (--network=host): netstack
+//     would strip the shared interfaces' addresses;
 //   - a new namespace nobody configures: nothing to talk to (--network=none, loopback only);
 //   - no network namespace at all (docker --network host): the host stack (--network=host).
-// Users may override any policy flag with their own (--runsc-flag, config "runsc_flags").
+// Users may override any policy flag with their own (--runsc-flag, config "runsc_flags"),
+// e.g. --runsc-flag=--network=host to opt into the host stack (it exposes more of the host
+// kernel to the sandbox).
 #pragma once
 
 #include <string>
@@ -28,5 +33,8 @@ struct PolicyInput {
 std::vector<std::string> PolicyFlags(const bundle::Spec& spec, const PolicyInput& in);
 // "--network=host" -> "network"; "--net-raw" -> "net-raw".
 std::string FlagName(std::string_view flag);
+// The network runsc will use given these flags: the last --network (user flags come last),
+// or runsc's own default, "sandbox" (netstack).
+std::string EffectiveNetwork(const std::vector<std::string>& flags);
 
 }  // namespace sandshim::runsc

@@ -35,4 +35,27 @@ static bool MovePidsLimit(json::object& doc) {
 
 bool FixupSpec(json::object& doc) { return MovePidsLimit(doc); }
 
+bool MountsTmp(const json::object& doc) {
+  const auto* mounts = doc.if_contains("mounts") ? doc.at("mounts").if_array() : nullptr;
+  if (!mounts) return false;
+  for (const auto& m : *mounts) {
+    const auto* o = m.if_object();
+    const auto* dest = o && o->if_contains("destination") ? o->at("destination").if_string() : nullptr;
+    if (!dest) continue;
+    auto p = std::filesystem::path(std::string(*dest)).lexically_normal();
+    if (p == "/tmp" || p == "/tmp/") return true;
+  }
+  return false;
+}
+
+void BindImageTmp(json::object& doc, const std::filesystem::path& image_tmp) {
+  const auto* root = doc.if_contains("root") ? doc["root"].if_object() : nullptr;
+  bool readonly = root && root->if_contains("readonly") && root->at("readonly").is_bool() && root->at("readonly").get_bool();
+  if (!doc.if_contains("mounts") || !doc["mounts"].is_array()) doc["mounts"] = json::array{};
+  doc["mounts"].get_array().push_back(json::object{{"destination", "/tmp"},
+                                                   {"type", "bind"},
+                                                   {"source", image_tmp.string()},
+                                                   {"options", json::array{"rbind", readonly ? "ro" : "rw"}}});
+}
+
 }  // namespace sandshim::runsc

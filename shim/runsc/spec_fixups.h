@@ -4,9 +4,14 @@
 //    --pids-limit stops the sandbox from starting at all. gVisor enforces RLIMIT_NPROC inside
 //    the sandbox instead, for root without CAP_SYS_RESOURCE too: the limit goes there. The
 //    host cgroup keeps a limit too (HostPidsLimit), as a backstop rather than the enforcer.
+//  - /tmp: runsc mounts a tmpfs of its own over an empty image /tmp that the spec does not
+//    mount, so `docker cp` into /tmp is invisible inside and files written there never reach
+//    the container's rootfs (`docker cp` out, `docker commit`), where runc keeps them. A bind
+//    of the image's own /tmp keeps runc's behaviour.
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 
 #include <boost/json.hpp>
 
@@ -25,5 +30,12 @@ int64_t HostPidsLimit(int64_t container_limit);
 
 // Returns true when doc changed.
 bool FixupSpec(boost::json::object& doc);
+
+// Whether the spec mounts something at /tmp itself.
+bool MountsTmp(const boost::json::object& doc);
+// Adds a bind of image_tmp (the rootfs's own /tmp, which the caller has checked is a real
+// directory inside the rootfs) at /tmp, read-only when the rootfs is. Only for a rootfs the
+// sandbox writes through to: under runsc's --overlay the writes would reach the image itself.
+void BindImageTmp(boost::json::object& doc, const std::filesystem::path& image_tmp);
 
 }  // namespace sandshim::runsc

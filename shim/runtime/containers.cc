@@ -219,7 +219,11 @@ Status Containers::Kill(std::string_view id, int signal, bool all) {
 }
 
 Status Containers::Delete(std::string_view id, bool force) {
-  auto lock = TRY(store_.Lock(id));
+  auto locked = store_.Lock(id);
+  // As runc: with --force, a container that is already gone is deleted, silently (podman
+  // deletes after every failed create, and showed our "does not exist" beside the real error).
+  if (!locked && force && locked.error().err_no == ENOENT) return Ok();
+  auto lock = TRY(std::move(locked));
   auto rec = store_.Load(id);
   if (!rec) return ReplayAndErase(lock);  // a directory without a record: a create that died
   S st = LiveStatus(*rec);

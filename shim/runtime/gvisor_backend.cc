@@ -1,6 +1,7 @@
 #include "shim/runtime/gvisor_backend.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -31,14 +32,6 @@ namespace json = boost::json;
 namespace {
 
 std::vector<std::string> FlagsOf(const ContainerRecord& c) { return bundle::GetStrings(c.backend_data, "flags"); }
-
-// The network mode runsc will use: its last --network flag (user flags come last).
-std::string NetworkFlag(const std::vector<std::string>& flags) {
-  std::string mode;
-  for (const auto& f : flags)
-    if (runsc::FlagName(f) == "network" && f.find('=') != std::string::npos) mode = f.substr(f.find('=') + 1);
-  return mode;
-}
 
 json::array ToArray(const std::vector<std::string>& v) {
   json::array a;
@@ -143,6 +136,15 @@ Result<std::vector<std::string>> GvisorBackend::PrepareCreate(const CreateReques
   return flags;
 }
 
+// runsc's --overlay/--overlay2 keep the rootfs's writes in the sandbox.
+static bool UsesOverlay(const std::vector<std::string>& flags) {
+  return std::any_of(flags.begin(), flags.end(), [](const std::string& f) {
+    auto name = runsc::FlagName(f);
+    return (name == "overlay" || name == "overlay2") && f.find("=false") == std::string::npos &&
+           f.find("=none") == std::string::npos;
+  });
+}
+
 // Every container gets a bundle of its own in its state dir (config.json with fix-ups, the
 // rootfs and relative bind sources made absolute). Besides carrying the fix-ups, it makes the
 // gofer findable: its command line names only --bundle, and callers share bundles (tests,
@@ -157,7 +159,7 @@ static Result<std::filesystem::path> RunscBundle(const CreateRequest& r, const s
   json::object doc = r.spec.doc;
   runsc::FixupSpec(doc);
   if (hooks_by_sandshim) StripRuntimeHooks(doc);
-  if (NetworkFlag(flags) == "host" && !bundle::FindNamespace(r.spec, "network")) {
+  if (runsc::EffectiveNetwork(flags) == "host" && !bundle::FindNamespace(r.spec, "network")) {
     auto* lx = doc.if_contains("linux") ? doc["linux"].if_object() : nullptr;
     if (!lx) lx = &(doc["linux"] = json::object()).get_object();
     auto* nss = lx->if_contains("namespaces") ? (*lx)["namespaces"].if_array() : nullptr;
@@ -166,6 +168,12 @@ static Result<std::filesystem::path> RunscBundle(const CreateRequest& r, const s
   }
   if (auto* root = doc.if_contains("root") ? doc["root"].if_object() : nullptr)
     (*root)["path"] = bundle::RootfsPath(r.spec, r.bundle).string();
+  if (!runsc::MountsTmp(doc) && !UsesOverlay(flags)) {
+    // Only a real directory of the image (never a symlink it planted) becomes a bind source.
+    auto tmp = bundle::RootfsPath(r.spec, r.bundle) / "tmp";
+    struct stat st;
+    if (::lstat(tmp.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) runsc::BindImageTmp(doc, tmp);
+  }
   if (auto* mounts = doc.if_contains("mounts") ? doc["mounts"].if_array() : nullptr)
     for (auto& m : *mounts) {
       auto* o = m.if_object();
@@ -211,7 +219,7 @@ Result<Created> GvisorBackend::Create(const CreateRequest& r, Journal& j) {
   TRY(native::RunHooks(r.spec, "createRuntime", state));
   Created c;
   c.init = {pid, start ? *start : 0};
-  c.data = {{"flags", ToArray(flags)}, {"platform", platform_}, {"network", runsc::NetworkMode(r.spec)},
+  c.data = {{"flags", ToArray(flags)}, {"platform", platform_}, {"network", runsc::EffectiveNetwork(flags)},
             {"cgroups_path", r.spec.cgroups_path}, {"control", runsc::ControlProtocolFor(runsc_version_)},
             {"control_netns", runsc::ControlNetnsPath(r.state_dir).string()}};
   return c;

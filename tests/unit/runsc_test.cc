@@ -5,6 +5,7 @@
 #include "shim/core/proc.h"
 #include "shim/runsc/client.h"
 #include "shim/runsc/flags.h"
+#include "shim/runsc/net_sysctl_mask.h"
 #include "shim/runsc/leftovers.h"
 #include "shim/runsc/probe.h"
 #include "shim/runsc/runsc_cli.h"
@@ -44,7 +45,7 @@ TEST_CASE("flags: network mode follows the spec's network namespace") {
   auto docker = *bundle::ParseSpec(R"({"ociVersion":"1","root":{"path":"r"},"process":{"args":["a"],"cwd":"/"},
     "hooks":{"prestart":[{"path":"/usr/bin/dockerd","args":["libnetwork-setkey"]}]},
     "linux":{"namespaces":[{"type":"network"}]}})");
-  CHECK(NetworkMode(docker) == "host");
+  CHECK(NetworkMode(docker) == "sandbox");
 }
 
 TEST_CASE("flags: platform, NET_RAW only when granted, user flags win") {
@@ -147,4 +148,34 @@ TEST_CASE("leftovers: own cgroups per controller from /proc/self/cgroup") {
   CHECK(own.at("memory") == "/process_api/abc");
   CHECK(own.at("systemd") == "/x");
   CHECK_FALSE(own.contains("cpu"));
+}
+
+TEST_CASE("netstack: runsc sets up netstack unless told another network") {
+  using V = std::vector<std::string>;
+  CHECK(UsesNetstack(V{}));  // runsc's default
+  CHECK(UsesNetstack(V{"--network=sandbox", "--platform=ptrace"}));
+  CHECK_FALSE(UsesNetstack(V{"--network=host"}));
+  CHECK_FALSE(UsesNetstack(V{"--network=none"}));
+  CHECK_FALSE(UsesNetstack(V{"--network=sandbox", "--network=host"}));  // the last one wins
+  CHECK(UsesNetstack(V{"--network=host", "--network=sandbox"}));
+}
+
+TEST_CASE("spec fixups: the image's own /tmp instead of runsc's tmpfs") {
+  namespace json = boost::json;
+  auto doc = json::parse(R"({"root":{"path":"r"},"mounts":[{"destination":"/proc","type":"proc"}]})").as_object();
+  CHECK_FALSE(MountsTmp(doc));
+  BindImageTmp(doc, "/rootfs/tmp");
+  CHECK(MountsTmp(doc));
+  const auto& m = doc["mounts"].as_array().back().as_object();
+  CHECK(m.at("source").as_string() == "/rootfs/tmp");
+  CHECK(m.at("type").as_string() == "bind");
+  CHECK(m.at("options").as_array() == json::array{"rbind", "rw"});
+  // A read-only rootfs keeps a read-only /tmp, as under runc.
+  auto ro = json::parse(R"({"root":{"path":"r","readonly":true}})").as_object();
+  BindImageTmp(ro, "/rootfs/tmp");
+  CHECK(ro["mounts"].as_array().back().as_object().at("options").as_array() == json::array{"rbind", "ro"});
+  // The spec's own /tmp (docker --tmpfs /tmp, -v x:/tmp/) wins.
+  CHECK(MountsTmp(json::parse(R"({"mounts":[{"destination":"/tmp/","type":"tmpfs"}]})").as_object()));
+  CHECK(MountsTmp(json::parse(R"({"mounts":[{"destination":"//tmp","type":"tmpfs"}]})").as_object()));
+  CHECK_FALSE(MountsTmp(json::parse(R"({"mounts":[{"destination":"/tmp/x","type":"tmpfs"}]})").as_object()));
 }
