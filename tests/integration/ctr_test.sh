@@ -182,6 +182,57 @@ check_sigterm_trap() {
   [ $((t1 - t0)) -lt 5000 ] || fail "took $((t1 - t0)) ms to stop"
 }
 
+check_pause_resume_ps_metrics() {
+  cstart sleep 300 || return 1
+  capture ct task pause "$ID"
+  local p_rc=$RC p_err=$ERR paused resumed
+  paused=$(task_status "$ID")
+  capture ct task resume "$ID"
+  local r_rc=$RC
+  resumed=$(task_status "$ID")
+  capture ct task exec --fifo-dir "$WORK/fifo" --exec-id after "$ID" echo after-resume
+  local e_out=$OUT
+  capture ct task ps "$ID"
+  local ps_rc=$RC ps_out=$OUT ps_err=$ERR
+  capture ct task metrics "$ID"
+  local m_rc=$RC m_err=$ERR
+  cremove "$ID"
+  assert_eq 0 "$p_rc" "task pause ($p_err)" && assert_eq PAUSED "$paused" "status while paused" || return 1
+  assert_eq 0 "$r_rc" "task resume" && assert_eq RUNNING "$resumed" "status after resume" || return 1
+  assert_eq after-resume "$e_out" "exec after resume" || return 1
+  assert_eq 0 "$ps_rc" "task ps ($ps_err)" || return 1
+  # A header and at least one host pid (gVisor: the sandbox's).
+  [ "$(printf '%s\n' "$ps_out" | grep -cE '^[0-9]+')" -ge 1 ] || { fail "no pid in task ps: $ps_out"; return 1; }
+  assert_eq 0 "$m_rc" "task metrics ($m_err)"
+}
+
+check_kill_signal_reaches_trap() {
+  cstart sh -c 'trap "echo got-usr1 >/tmp/usr1; exit 7" USR1; sleep 300 & wait' || return 1
+  sleep 1
+  ct task kill -s SIGUSR1 "$ID" >/dev/null 2>&1
+  wait_task_done "$ID"
+  local status
+  status=$(task_status "$ID")
+  cremove "$ID"
+  assert_eq STOPPED "$status" "the USR1 trap ended the task"
+}
+
+check_run_flags() {
+  mkdir -p "$WORK/vol" && echo from-host >"$WORK/vol/f"
+  crun --read-only --memory-limit 67108864 --cpus 0.5 --mount "type=bind,src=$WORK/vol,dst=/vol,options=rbind:ro" -- \
+    sh -c 'cat /vol/f; touch /etc/x 2>/dev/null || echo rootfs-ro; touch /vol/g 2>/dev/null || echo vol-ro'
+  assert_eq 0 "$RC" "exit status ($ERR)" || return 1
+  assert_eq "from-host
+rootfs-ro
+vol-ro" "$OUT" "bind mount, --read-only, ro volume (with --memory-limit, --cpus)"
+}
+
+check_net_host() {
+  crun --net-host -- sh -c 'ls /sys/class/net | grep -c .'
+  assert_eq 0 "$RC" "exit status ($ERR)" && [ "${OUT:-0}" -ge 2 ] ||
+    fail "expected the host's interfaces (lo and more), got: $OUT"
+}
+
 # With SANDSHIM_BROKEN_RUNSC: gVisor cannot run, so `auto` must have used native.
 check_fell_back_to_native() {
   cstart sleep 300 || return 1
@@ -219,6 +270,10 @@ run_check "stdin is passed" check_stdin
 run_check "run -d, task exec, kill, delete" check_exec_kill_delete
 run_check "SIGTERM to trapping task stops it < 5s" check_sigterm_trap
 run_check "missing command fails with a clear error" check_missing_command
+run_check "task pause/resume, ps, metrics" check_pause_resume_ps_metrics
+run_check "task kill -s USR1 reaches the trap" check_kill_signal_reaches_trap
+run_check "run --read-only --mount --memory-limit --cpus" check_run_flags
+run_check "run --net-host" check_net_host
 [ -z "${SANDSHIM_BROKEN_RUNSC:-}" ] ||
   run_check "auto fell back to native (host kernel, state, warning in --log)" check_fell_back_to_native
 CHECK_FILTER="" run_check "no leaks after containerd shutdown" check_no_leaks_after_shutdown
