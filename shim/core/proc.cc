@@ -130,9 +130,4 @@ DetachedStdio::~DetachedStdio() {
   }
 }
 
-void ReapZombies() {
-  while (::waitpid(-1, nullptr, WNOHANG) > 0) {
-  }
-}
-
 }  // namespace sandshim::proc

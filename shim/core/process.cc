@@ -253,6 +253,39 @@ Result<Child> Spawn(const ProcessSpec& spec) {
   return child;
 }
 
+std::vector<pid_t> KillAndAwait(const std::vector<pid_t>& pids, std::chrono::milliseconds within,
+                                const std::function<bool(pid_t)>& target) {
+  struct Victim {
+    pid_t pid;
+    UniqueFd fd;
+  };
+  std::vector<Victim> victims;
+  for (pid_t pid : pids) {
+    UniqueFd fd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+    if (!fd.valid() || (target && !target(pid))) continue;  // gone already, or not ours to kill
+    ::syscall(SYS_pidfd_send_signal, fd.get(), SIGKILL, nullptr, 0);
+    victims.push_back({pid, std::move(fd)});
+  }
+  // A pidfd turns readable once its process has exited (a zombie counts).
+  auto deadline = Clock::now() + within;
+  std::vector<pollfd> fds;
+  while (!victims.empty()) {
+    fds.clear();
+    for (const auto& v : victims) fds.push_back({v.fd.get(), POLLIN, 0});
+    int n = ::poll(fds.data(), fds.size(), MillisUntil(deadline));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    for (size_t i = fds.size(); i-- > 0;)
+      if (fds[i].revents) {
+        ::waitpid(victims[i].pid, nullptr, WNOHANG);  // only ours; others' parents reap theirs
+        victims.erase(victims.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+  }
+  std::vector<pid_t> alive;
+  for (const auto& v : victims) alive.push_back(v.pid);
+  return alive;
+}
+
 std::string FindOnHost(const std::string& name) {
   if (name.empty()) return "";
   if (name.find('/') != std::string::npos) return ::access(name.c_str(), X_OK) == 0 ? name : "";

@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -103,6 +104,12 @@ class Child {
 };
 
 Result<Child> Spawn(const ProcessSpec& spec);
+
+// SIGKILLs every pid that `target` accepts (asked after a pidfd pins the pid, so the answer
+// and the signal concern the same process), then waits for them by polling their pidfds,
+// at most `within`; reaps those that are our children. Returns the pids still alive.
+std::vector<pid_t> KillAndAwait(const std::vector<pid_t>& pids, std::chrono::milliseconds within,
+                                const std::function<bool(pid_t)>& target = nullptr);
 
 // The path of a program on the host: names with a '/' if executable; bare names in PATH,
 // then in Debian's directories (callers such as podman's cleanup run us with a bare PATH).

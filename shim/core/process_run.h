@@ -27,6 +27,7 @@ struct Command {
   bool new_session = false;
   std::optional<std::vector<std::string>> env;  // exactly these; nullopt: ours
   Reap reap = Reap::kOnlyThis;                  // see process.h
+  std::string exe;                              // the path to run; empty: Resolve(argv[0])
 };
 
 struct Outcome {

@@ -1,6 +1,5 @@
 #include "shim/native/cgroups.h"
 
-#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -9,6 +8,7 @@
 #include "bundle/spec.h"
 #include "shim/core/fs.h"
 #include "shim/core/proc.h"
+#include "shim/core/process.h"
 #include "shim/native/device_filter.h"
 #include "shim/native/sys.h"
 
@@ -384,12 +384,15 @@ Status Freeze(const std::vector<std::filesystem::path>& dirs, bool frozen) {
 }
 
 Status DestroyCgroups(const std::vector<std::filesystem::path>& dirs) {
-  for (int round = 0; round < 50; ++round) {
+  // Rounds because a task may fork between the read and the kill; each round waits on the
+  // pidfds of the ones it killed (an exited task has left cgroup.procs: works on v1, which
+  // has no cgroup.events to poll). Two seconds in all: then rmdir reports what is left.
+  auto deadline = process::Clock::now() + std::chrono::seconds(2);
+  for (int round = 0; round < 50 && process::Clock::now() < deadline; ++round) {
     auto pids = CgroupPids(dirs);
     if (pids.empty()) break;
     (void)Freeze(dirs, false);  // a frozen task cannot die
-    for (pid_t p : pids) ::kill(p, SIGKILL);
-    ::usleep(20000);
+    (void)process::KillAndAwait(pids, std::chrono::ceil<std::chrono::milliseconds>(deadline - process::Clock::now()));
   }
   std::string err;
   for (const auto& d : dirs)

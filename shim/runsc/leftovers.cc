@@ -1,13 +1,15 @@
 #include "shim/runsc/leftovers.h"
 
-#include <signal.h>
 #include <unistd.h>
+
+#include <chrono>
 
 #include <map>
 #include <sstream>
 
 #include "shim/core/fs.h"
 #include "shim/core/proc.h"
+#include "shim/core/process.h"
 
 namespace sandshim::runsc {
 namespace {
@@ -42,17 +44,12 @@ bool BelongsTo(const std::vector<std::string>& argv, const Owner& o) {
 }
 
 Status KillProcesses(const Owner& o) {
-  std::vector<pid_t> victims;
-  for (pid_t pid : proc::AllPids())
-    if (pid != ::getpid() && BelongsTo(proc::Cmdline(pid), o)) victims.push_back(pid);
-  for (pid_t pid : victims) ::kill(pid, SIGKILL);
-  // Give them a moment to die; reap those that were reparented to us.
-  for (int i = 0; i < 100 && !victims.empty(); ++i) {
-    proc::ReapZombies();
-    std::erase_if(victims, [](pid_t p) { return !proc::IsAlive({p, 0}); });
-    if (!victims.empty()) ::usleep(10000);
-  }
-  if (!victims.empty()) return MakeError("runsc process " + std::to_string(victims.front()) + " survived SIGKILL", EBUSY);
+  std::vector<pid_t> pids = proc::AllPids();
+  std::erase(pids, ::getpid());
+  // Those reparented to us are reaped as they die.
+  auto alive = process::KillAndAwait(pids, std::chrono::seconds(1),
+                                     [&](pid_t pid) { return BelongsTo(proc::Cmdline(pid), o); });
+  if (!alive.empty()) return MakeError("runsc process " + std::to_string(alive.front()) + " survived SIGKILL", EBUSY);
   return Ok();
 }
 

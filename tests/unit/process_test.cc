@@ -58,6 +58,13 @@ TEST_CASE("process: exit codes, signals, captured output") {
   CHECK(process::Run({.argv = {"true"}})->Success());  // a bare name is looked up in PATH
 }
 
+TEST_CASE("process: programs on the host, by PATH then Debian's directories") {
+  CHECK(process::FindOnHost("sh") != "");
+  CHECK(process::FindOnHost("definitely-not-a-binary-xyz") == "");
+  CHECK(process::Resolve("definitely-not-a-binary-xyz") == "definitely-not-a-binary-xyz");
+  CHECK(process::FindOnHost("/bin/sh") == "/bin/sh");
+}
+
 TEST_CASE("process: a timeout kills the child, without waiting out its time") {
   auto t0 = process::Clock::now();
   auto slow = process::Run({.argv = {"sleep", "5"}, .timeout = 100ms});
