@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <sstream>
@@ -139,4 +141,32 @@ TEST_CASE("process: the parent-death signal fires when the starting thread ends"
   REQUIRE(st.ok());
   REQUIRE(st->has_value());
   CHECK((*st)->signal == SIGKILL);
+}
+
+TEST_CASE("process: Reap::kAdoptedToo reaps the orphans a subreaper adopted while it waits") {
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  // The shell exits at once; its background sleep is reparented to us and ends 200 ms later.
+  auto start = process::Run({.argv = {"/bin/sh", "-c", "sleep 0.2 & echo $!"}});
+  REQUIRE(start.ok());
+  pid_t orphan = std::stoi(start->out);
+  auto zombie = [&] {
+    std::string stat(512, '\0');
+    UniqueFd f(::open(("/proc/" + std::to_string(orphan) + "/stat").c_str(), O_RDONLY | O_CLOEXEC));
+    if (!f.valid()) return false;
+    stat.resize(std::max<ssize_t>(::read(f.get(), stat.data(), stat.size()), 0));
+    return stat.find(") Z ") != std::string::npos;
+  };
+  // Waiting for another command: the orphan dies meanwhile and is reaped, not left a zombie.
+  auto other = process::Run({.argv = {"sleep", "0.6"}, .reap = process::Reap::kAdoptedToo});
+  REQUIRE(other.ok());
+  CHECK(other->Success());
+  CHECK_FALSE(zombie());
+  CHECK(::kill(orphan, 0) != 0);
+  // Without it, the same orphan stays a zombie until someone reaps it.
+  auto again = process::Run({.argv = {"/bin/sh", "-c", "sleep 0.2 & echo $!"}});
+  orphan = std::stoi(again->out);
+  REQUIRE(process::Run({.argv = {"sleep", "0.6"}})->Success());
+  CHECK(zombie());
+  ::waitpid(orphan, nullptr, 0);
+  ::prctl(PR_SET_CHILD_SUBREAPER, 0);
 }
