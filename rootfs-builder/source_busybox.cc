@@ -6,7 +6,7 @@
 #include "rootfs-builder/digest.h"
 #include "rootfs-builder/sources.h"
 #include "shim/core/fs.h"
-#include "shim/core/spawn.h"
+#include "shim/core/process_run.h"
 
 namespace sandshim::rootfs {
 
@@ -28,7 +28,7 @@ Result<ImageConfig> BuildBusybox(const BuildOptions& o, const BuildDirs& d) {
   if (ec) return MakeError("busybox: copy " + o.busybox + ": " + ec.message(), ec.value());
   ::chmod((r / "bin/busybox").c_str(), 0755);
   // Applets as absolute symlinks, resolved inside the sandbox like busybox --install -s.
-  auto list = TRY_CTX(spawn::Run({.argv = {o.busybox, "--list-full"}}), "busybox --list-full");
+  auto list = TRY_CTX(process::Run({.argv = {o.busybox, "--list-full"}}), "busybox --list-full");
   if (!list.Success()) return MakeError("busybox --list-full: " + list.Describe(), EIO);
   size_t pos = 0;
   while (pos < list.out.size()) {

@@ -5,7 +5,7 @@
 #include "rootfs-builder/sources.h"
 #include "rootfs-builder/strip.h"
 #include "shim/core/fs.h"
-#include "shim/core/spawn.h"
+#include "shim/core/process_run.h"
 
 namespace sandshim::rootfs {
 
@@ -76,7 +76,7 @@ Result<std::string> DebootstrapIdentity(const SourceRef& r, const BuildOptions& 
 
 Result<ImageConfig> BuildDebootstrap(const SourceRef& r, const BuildOptions& o, const BuildDirs& d) {
   std::string mirror = TRY(Mirror(o));
-  spawn::Command c;
+  process::Command c;
   // On a terminal the user watches debootstrap's own progress (on stderr: stdout carries
   // only the result); otherwise it stays quiet and only a failure's tail is reported.
   bool show = o.progress && o.progress->enabled();
@@ -86,7 +86,7 @@ Result<ImageConfig> BuildDebootstrap(const SourceRef& r, const BuildOptions& o, 
   c.forward_signals = true;
   c.timeout = std::chrono::minutes(60);
   if (show) o.progress->Step("debootstrap " + r.arg + " from " + mirror + "\n");
-  auto out = TRY_CTX(spawn::Run(c), "debootstrap");
+  auto out = TRY_CTX(process::Run(c), "debootstrap");
   if (!out.Success()) return MakeError("debootstrap " + r.arg + ": " + out.Describe(), EIO);
   // As extraction does for images (H3): no setuid/setgid, file caps or /dev nodes in the cache.
   if (!o.keep_privileged) TRY_CTX(StripPrivileged(d.rootfs), "debootstrap");

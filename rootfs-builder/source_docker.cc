@@ -6,7 +6,7 @@
 #include "rootfs-builder/extract.h"
 #include "rootfs-builder/sources.h"
 #include "shim/core/fs.h"
-#include "shim/core/spawn.h"
+#include "shim/core/process_run.h"
 
 namespace sandshim::rootfs {
 
@@ -18,10 +18,10 @@ static std::vector<std::string> DockerArgv(const BuildOptions& o, std::vector<st
 }
 
 static Result<std::string> Docker(const BuildOptions& o, std::vector<std::string> args, std::string_view what) {
-  spawn::Command c;
+  process::Command c;
   c.argv = DockerArgv(o, std::move(args));
   c.timeout = std::chrono::minutes(30);
-  auto out = TRY_CTX(spawn::Run(c), std::string(what));
+  auto out = TRY_CTX(process::Run(c), std::string(what));
   if (!out.Success()) return MakeError(std::string(what) + ": " + out.Describe(), EIO);
   return out.out;
 }

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 BUILD_PKGS=(build-essential cmake pkg-config ccache
-  libboost1.81-dev libboost-json1.81-dev libboost-filesystem1.81-dev
+  libboost1.81-dev libboost-json1.81-dev
   libspdlog-dev libfmt-dev doctest-dev libseccomp-dev libcli11-dev
   libarchive-dev libssl-dev libcap-dev libzstd-dev zlib1g-dev
   liblzma-dev libbz2-dev libxml2-dev nettle-dev libacl1-dev liblz4-dev)

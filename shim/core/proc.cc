@@ -81,27 +81,6 @@ std::vector<pid_t> AllPids() {
 
 void BecomeSubreaper() { ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
 
-std::map<std::string, std::string> OwnCgroups(const std::string& proc_self_cgroup) {
-  std::map<std::string, std::string> out;
-  std::istringstream in(proc_self_cgroup);
-  std::string line;
-  while (std::getline(in, line)) {
-    // "4:memory:/process_api/95f2…" -> memory -> /process_api/95f2…
-    auto a = line.find(':'), b = line.find(':', a + 1);
-    if (a == std::string::npos || b == std::string::npos) continue;
-    std::string path = line.substr(b + 1);
-    if (path == "/") continue;
-    if (b == a + 1) {  // "0::/path": the v2 hierarchy
-      out[""] = path;
-      continue;
-    }
-    std::istringstream ctrls(line.substr(a + 1, b - a - 1));
-    std::string c;
-    while (std::getline(ctrls, c, ',')) out[c.rfind("name=", 0) == 0 ? c.substr(5) : c] = path;
-  }
-  return out;
-}
-
 void OpenMissingStdio() {
   for (int fd = 0; fd <= 2; ++fd) {
     if (::fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
@@ -127,11 +106,6 @@ DetachedStdio::~DetachedStdio() {
     if (saved_[fd] < 0) continue;
     ::dup2(saved_[fd], fd);
     ::close(saved_[fd]);
-  }
-}
-
-void ReapZombies() {
-  while (::waitpid(-1, nullptr, WNOHANG) > 0) {
   }
 }
 

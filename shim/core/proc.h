@@ -5,7 +5,6 @@
 #include <sys/types.h>
 
 #include <cstdint>
-#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -32,11 +31,6 @@ std::vector<pid_t> AllPids();
 // Makes this process a child subreaper: orphans of children we spawn (runsc's sandbox and
 // gofer) are reparented to us rather than to PID 1, which reaps them slowly on this host.
 void BecomeSubreaper();
-// This process's own cgroup per controller ("" for the v2 hierarchy) where it is not "/";
-// pure, from the text of /proc/self/cgroup.
-std::map<std::string, std::string> OwnCgroups(const std::string& proc_self_cgroup);
-// Reaps any exited children without blocking.
-void ReapZombies();
 // Opens /dev/null on whichever of fds 0, 1, 2 is closed (a caller's `<&-`), first thing in
 // main: otherwise the next file we open (the --log file, a state lock, a session exec's
 // pipe) takes a stdio number and is handed on as a container's or command's stdio.

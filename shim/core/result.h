@@ -1,7 +1,7 @@
 // Result<T>: the one error type of sandshim. An Error carries an errno (0 when none applies)
 // and a message that each layer prefixes with its context, so the user reads one line such
 // as "create abc: runsc create: exit status 1: <stderr tail>". Exceptions never cross a module
-// boundary; adapters around Boost.JSON and Boost.Process catch and convert them here.
+// boundary; adapters around Boost.JSON catch and convert them here.
 #pragma once
 
 #include <cerrno>

@@ -4,7 +4,6 @@
 #include <sys/mount.h>
 
 #include "shim/core/fs.h"
-#include "shim/core/proc.h"
 #include "shim/native/mounts.h"
 
 namespace sandshim::native {
@@ -13,12 +12,6 @@ namespace {
 // What every cgroup mount gets, ro or not: nothing in it is a program or a device.
 constexpr unsigned long kLocked = MS_NOSUID | MS_NODEV | MS_NOEXEC;
 constexpr uint64_t kLockedAttrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC;
-
-std::string OwnKey(const Hierarchy& h) {
-  // proc::OwnCgroups' keys: "" for v2, each controller, or the name of a named hierarchy.
-  if (h.v2) return "";
-  return h.controllers.empty() ? h.mount.filename().string() : h.controllers.front();
-}
 }  // namespace
 
 std::vector<CgroupBind> PlanCgroupBinds(const std::vector<Hierarchy>& hs, const std::vector<std::filesystem::path>& dirs,
@@ -36,7 +29,7 @@ std::vector<CgroupBind> PlanCgroupBinds(const std::vector<Hierarchy>& hs, const 
     } else {
       // The runtime's own cgroup, which the init stays in; never a hierarchy's root (the
       // host's whole tree, read-only or not): such a hierarchy is left out.
-      auto it = own.find(OwnKey(h));
+      auto it = own.find(h.Key());
       if (it == own.end() || it->second.empty() || it->second == "/") continue;
       b.source = (h.mount / std::filesystem::path(it->second).relative_path()).lexically_normal().string();
     }
@@ -55,7 +48,7 @@ std::vector<CgroupBind> CgroupBindsFor(const std::vector<std::filesystem::path>&
   auto hs = Hierarchies();
   std::vector<bool> made;
   for (const auto& h : hs) made.push_back(HierarchyMade(h, resources));
-  return PlanCgroupBinds(hs, dirs, made, proc::OwnCgroups(fs::ReadFile("/proc/self/cgroup").value_or("")));
+  return PlanCgroupBinds(hs, dirs, made, cgroupfs::Own());
 }
 
 Status LockTreeReadonly(Sys& sys, int fd, std::string_view what) {

@@ -18,7 +18,7 @@
 namespace sandshim::native {
 
 // Pure. made[i]: the container has its own directory dirs[i] in hs[i]; elsewhere the init
-// stays in the runtime's cgroup (own: /proc/self/cgroup as proc::OwnCgroups reads it).
+// stays in the runtime's cgroup (own: /proc/self/cgroup as cgroupfs::Own reads it).
 // Hierarchies outside `root` are left out.
 std::vector<CgroupBind> PlanCgroupBinds(const std::vector<Hierarchy>& hs, const std::vector<std::filesystem::path>& dirs,
                                         const std::vector<bool>& made, const std::map<std::string, std::string>& own,

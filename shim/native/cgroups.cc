@@ -1,6 +1,5 @@
 #include "shim/native/cgroups.h"
 
-#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -9,6 +8,7 @@
 #include "bundle/spec.h"
 #include "shim/core/fs.h"
 #include "shim/core/proc.h"
+#include "shim/core/process.h"
 #include "shim/native/device_filter.h"
 #include "shim/native/sys.h"
 
@@ -256,59 +256,12 @@ bool HierarchyNeeded(const Hierarchy& h, const json::object* resources) {
   return false;
 }
 
-std::vector<Hierarchy> ParseHierarchies(const std::string& mountinfo) {
-  std::vector<Hierarchy> out;
-  std::istringstream in(mountinfo);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream f(line);
-    std::string id, parent, dev, root, mnt, tok, fstype, source, super;
-    f >> id >> parent >> dev >> root >> mnt;
-    while (f >> tok && tok != "-") {
-    }
-    f >> fstype >> source >> super;
-    if (fstype == "cgroup2") {
-      out.push_back({mnt, {}, true});  // controllers: see V2Controllers
-    } else if (fstype == "cgroup") {
-      Hierarchy h{mnt, {}, false};
-      std::istringstream opts(super);
-      std::string o;
-      while (std::getline(opts, o, ','))
-        if (o != "rw" && o != "ro" && o.rfind("name=", 0) != 0 && o != "relatime") h.controllers.push_back(o);
-      out.push_back(std::move(h));
-    }
-  }
-  return out;
-}
-
-std::vector<Hierarchy> Hierarchies() {
-  auto hs = ParseHierarchies(fs::ReadFile("/proc/self/mountinfo").value_or(""));
-  // A v2 hierarchy offers what its root's cgroup.controllers lists: nothing at all in the
-  // hybrid layout, where v1 owns every controller.
-  for (auto& h : hs)
-    if (h.v2) {
-      std::istringstream in(fs::ReadFile(h.mount / "cgroup.controllers").value_or(""));
-      std::string c;
-      while (in >> c) h.controllers.push_back(c);
-    }
-  return hs;
-}
-
 std::vector<std::filesystem::path> CgroupDirs(const std::string& cgroups_path, const std::string& id) {
   // No shared parent of ours: a container's cgroup is all there is to remove.
   std::string rel = cgroups_path.empty() ? "/sandshim-" + id : cgroups_path;
-  // As runc: an absolute path starts at each hierarchy's root, a relative one (docker's
-  // --cgroup-parent without a slash) below our own cgroup in that hierarchy.
-  auto own = proc::OwnCgroups(fs::ReadFile("/proc/self/cgroup").value_or(""));
+  auto own = cgroupfs::Own();
   std::vector<std::filesystem::path> dirs;
-  for (const auto& h : Hierarchies()) {
-    std::filesystem::path base;
-    if (rel[0] != '/') {
-      std::string key = h.v2 ? "" : (h.controllers.empty() ? h.mount.filename().string() : h.controllers.front());
-      if (auto it = own.find(key); it != own.end()) base = std::filesystem::path(it->second).relative_path();
-    }
-    dirs.push_back(h.mount / base / std::filesystem::path(rel).relative_path());
-  }
+  for (const auto& h : Hierarchies()) dirs.push_back(cgroupfs::DirOf(h, own, rel));
   return dirs;
 }
 
@@ -384,12 +337,15 @@ Status Freeze(const std::vector<std::filesystem::path>& dirs, bool frozen) {
 }
 
 Status DestroyCgroups(const std::vector<std::filesystem::path>& dirs) {
-  for (int round = 0; round < 50; ++round) {
+  // Rounds because a task may fork between the read and the kill; each round waits on the
+  // pidfds of the ones it killed (an exited task has left cgroup.procs: works on v1, which
+  // has no cgroup.events to poll). Two seconds in all: then rmdir reports what is left.
+  auto deadline = process::Clock::now() + std::chrono::seconds(2);
+  for (int round = 0; round < 50 && process::Clock::now() < deadline; ++round) {
     auto pids = CgroupPids(dirs);
     if (pids.empty()) break;
     (void)Freeze(dirs, false);  // a frozen task cannot die
-    for (pid_t p : pids) ::kill(p, SIGKILL);
-    ::usleep(20000);
+    (void)process::KillAndAwait(pids, std::chrono::ceil<std::chrono::milliseconds>(deadline - process::Clock::now()));
   }
   std::string err;
   for (const auto& d : dirs)

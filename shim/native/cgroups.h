@@ -13,19 +13,16 @@
 #include <string>
 #include <vector>
 
+#include "shim/core/cgroupfs.h"
 #include "shim/core/result.h"
 
 namespace sandshim::native {
 
-struct Hierarchy {
-  std::filesystem::path mount;          // /sys/fs/cgroup/memory, or /sys/fs/cgroup for v2
-  std::vector<std::string> controllers;  // empty for a named or unified hierarchy
-  bool v2 = false;
-};
+// Which hierarchies there are, and where a path lives in each: core/cgroupfs, shared with
+// the runsc leftovers sweep.
+using cgroupfs::Hierarchies;
+using cgroupfs::Hierarchy;
 
-// Hierarchies from /proc/self/mountinfo text (pure).
-std::vector<Hierarchy> ParseHierarchies(const std::string& mountinfo);
-std::vector<Hierarchy> Hierarchies();
 // The container's directories, one per hierarchy ("/sandshim-<id>" if cgroups_path is empty).
 std::vector<std::filesystem::path> CgroupDirs(const std::string& cgroups_path, const std::string& id);
 

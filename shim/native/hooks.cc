@@ -1,12 +1,8 @@
 #include "shim/native/hooks.h"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
-#include <thread>
+
+#include "shim/core/process_run.h"
 
 namespace sandshim::native {
 
@@ -27,37 +23,16 @@ std::vector<Hook> HooksOf(const boost::json::object& spec_doc, std::string_view 
 }
 
 Status RunHook(const Hook& h, const std::string& state) {
-  int in[2];
-  if (::pipe2(in, O_CLOEXEC) != 0) return ErrnoError("pipe");
-  std::vector<char*> argv, envp;
-  for (const auto& a : h.args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  for (const auto& e : h.env) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
-  pid_t pid = ::fork();
-  if (pid < 0) return ErrnoError("fork hook");
-  if (pid == 0) {
-    ::dup2(in[0], 0);
-    ::execve(h.path.c_str(), argv.data(), envp.data());
-    ::_exit(127);
-  }
-  ::close(in[0]);
-  (void)!::write(in[1], state.data(), state.size());
-  ::close(in[1]);
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(h.timeout > 0 ? h.timeout : 120);
-  int status = 0;
-  while (::waitpid(pid, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      return MakeError("hook " + h.path + " timed out", ETIMEDOUT);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return MakeError("hook " + h.path + " failed: status " +
-                         std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)),
-                     EIO);
+  // Our stdout and stderr, our privileges; the state on stdin, its own env, exactly.
+  auto o = TRY_CTX(process::Run({.argv = h.args,
+                                 .capture = false,
+                                 .input = state,
+                                 .timeout = std::chrono::seconds(h.timeout > 0 ? h.timeout : 120),
+                                 .env = h.env,
+                                 .exe = h.path}),
+                   "hook " + h.path);
+  if (o.timed_out) return MakeError("hook " + h.path + " timed out", ETIMEDOUT);
+  if (!o.Success()) return MakeError("hook " + h.path + " failed: status " + std::to_string(o.Status()), EIO);
   return Ok();
 }
 

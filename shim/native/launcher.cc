@@ -15,7 +15,7 @@
 #include <optional>
 
 #include "shim/core/fs.h"
-#include "shim/core/spawn.h"
+#include "shim/core/signal_forwarder.h"
 #include "shim/core/unique_fd.h"
 #include "shim/native/console.h"
 #include "shim/native/init.h"
@@ -26,6 +26,9 @@ namespace {
 
 pid_t CloneInto(int flags) {
   // Like fork(), but the child starts in the new namespaces (and as pid 1 of a new pid ns).
+  // Not process::Spawn: the child does not exec at once but runs the container's setup in
+  // our memory image (init.cc), and needs namespace flags; the exec path below forks twice
+  // for the same reason (setns, then a child that lands in the joined pid namespace).
   return static_cast<pid_t>(::syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr, 0));
 }
 
@@ -226,7 +229,7 @@ Result<int> ExecInto(const ProcessPlan& p, const SeccompPlan& seccomp, const Exe
   }
   // Signals meant for the command (a session exec's TERM, ^C) go to it, not to us: it ends,
   // and its status comes back through mid, instead of us dying and leaving it running.
-  std::optional<spawn::SignalForwarder> forward;
+  std::optional<process::SignalForwarder> forward;
   if (child > 0) forward.emplace(child);
   int status = 0;
   while (::waitpid(mid, &status, 0) < 0 && errno == EINTR) {

@@ -3,22 +3,20 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <boost/json.hpp>
-#include <thread>
 
 #include "shim/core/fs.h"
+#include "shim/core/process.h"
 #include "shim/core/unique_fd.h"
 #include "shim/net/netns.h"
 
 namespace sandshim::net {
 
 namespace json = boost::json;
-using namespace std::chrono_literals;
 
 std::vector<std::string> RelayArgv(const RelayOptions& o, int ready_fd) {
   std::vector<std::string> argv{"sandshim",       "proxy", "--netns",   o.netns.string(),
@@ -73,37 +71,18 @@ Result<RelayHandle> StartRelay(const RelayOptions& o) {
   UniqueFd err_fd(o.log_file.empty() ? ::fcntl(devnull.get(), F_DUPFD_CLOEXEC, 0)
                                      : ::open(o.log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600));
   if (!err_fd.valid()) return ErrnoError("start relay: open " + o.log_file.string());
-  // Everything the child touches is prepared here: between fork and exec only
-  // async-signal-safe calls are allowed (the caller may have threads).
   constexpr int kReadyFd = 3;
-  auto args = RelayArgv(o, kReadyFd);
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::string exe = o.exe.string();
-  int fds[3] = {::fcntl(devnull.get(), F_DUPFD_CLOEXEC, 10), ::fcntl(err_fd.get(), F_DUPFD_CLOEXEC, 10),
-                ::fcntl(ready_w.get(), F_DUPFD_CLOEXEC, 10)};
-  UniqueFd hold0(fds[0]), hold1(fds[1]), hold2(fds[2]);
-  if (fds[0] < 0 || fds[1] < 0 || fds[2] < 0) return ErrnoError("start relay: dup");
-  pid_t parent = ::getpid();
-  pid_t pid = ::fork();
-  if (pid < 0) return ErrnoError("start relay: fork");
-  if (pid == 0) {
-    // Until it is listening the relay belongs to its creator: if the creator dies, so does it.
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(127);
-    ::setsid();
-    sigset_t all;
-    sigemptyset(&all);
-    ::sigprocmask(SIG_SETMASK, &all, nullptr);
-    if (::dup2(fds[0], 0) < 0 || ::dup2(fds[0], 1) < 0 || ::dup2(fds[1], 2) < 0 || ::dup2(fds[2], kReadyFd) < 0)
-      ::_exit(127);
-    ::syscall(SYS_close_range, kReadyFd + 1, ~0U, 0);
-    ::execv(exe.c_str(), argv.data());
-    ::_exit(127);
-  }
+  sigset_t none;
+  sigemptyset(&none);
+  // Until it is listening the relay belongs to its creator: if the creator dies, so does it.
+  process::ProcessSpec spec{
+      .exe = o.exe.string(), .argv = RelayArgv(o, kReadyFd), .new_session = true, .sigmask = none, .pdeathsig = SIGKILL};
+  spec.Dup(devnull.get(), 0);
+  spec.Dup(devnull.get(), 1);
+  spec.Dup(err_fd.get(), 2);
+  spec.Dup(ready_w.get(), kReadyFd);
+  auto child = TRY_CTX(process::Spawn(spec), "start relay");
   ready_w.Reset();
-  hold2.Reset();
   // Wait for "ready ADDR:PORT\n", or EOF (the relay failed and exited), or the timeout.
   std::string line;
   auto deadline = std::chrono::steady_clock::now() + o.ready_timeout;
@@ -126,19 +105,17 @@ Result<RelayHandle> StartRelay(const RelayOptions& o) {
     }
   }
   if (!ok) {
-    ::kill(pid, SIGKILL);
-    int st = 0;
-    ::waitpid(pid, &st, 0);
+    auto st = child.Kill();
     (void)fs::RemoveAll(o.pid_file);
-    std::string why = WIFEXITED(st) ? "exit status " + std::to_string(WEXITSTATUS(st))
-                                    : "killed by signal " + std::to_string(WTERMSIG(st));
+    std::string why = st ? st->Describe() : st.error().msg;
     return MakeError("start relay in " + o.netns.string() + ": not ready (" + why + ")" + Tail(o.log_file), EIO);
   }
   RelayHandle h;
   h.listen = line.substr(6, line.find('\n') - 6);
   h.port = static_cast<uint16_t>(std::atoi(h.listen.c_str() + h.listen.rfind(':') + 1));
-  h.process.pid = pid;
-  auto start = proc::StartTime(pid);
+  // It outlives us (the session owns it through the pid file); the subreaper above reaps it.
+  h.process.pid = child.Release();
+  auto start = proc::StartTime(h.process.pid);
   h.process.start = start ? *start : 0;
   return h;
 }
@@ -154,23 +131,25 @@ Status StopRelay(const proc::ProcessId& p) {
   UniqueFd pidfd(PidfdOpen(p.pid));
   if (!pidfd.valid()) {
     if (errno == ESRCH) return Ok();
-    if (errno != ENOSYS) return ErrnoError("pidfd_open " + std::to_string(p.pid));
+    return ErrnoError("pidfd_open " + std::to_string(p.pid));
   }
   if (!proc::IsAlive(p)) {
     reap();
     return Ok();
   }
-  auto signal = [&](int sig) {
-    int r = pidfd.valid() ? PidfdSignal(pidfd.get(), sig) : ::kill(p.pid, sig);
-    return r == 0 || errno == ESRCH;
-  };
+  auto signal = [&](int sig) { return PidfdSignal(pidfd.get(), sig) == 0 || errno == ESRCH; };
   if (!signal(SIGTERM)) return ErrnoError("signal relay " + std::to_string(p.pid));
+  // The pidfd turns readable when the relay has exited (a zombie counts): 3 s for TERM,
+  // then 3 s for KILL.
   for (int sig : {0, SIGKILL}) {
     if (sig) signal(sig);
-    for (int i = 0; i < 300; ++i) {
+    pollfd pfd{pidfd.get(), POLLIN, 0};
+    int n;
+    while ((n = ::poll(&pfd, 1, 3000)) < 0 && errno == EINTR) {
+    }
+    if (n > 0) {
       reap();
-      if (!proc::IsAlive(p)) return Ok();
-      std::this_thread::sleep_for(10ms);
+      return Ok();
     }
   }
   return MakeError("relay " + std::to_string(p.pid) + " still running after SIGKILL", EBUSY);

@@ -1,24 +1,28 @@
 #include "shim/runsc/client.h"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <boost/json.hpp>
 #include <chrono>
-#include <thread>
 
 #include "shim/core/fs.h"
 #include "shim/core/log.h"
 #include "shim/core/netns_scope.h"
-#include "shim/core/proc.h"
-#include "shim/core/spawn.h"
+#include "shim/core/process_run.h"
 #include "shim/core/unique_fd.h"
 #include "shim/runsc/net_sysctl_mask.h"
 
 namespace sandshim::runsc {
 namespace {
+
+// We are a subreaper: the sandbox and gofer that runsc leaves are ours to reap, and `runsc
+// delete` waits for them to vanish (see process::Reap).
+constexpr auto kReap = process::Reap::kAdoptedToo;
 
 // Inserts --log/--log-format right after the binary so runsc writes its errors there.
 std::vector<std::string> WithErrorLog(std::vector<std::string> argv, const std::filesystem::path& log) {
@@ -53,6 +57,27 @@ void PrivateStdioDevices(const std::filesystem::path& dir, const std::vector<int
     if (copy < 0) continue;
     ::dup2(copy, fd);  // dup2 clears FD_CLOEXEC on fd
     ::close(copy);
+  }
+}
+
+// Until `file` exists (true), `child` has exited (false) or the deadline passes (an error):
+// inotify on the file's directory and the child's pidfd, polled together.
+Result<bool> FileOrExit(const std::filesystem::path& file, const process::Child& child,
+                        process::Clock::time_point deadline) {
+  UniqueFd in(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
+  if (!in.valid()) return ErrnoError("inotify_init1");
+  if (::inotify_add_watch(in.get(), file.parent_path().c_str(), IN_CREATE | IN_MOVED_TO) < 0)
+    return ErrnoError("watch " + file.parent_path().string());
+  for (;;) {
+    if (fs::Exists(file)) return true;  // checked after the watch is set: no creation missed
+    auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - process::Clock::now()).count();
+    if (left <= 0) return MakeError("timed out", ETIMEDOUT);
+    pollfd fds[2] = {{in.get(), POLLIN, 0}, {child.pidfd(), POLLIN, 0}};
+    if (::poll(fds, 2, static_cast<int>(left)) < 0 && errno != EINTR) return ErrnoError("poll");
+    if (fds[1].revents) return fs::Exists(file);
+    char buf[4096];
+    while (::read(in.get(), buf, sizeof buf) > 0) {
+    }
   }
 }
 
@@ -96,7 +121,7 @@ Error Client::Failed(std::string_view what, const std::string& describe) {
 Result<std::string> Client::Captured(std::vector<std::string> argv, std::string_view what) {
   LogArgv(argv);
   auto ns = TRY(NetnsScope::Enter(g_.netns));
-  auto o = TRY(spawn::Run({.argv = std::move(argv), .timeout = std::chrono::seconds(60)}));
+  auto o = TRY(process::Run({.argv = std::move(argv), .timeout = std::chrono::seconds(60), .reap = kReap}));
   if (!o.Success()) return Failed(what, o.Describe());
   return o.out;
 }
@@ -109,7 +134,7 @@ Status Client::Create(std::string_view id, const CreateOpts& opts) {
   LogArgv(argv);
   auto ns = TRY(NetnsScope::Enter(g_.netns));  // where runsc binds the control socket
   // runsc create leaves the sandbox and gofer running: they must not share our caller's job.
-  auto o = TRY(spawn::Run({.argv = std::move(argv), .capture = false, .new_session = true}));
+  auto o = TRY(process::Run({.argv = std::move(argv), .capture = false, .new_session = true, .reap = kReap}));
   if (!o.Success()) {
     std::string msg = LastLoggedError();
     return Failed("create", msg.empty() ? o.Describe() : msg);
@@ -127,10 +152,10 @@ Result<int> Client::Run(std::string_view id, const CreateOpts& opts) {
   // run sets up netstack too; its sandbox and gofer keep the private mount namespace, a copy
   // of the host's that differs only in /proc/sys/net.
   auto mask = TRY(NetSysctlMask::Enter(UsesNetstack(g_.flags)));
-  auto o = TRY(spawn::Run({.argv = std::move(argv), .capture = false, .forward_signals = true}));
+  auto o = TRY(process::Run({.argv = std::move(argv), .capture = false, .forward_signals = true, .reap = kReap}));
   // runsc exits 128 with a logged error when it could not run the container at all.
   std::string msg = LastLoggedError();
-  if (!msg.empty() && o.exit_code == 128) return Failed("run", msg);
+  if (!msg.empty() && o.status.code == 128) return Failed("run", msg);
   return o.Status();
 }
 
@@ -176,7 +201,7 @@ Result<spawn::Launch> Client::ExecLaunch(std::string_view id, const std::string&
   o.process_file = "/proc/self/fd/" + std::to_string(fd.get());
   spawn::Launch l;
   l.argv = ExecArgv(g_, o, id);
-  l.exe = spawn::Resolve(l.argv[0]);
+  l.exe = process::Resolve(l.argv[0]);
   l.netns = g_.netns;
   l.Dup(fd.get(), fd.get());
   l.owned.push_back(std::move(fd));
@@ -191,7 +216,7 @@ Error Client::ExecReplace(std::string_view id, const std::string& process_json, 
   ::fcntl(fd, F_SETFD, 0);  // what the launch's dup2 onto itself would do
   auto ns = NetnsScope::Enter(l->netns);  // for good: this process becomes runsc
   if (!ns) return Failed("exec", ns.error().msg);
-  Error e = spawn::Replace(l->argv);
+  Error e = process::Replace(l->argv);
   return Failed("exec", e.msg);
 }
 
@@ -207,23 +232,17 @@ Result<pid_t> Client::ExecDetached(std::string_view id, const ExecOpts& opts,
   ::unlink(error_log_.c_str());
   auto argv = WithErrorLog(ExecArgv(g_, fg, id), error_log_);
   LogArgv(argv);
-  pid_t pid = 0;
-  {
-    auto ns = TRY(NetnsScope::Enter(g_.netns));
-    pid = TRY(spawn::Start(argv));
-  }
+  // In the background, in a session of its own: our caller's job signals do not reach it.
+  auto child = TRY(process::Spawn({.argv = argv, .new_session = true, .netns = g_.netns}));
   // runsc writes the internal pid once the process runs in the sandbox; if the runsc exec
   // exits first, the exec failed (or the process was very short-lived and already done).
-  for (int i = 0; i < 3000; ++i) {
-    if (fs::Exists(internal_pid_file)) return pid;
-    if (!proc::IsAlive({pid, 0})) {
-      std::string msg = LastLoggedError();
-      if (!msg.empty()) return Failed("exec", msg);
-      return pid;  // finished before we looked; the caller reaps its status
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(i < 100 ? 1 : 10));
+  auto started = FileOrExit(internal_pid_file, child, process::Clock::now() + std::chrono::seconds(30));
+  if (!started) return Failed("exec", "process did not start within 30s: " + started.error().msg);
+  if (!*started) {
+    std::string msg = LastLoggedError();
+    if (!msg.empty()) return Failed("exec", msg);
   }
-  return Failed("exec", "process did not start within 30s");
+  return child.Release();  // the caller reaps its status
 }
 
 Result<std::string> Client::Ps(std::string_view id, bool json) { return Captured(PsArgv(g_, id, json), "ps"); }
@@ -240,7 +259,7 @@ Status Client::Destroy(const Owner& owner, const std::string& cgroups_path) {
   if (HasStateFiles(owner)) {
     auto ns = NetnsScope::Enter(g_.netns);
     if (!ns) note(ns.error());
-    auto del = spawn::Run({.argv = DeleteArgv(g_, owner.id, true), .timeout = std::chrono::seconds(30)});
+    auto del = process::Run({.argv = DeleteArgv(g_, owner.id, true), .timeout = std::chrono::seconds(30), .reap = kReap});
     if (del && !del->Success()) log::Debug("runsc delete " + owner.id + ": " + del->Describe());
   }
   note(KillProcesses(owner));

@@ -1,13 +1,14 @@
 #include "shim/runsc/leftovers.h"
 
-#include <signal.h>
 #include <unistd.h>
 
-#include <map>
-#include <sstream>
+#include <chrono>
 
+
+#include "shim/core/cgroupfs.h"
 #include "shim/core/fs.h"
 #include "shim/core/proc.h"
+#include "shim/core/process.h"
 
 namespace sandshim::runsc {
 namespace {
@@ -42,17 +43,12 @@ bool BelongsTo(const std::vector<std::string>& argv, const Owner& o) {
 }
 
 Status KillProcesses(const Owner& o) {
-  std::vector<pid_t> victims;
-  for (pid_t pid : proc::AllPids())
-    if (pid != ::getpid() && BelongsTo(proc::Cmdline(pid), o)) victims.push_back(pid);
-  for (pid_t pid : victims) ::kill(pid, SIGKILL);
-  // Give them a moment to die; reap those that were reparented to us.
-  for (int i = 0; i < 100 && !victims.empty(); ++i) {
-    proc::ReapZombies();
-    std::erase_if(victims, [](pid_t p) { return !proc::IsAlive({p, 0}); });
-    if (!victims.empty()) ::usleep(10000);
-  }
-  if (!victims.empty()) return MakeError("runsc process " + std::to_string(victims.front()) + " survived SIGKILL", EBUSY);
+  std::vector<pid_t> pids = proc::AllPids();
+  std::erase(pids, ::getpid());
+  // Those reparented to us are reaped as they die.
+  auto alive = process::KillAndAwait(pids, std::chrono::seconds(1),
+                                     [&](pid_t pid) { return BelongsTo(proc::Cmdline(pid), o); });
+  if (!alive.empty()) return MakeError("runsc process " + std::to_string(alive.front()) + " survived SIGKILL", EBUSY);
   return Ok();
 }
 
@@ -76,37 +72,17 @@ Status RemoveStateFiles(const Owner& o) {
   return Ok();
 }
 
-std::vector<std::filesystem::path> CgroupMounts(const std::string& mountinfo) {
-  std::vector<std::filesystem::path> out;
-  std::istringstream in(mountinfo);
-  std::string line;
-  while (std::getline(in, line)) {
-    // "<id> <parent> <maj:min> <root> <mountpoint> <opts> <optional...> - <fstype> <source> <superopts>"
-    std::istringstream f(line);
-    std::string id, parent, dev, root, mnt, tok;
-    f >> id >> parent >> dev >> root >> mnt;
-    while (f >> tok && tok != "-") {
-    }
-    std::string fstype;
-    f >> fstype;
-    if (fstype == "cgroup" || fstype == "cgroup2") out.emplace_back(mnt);
-  }
-  return out;
-}
-
 Status RemoveCgroups(const std::string& cgroups_path) {
   if (cgroups_path.empty() || cgroups_path.find(':') != std::string::npos) return Ok();
   if (cgroups_path.find("..") != std::string::npos) return MakeError("refusing cgroupsPath with ..", EINVAL);
-  auto mountinfo = fs::ReadFile("/proc/self/mountinfo");
-  if (!mountinfo) return Ok();
   std::string err;
-  auto own = proc::OwnCgroups(fs::ReadFile("/proc/self/cgroup").value_or(""));
-  for (const auto& m : CgroupMounts(*mountinfo)) {
+  auto own = cgroupfs::Own();
+  for (const auto& h : cgroupfs::Hierarchies()) {
     // runsc places cgroupsPath under the hierarchy's root, or under its own cgroup where that
     // is not the root (this host's memory controller): try both.
-    for (const auto& base : {std::filesystem::path(), std::filesystem::path(own[m.filename().string()])}) {
-      auto dir = m / base.relative_path() / std::filesystem::path(cgroups_path).relative_path();
-      if (dir == m) continue;
+    auto rel = std::filesystem::path(cgroups_path).relative_path();
+    for (const auto& dir : {h.mount / rel, cgroupfs::OwnDir(h, own) / rel}) {
+      if (dir == h.mount) continue;
       // rmdir removes a cgroup only when it has no processes or children: exactly the safety
       // we want. A busy cgroup is reported; a missing one is already done.
       if (::rmdir(dir.c_str()) != 0 && errno != ENOENT)

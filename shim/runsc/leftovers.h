@@ -33,7 +33,5 @@ Status RemoveStateFiles(const Owner& o);
 // Removes the container's cgroup in every mounted hierarchy (v1 controllers and v2).
 // cgroups_path as in the spec; systemd "slice:prefix:name" paths are left alone.
 Status RemoveCgroups(const std::string& cgroups_path);
-// The mount points of cgroup hierarchies, read from mountinfo text (pure).
-std::vector<std::filesystem::path> CgroupMounts(const std::string& mountinfo);
 
 }  // namespace sandshim::runsc

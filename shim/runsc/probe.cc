@@ -5,14 +5,12 @@
 #include <unistd.h>
 
 #include <boost/json.hpp>
-#include <cstdlib>
-#include <sstream>
 
 #include "bundle/spec.h"
 #include "shim/core/fs.h"
 #include "shim/core/log.h"
 #include "shim/core/netns_scope.h"
-#include "shim/core/spawn.h"
+#include "shim/core/process_run.h"
 #include "shim/core/unique_fd.h"
 #include "shim/runsc/control_netns.h"
 #include "shim/runsc/leftovers.h"
@@ -55,11 +53,11 @@ std::string TryPlatform(const std::string& runsc, const std::string& platform, c
     if (!ns) {
       why = "control netns: " + ns.error().msg;
     } else {
-      auto o = spawn::Run({.argv = argv, .timeout = kBootTimeout});
+      auto o = process::Run({.argv = argv, .timeout = kBootTimeout, .reap = process::Reap::kAdoptedToo});
       if (!o) why = o.error().msg;
       else if (!o->Success()) why = o->Describe();
       // Nothing of the probe may outlive it, whatever happened.
-      (void)spawn::Run({.argv = DeleteArgv(g, id, true), .timeout = std::chrono::seconds(10)});
+      (void)process::Run({.argv = DeleteArgv(g, id, true), .timeout = std::chrono::seconds(10), .reap = process::Reap::kAdoptedToo});
     }
   }
   (void)KillProcesses(Owner{g.root, id, dir / "bundle"});
@@ -70,7 +68,7 @@ std::string TryPlatform(const std::string& runsc, const std::string& platform, c
 ProbeResult RunProbe(const std::string& binary, const std::filesystem::path& cache_dir, const std::string& forced) {
   ProbeResult r;
   r.binary = binary;
-  auto ver = spawn::Run({.argv = {binary, "--version"}, .timeout = std::chrono::seconds(10)});
+  auto ver = process::Run({.argv = {binary, "--version"}, .timeout = std::chrono::seconds(10)});
   if (!ver || !ver->Success()) {
     r.error = binary + " --version failed";
     return r;
@@ -85,7 +83,7 @@ ProbeResult RunProbe(const std::string& binary, const std::filesystem::path& cac
   (void)fs::WriteFileAtomic(dir / "bundle" / "config.json", ProbeSpec());
   std::vector<std::string> candidates{forced};
   if (forced.empty()) {
-    auto help = spawn::Run({.argv = {binary, "help", "platforms"}, .timeout = std::chrono::seconds(10)});
+    auto help = process::Run({.argv = {binary, "help", "platforms"}, .timeout = std::chrono::seconds(10)});
     candidates = PlatformCandidates(help ? help->out : "", ::access("/dev/kvm", R_OK | W_OK) == 0);
   }
   for (const auto& p : candidates) {
@@ -131,20 +129,6 @@ std::optional<ProbeResult> FromCache(const std::filesystem::path& file, const st
 
 }  // namespace
 
-std::string FindExecutable(const std::string& name) {
-  if (name.empty()) return "";
-  if (name.find('/') != std::string::npos) return ::access(name.c_str(), X_OK) == 0 ? name : "";
-  const char* path = std::getenv("PATH");
-  std::string dirs = std::string(path ? path : "") + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-  std::istringstream in(dirs);
-  std::string dir;
-  while (std::getline(in, dir, ':')) {
-    std::string cand = (dir.empty() ? "." : dir) + "/" + name;
-    if (::access(cand.c_str(), X_OK) == 0) return cand;
-  }
-  return "";
-}
-
 std::vector<std::string> PlatformCandidates(const std::string& help, bool have_kvm) {
   std::vector<std::string> out;
   // systrap is the fast default of newer runsc; kvm needs /dev/kvm; ptrace works almost anywhere.
@@ -164,7 +148,7 @@ std::string BinaryIdentity(const std::string& path) {
 }
 
 ProbeResult Probe(const std::string& runsc, const std::filesystem::path& cache_dir, const std::string& forced) {
-  std::string binary = FindExecutable(runsc);
+  std::string binary = process::FindOnHost(runsc);
   if (binary.empty()) return ProbeResult{.error = "runsc (\"" + runsc + "\") is not installed or not executable"};
   std::string identity = BinaryIdentity(binary) + (forced.empty() ? "" : "|" + forced);
   auto file = cache_dir / "runsc-probe.json";

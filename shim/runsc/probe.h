@@ -22,8 +22,6 @@ struct ProbeResult {
   std::vector<std::string> notes;  // e.g. "kvm: timed out after 5s"
 };
 
-// Resolves a binary name through PATH; empty if not found or not executable.
-std::string FindExecutable(const std::string& name);
 // Candidate order for the platforms runsc lists (pure).
 std::vector<std::string> PlatformCandidates(const std::string& platforms_help, bool have_kvm);
 // The cache key of a binary: "<path>:<size>:<mtime>" (empty if missing).

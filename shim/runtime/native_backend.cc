@@ -9,7 +9,7 @@
 #include "shim/core/fs.h"
 #include "shim/core/log.h"
 #include "shim/core/self_clone.h"
-#include "shim/core/spawn.h"
+#include "shim/core/signal_forwarder.h"
 #include "shim/native/cgroup_mounts.h"
 #include "shim/native/cgroups.h"
 #include "shim/native/hooks.h"
@@ -99,7 +99,7 @@ Result<int> NativeBackend::Run(const CreateRequest& r, Journal& j) {
   TRY(native::ReleaseInit(r.state_dir / "exec.fifo"));
   // The container has a session of its own (setsid): ^C on our terminal reaches only us, so
   // we pass INT/TERM/HUP/... on to it, as `runc run` does.
-  spawn::SignalForwarder forward(created.init.pid);
+  process::SignalForwarder forward(created.init.pid);
   int status = 0;
   while (::waitpid(created.init.pid, &status, 0) < 0 && errno == EINTR) {
   }

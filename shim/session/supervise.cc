@@ -80,7 +80,8 @@ Result<RunnerOutcome> Supervise(CommandSide& side, Streams& io, const RunnerOpti
     pid_t pid = -1;
     if (launch) {
       io.AddStdio(*launch);
-      pid = TRY(spawn::Start(*launch, old));  // exec keeps the mask: runsc must see signals
+      launch->sigmask = old;  // exec keeps the mask: runsc must see signals
+      pid = TRY(process::Spawn(*launch)).Release();  // HostChild below owns it
       launch->owned.clear();
     } else {
       pid = ::fork();

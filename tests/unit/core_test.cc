@@ -10,7 +10,6 @@
 #include "shim/core/log.h"
 #include "shim/core/proc.h"
 #include "shim/core/signals.h"
-#include "shim/core/spawn.h"
 #include "test_helpers.h"
 
 using namespace sandshim;
@@ -104,23 +103,6 @@ TEST_CASE("log: runc's JSON and text line shapes") {
   auto now = log::NowRfc3339();
   CHECK(now.size() == 30);
   CHECK(now.back() == 'Z');
-}
-
-TEST_CASE("spawn: exit codes, signals, captured output, timeout") {
-  auto ok = spawn::Run({.argv = {"/bin/sh", "-c", "echo out; echo err >&2; exit 7"}});
-  REQUIRE(ok.ok());
-  CHECK(ok->exit_code == 7);
-  CHECK(ok->out == "out\n");
-  CHECK(ok->err == "err\n");
-  CHECK(ok->Describe() == "exit status 7: err");
-  auto sig = spawn::Run({.argv = {"/bin/sh", "-c", "kill -9 $$"}});
-  REQUIRE(sig.ok());
-  CHECK(sig->term_signal == 9);
-  CHECK(sig->Status() == 137);
-  auto slow = spawn::Run({.argv = {"sleep", "5"}, .timeout = std::chrono::milliseconds(100)});
-  REQUIRE(slow.ok());
-  CHECK(slow->timed_out);
-  CHECK_FALSE(spawn::Run({.argv = {"/nonexistent/binary"}}).ok());
 }
 
 // What a crash point does, per point: in a child with SANDSHIM_FAULT naming it, reaching any

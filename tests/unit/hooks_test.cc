@@ -40,3 +40,21 @@ TEST_CASE("hooks: the state reaches each hook on stdin with its status and pid")
   CHECK(text.find(R"("status":"created")") != std::string::npos);
   CHECK(text.find(R"("pid":42)") != std::string::npos);
 }
+
+TEST_CASE("hooks: a hook past its timeout is killed and fails, without waiting it out") {
+  auto t0 = std::chrono::steady_clock::now();
+  auto s = RunHook(Hook{"/bin/sleep", {"sleep", "30"}, {}, 1}, "{}");
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().err_no == ETIMEDOUT);
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));
+}
+
+TEST_CASE("hooks: the hook's env is the spec's, exactly, and its path is what runs") {
+  testing::TempDir t;
+  auto out = (t.path() / "env").string();
+  // argv[0] is the spec's args[0], not the path: runc runs `path` with `args` as given.
+  REQUIRE(RunHook(Hook{"/bin/sh", {"not-a-program", "-c", "env > " + out}, {"ONLY=1"}, 5}, "{}").ok());
+  auto env = fs::ReadFile(out).value_or("");
+  CHECK(env.find("ONLY=1\n") != std::string::npos);
+  CHECK(env.find("HOME=") == std::string::npos);
+}

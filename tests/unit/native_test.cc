@@ -102,21 +102,8 @@ TEST_CASE("plan: process caps, rlimits, user, seccomp rules") {
   CHECK(plan->seccomp.rules[1].args.at(0).value == 8);
 }
 
-TEST_CASE("cgroups: hierarchies from mountinfo, v1 controllers and v2") {
-  auto hs = ParseHierarchies(
-      "30 25 0:26 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
-      "31 25 0:27 / /sys/fs/cgroup/cpu,cpuacct rw - cgroup cgroup rw,cpu,cpuacct\n"
-      "32 25 0:28 / /sys/fs/cgroup/systemd rw - cgroup cgroup rw,name=systemd\n"
-      "33 25 0:29 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n");
-  REQUIRE(hs.size() == 4);
-  CHECK(hs[0].controllers == std::vector<std::string>{"memory"});
-  CHECK(hs[1].controllers == std::vector<std::string>{"cpu", "cpuacct"});
-  CHECK(hs[2].controllers.empty());
-  CHECK(hs[3].v2);
-}
-
 TEST_CASE("cgroups: only the hierarchies a container needs") {
-  auto hs = ParseHierarchies(
+  auto hs = cgroupfs::ParseMountinfo(
       "30 25 0:26 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
       "31 25 0:27 / /sys/fs/cgroup/cpu,cpuacct rw - cgroup cgroup rw,cpu,cpuacct\n"
       "32 25 0:28 / /sys/fs/cgroup/systemd rw - cgroup cgroup rw,name=systemd\n"
