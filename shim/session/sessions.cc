@@ -215,11 +215,12 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   TRY(fs::MkdirAll(dir / "bundle", 0700));
   TRY(fs::WriteFileAtomic(dir / "last-used", "", 0600, /*sync=*/false));  // its mtime: see MarkUsed
   TRY(fs::WriteFileAtomic(dir / "sources.json", json::serialize(pins), 0600));
-  // M11: a user namespace of its own where the kernel and filesystems allow idmapped mounts.
-  // A joined network namespace (proxy, host) belongs to the host's user namespace and could
-  // not get its sysfs mount: those sessions keep the host's ids for now.
+  // M11: a user namespace of its own where the kernel and filesystems allow idmapped mounts,
+  // whatever the network: a proxy netns is joined before the userns is made (ns_order.h), and
+  // a host or proxy netns stays the host userns's, so root inside has no CAP_NET_ADMIN there
+  // (its /sys is then the host's, read-only: mounts.cc SysfsFallback).
   std::filesystem::path lower = p.rootfs;
-  if (choice.backend == "native" && p.network == "none") {
+  if (choice.backend == "native") {
     if (auto base = SetUpIdmap(journal, id, p)) {
       p.id_base = *base;
       lower = dir / "base-id";
