@@ -67,8 +67,9 @@ assert_control_unreachable() { # RUNSC_ID SEARCH_DIR
   if grep -q "runsc-sandbox\.$id" /proc/net/unix; then return $(fail "@runsc-sandbox.$id is in the host netns"); fi
   out=$(as_user "$PY" "$WORK/s1.py" "$id" 2>&1)
   assert_contains "$out" "connect-failed" "uid $ATK's call to $id" || return
-  ns=$(find "$2" -name control.netns 2>/dev/null | head -1)
-  [ -n "$ns" ] || return $(fail "no control.netns under $2")
+  # The root's shared one (<root>/@control/netns), or an older container's own.
+  ns=$(find "$2" \( -path '*/@control/netns' -o -name control.netns \) 2>/dev/null | head -1)
+  [ -n "$ns" ] || return $(fail "no control namespace under $2")
   nsenter --net="$ns" grep -q "runsc-sandbox\.$id" /proc/net/unix || return $(fail "socket not in $ns")
   out=$(nsenter --net="$ns" "$PY" "$WORK/s1.py" "$id" 2>&1)
   assert_contains "$out" '"success":true' "root inside the control namespace (the sandbox is alive)"
@@ -105,6 +106,47 @@ check_s1_session() {
   assert_control_unreachable "$id" "$ROOT" || rc=1
   "$S" --root "$ROOT" session exec "$s" -- true || { rc=1; fail "session exec after the attack"; }
   "$S" --root "$ROOT" session delete "$s" || return $(fail "delete")
+  return $rc
+}
+
+# S1 with one control namespace per --root (#14 bench: making one per container cost ~2 ms):
+# two sandboxes share <root>/@control/netns, each still out of a local user's reach; it stays
+# while a container holds it and goes with the last; gc removes it after a create killed
+# while holding it, and unmounts an older container's own control.netns whose journal is gone.
+ctl_mounts() { grep -c " $ROOT/@control/netns " /proc/self/mountinfo; }
+check_s1_shared_control_netns() {
+  local a=sh1-$$ b=sh2-$$ ida idb rc=0 legacy=$ROOT/legacy-$$
+  for s in "$a" "$b"; do
+    "$S" --root "$ROOT" --backend gvisor session create "$s" --rootfs "$WORK/rootfs" --workspace "$WORK/rootfs/tmp" \
+      >/dev/null || return $(fail "session create $s")
+  done
+  assert_eq 1 "$(ctl_mounts)" "control namespaces mounted for two sessions" || rc=1
+  assert_eq 700 "$(stat -c %a "$ROOT/@control")" "mode of $ROOT/@control" || rc=1
+  ida=$(ls "$ROOT/@control/users" | head -1); idb=$(ls "$ROOT/@control/users" | tail -1)
+  [ "$ida" != "$idb" ] || { rc=1; fail "one hold for two sessions: $(ls "$ROOT/@control/users")"; }
+  assert_control_unreachable "$ida" "$ROOT" || rc=1
+  assert_control_unreachable "$idb" "$ROOT" || rc=1
+  "$S" --root "$ROOT" session delete "$a" || { rc=1; fail "delete $a"; }
+  assert_eq 1 "$(ctl_mounts)" "control namespace kept while $b holds it" || rc=1
+  "$S" --root "$ROOT" session exec "$b" -- true || { rc=1; fail "session exec in $b after $a's delete"; }
+  "$S" --root "$ROOT" session delete "$b" || { rc=1; fail "delete $b"; }
+  assert_eq 0 "$(ctl_mounts)" "control namespaces left after the last delete" || rc=1
+  [ ! -e "$ROOT/@control" ] || { rc=1; fail "$ROOT/@control left after the last delete"; }
+  # A create killed right after its journal entry and its hold: gc undoes it, the namespace goes.
+  bundle_for "$WORK/crash-bundle" '["sleep","300"]' || return $(fail "bundle")
+  SANDSHIM_FAULT=create.after-journal "$S" --root "$ROOT" --backend gvisor create --bundle "$WORK/crash-bundle" \
+    crash-$$ </dev/null >/dev/null 2>&1
+  assert_eq 1 "$(ctl_mounts)" "control namespace held by the killed create (positive control for gc)" || rc=1
+  "$S" --root "$ROOT" gc >/dev/null || { rc=1; fail "gc"; }
+  assert_eq 0 "$(ctl_mounts)" "control namespaces left after gc of a killed create" || rc=1
+  # An older container's own namespace in a directory whose journal is gone.
+  mkdir -p "$legacy" && chmod 700 "$legacy" && : >"$legacy/.lock"  # a record directory, as StateStore makes it
+  "$S" proxy --create-netns "$legacy/control.netns" || return $(fail "make a legacy control.netns")
+  "$S" --root "$ROOT" gc >/dev/null 2>&1
+  if grep -q " $legacy/control.netns " /proc/self/mountinfo; then
+    umount -l "$legacy/control.netns"; rc=1; fail "gc left $legacy/control.netns mounted"
+  fi
+  [ ! -e "$legacy" ] || { rm -rf "$legacy"; rc=1; fail "gc left $legacy"; }
   return $rc
 }
 
@@ -373,6 +415,7 @@ check_m8_metadata_and_literals() {
 run_check "S1 positive control: a local user drives a raw runsc sandbox's control socket" check_s1_positive_raw_runsc
 run_check "S1: sandshim gVisor session, control socket unreachable to a local user" check_s1_session
 run_check "S1: sandshim run, control socket unreachable to a local user" check_s1_run
+run_check "S1: one control netns per root, shared, private, removed with the last container and by gc" check_s1_shared_control_netns
 run_check "M1: state root, audit and --env canary unreadable to a local user" check_m1_state_private
 run_check "M9: a --mount source swapped for a symlink is not bound at the next start" check_m9_bind_source_swap
 run_check "M4: dev.sandshim.backend=native stays on gVisor unless the config allows downgrades" check_m4_annotation_downgrade
