@@ -420,15 +420,16 @@ run_check "M1: state root, audit and --env canary unreadable to a local user" ch
 run_check "M9: a --mount source swapped for a symlink is not bound at the next start" check_m9_bind_source_swap
 run_check "M4: dev.sandshim.backend=native stays on gVisor unless the config allows downgrades" check_m4_annotation_downgrade
 run_check "M2: plain HTTP bound to the checked Host, one checked request per connection" check_m2_host_binding_and_pipelining
-# M12: the session relay parses sandbox-written HTTP; it must do so without root. Reads
-# Uid, CapEff, CapBnd and NoNewPrivs from /proc/<pid>/status of every relay thread.
-status_fields() { awk '/^(Uid|CapEff|CapBnd|NoNewPrivs):/{printf "%s=%s ", $1, $2}' "$1"; }
+# M12: the session relay parses sandbox-written HTTP; it must do so without root and under
+# its seccomp allow-list (relay_seccomp.h). Reads Uid, CapEff, CapBnd, NoNewPrivs and Seccomp
+# (2: a filter) from /proc/<pid>/status of every relay thread.
+status_fields() { awk '/^(Uid|CapEff|CapBnd|NoNewPrivs|Seccomp):/{printf "%s=%s ", $1, $2}' "$1"; }
 check_m12_relay_unprivileged() {
   local s=m12-$$ pid t f rc=0
   # Positive control: the same probe on this root shell shows uid 0 and a full effective set.
   f=$(status_fields /proc/$$/status)
   case "$f" in *"Uid:=0 "*"CapEff:=0000000000000000 "*) return $(fail "probe misreads a root process: $f") ;; esac
-  case "$f" in *"Uid:=0 "*) ;; *) return $(fail "control: test shell not uid 0: $f") ;; esac
+  case "$f" in *"Uid:=0 "*"Seccomp:=0 "*) ;; *) return $(fail "control: test shell not uid 0 without seccomp: $f") ;; esac
   "$S" --root "$ROOT" --backend native session create "$s" --rootfs "$WORK/rootfs" --workspace "$WORK/rootfs/tmp" \
     --network proxy --allow-domain example.test >/dev/null || return $(fail "session create")
   pid=$(pgrep -f "proxy .*--netns [^ ]*$ROOT" | head -1)
@@ -436,7 +437,7 @@ check_m12_relay_unprivileged() {
   for t in /proc/$pid/task/*; do
     f=$(status_fields "$t/status")
     case "$f" in
-      "Uid:=65534 CapEff:=0000000000000000 CapBnd:=0000000000000000 NoNewPrivs:=1 ") ;;
+      "Uid:=65534 CapEff:=0000000000000000 CapBnd:=0000000000000000 NoNewPrivs:=1 Seccomp:=2 ") ;;
       *) rc=1; fail "relay thread $t still privileged: $f" ;;
     esac
   done
