@@ -18,6 +18,8 @@
 #include "shim/session/idmap.h"
 #include "shim/session/layer.h"
 #include "shim/session/network.h"
+#include "shim/session/relay_cgroup.h"
+#include "shim/net/relay.h"
 #include "shim/net/egress.h"
 
 namespace sandshim::session {
@@ -93,7 +95,25 @@ Status Sessions::Undo(const runtime::JournalEntry& e) {
   return MakeError("unknown session journal entry \"" + e.kind + "\"", EINVAL);
 }
 
+// M12 (relay_cgroup.h): the relay, charged to the session, sits in a child of the sandbox's
+// cgroups; it is stopped and that child removed before the sandbox's cgroups are.
+static std::filesystem::path RelayCgroupRecord(const std::filesystem::path& dir) { return dir / "relay-cgroups"; }
+
+static Status ReleaseRelay(const std::filesystem::path& dir) {
+  if (!fs::Exists(RelayCgroupRecord(dir))) return Ok();
+  TRY(StopSessionRelay(NetworkPaths(dir)));
+  return UnchargeRelay(RelayCgroupRecord(dir));
+}
+
+Status Sessions::ChargeRelayToSession(const SessionRecord& r) {
+  auto text = TRY(fs::ReadFile(NetworkPaths(Dir(r.id)).pid_file));
+  auto relay = TRY(net::ParsePidFile(text));
+  auto sandbox = TRY(containers_.State(r.container_id));
+  return ChargeRelay(relay.process.pid, sandbox.init.pid, RelayCgroupRecord(Dir(r.id)));
+}
+
 Status Sessions::Teardown(const std::string& id) {
+  TRY_CTX(ReleaseRelay(Dir(id)), "session " + id + ": relay");
   auto journal = TRY(runtime::Journal::Load(Dir(id) / "journal.json"));
   TRY(runtime::Replay(journal.entries(), [this](const runtime::JournalEntry& e) { return Undo(e); }));
   fault::Point("session.delete.after-replay");
@@ -263,6 +283,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   TRY(journal.Append({kContainerKind, {{"id", r.container_id}}}));
   fault::Point("session.create.after-journal");
   TRY_CTX(RunContainer(r), "session " + id);
+  if (p.network == "proxy") TRY_CTX(ChargeRelayToSession(r), "session " + id + ": charge the relay to the session");
   fault::Point("session.create.after-container");
   TRY(Save(r));
   done = true;
@@ -312,9 +333,11 @@ Result<SessionRecord> Sessions::Stop(const std::string& ref) {
   auto id = TRY(Resolve(ref));
   auto lock = TRY(store_.Lock(id));
   auto r = TRY(Load(id));
+  // No process stays: the relay goes too (its namespace, a mount, stays for the restart),
+  // first, with its cgroup below the sandbox's.
+  TRY_CTX(ReleaseRelay(Dir(id)), "session " + id + ": relay");
   auto s = containers_.Delete(r.container_id, /*force=*/true);
   if (!s && s.error().err_no != ENOENT) return s.error().Wrap("session " + id);
-  // No process stays: the relay goes too (its namespace, a mount, stays for the restart).
   if (r.network == "proxy") TRY_CTX(StopSessionRelay(NetworkPaths(Dir(id))), "session " + id + ": stop relay");
   r.state = "stopped";
   TRY(Save(r));
@@ -333,6 +356,7 @@ Result<SessionRecord> Sessions::Start(const std::string& ref) {
   if (!s && s.error().err_no != ENOENT) return s.error().Wrap("session " + id);
   if (r.network == "proxy") TRY_CTX(StartSessionRelay(NetworkPaths(Dir(id)), r.relay_args), "session " + id);
   TRY_CTX(RunContainer(r), "session " + id);
+  if (r.network == "proxy") TRY_CTX(ChargeRelayToSession(r), "session " + id + ": charge the relay to the session");
   r.state = "running";
   r.last_used = log::NowRfc3339();
   TRY(Save(r));

@@ -431,7 +431,7 @@ check_m12_relay_unprivileged() {
   case "$f" in *"Uid:=0 "*"CapEff:=0000000000000000 "*) return $(fail "probe misreads a root process: $f") ;; esac
   case "$f" in *"Uid:=0 "*"Seccomp:=0 "*) ;; *) return $(fail "control: test shell not uid 0 without seccomp: $f") ;; esac
   "$S" --root "$ROOT" --backend native session create "$s" --rootfs "$WORK/rootfs" --workspace "$WORK/rootfs/tmp" \
-    --network proxy --allow-domain example.test >/dev/null || return $(fail "session create")
+    --network proxy --allow-domain example.test --pids 64 >/dev/null || return $(fail "session create")
   pid=$(pgrep -f "proxy .*--netns [^ ]*$ROOT" | head -1)
   [ -n "$pid" ] || { "$S" --root "$ROOT" session delete "$s" >/dev/null; return $(fail "no relay process found"); }
   for t in /proc/$pid/task/*; do
@@ -441,13 +441,29 @@ check_m12_relay_unprivileged() {
       *) rc=1; fail "relay thread $t still privileged: $f" ;;
     esac
   done
+  # Charged to the session: the relay's memory and pids cgroups are a child of the
+  # sandbox's, so its tasks count in the session's pids.current. Control: this shell's pids
+  # cgroup is not below the sandbox's (the probe tells the two apart).
+  local init sb mine relay_cg tasks cur
+  init=$(jq -r .init.pid "$ROOT/sess-$s/state.json")
+  sb=$(awk -F: '$2 ~ /(^|,)pids(,|$)/ {print $3}' "/proc/$init/cgroup")
+  mine=$(awk -F: '$2 ~ /(^|,)pids(,|$)/ {print $3}' /proc/$$/cgroup)
+  case "$mine/" in "$sb/"*) rc=1; fail "control: the test shell is inside the sandbox's pids cgroup $sb" ;; esac
+  for c in pids memory; do
+    relay_cg=$(awk -F: -v c="$c" '$2 ~ "(^|,)" c "(,|$)" {print $3}' "/proc/$pid/cgroup")
+    [ "$relay_cg" = "$sb/relay" ] || [ "$c" = memory ] || { rc=1; fail "relay $c cgroup $relay_cg, not $sb/relay"; }
+    case "$relay_cg" in */relay) ;; *) rc=1; fail "relay $c cgroup $relay_cg is not the session's relay child" ;; esac
+  done
+  tasks=$(ls /proc/$pid/task | wc -l)
+  cur=$(cat "/sys/fs/cgroup/pids$sb/pids.current" 2>/dev/null || cat "/sys/fs/cgroup$sb/pids.current")
+  [ "${cur:-0}" -gt "$tasks" ] || { rc=1; fail "session pids.current $cur does not count the relay's $tasks tasks and the sandbox"; }
   "$S" --root "$ROOT" session exec "$s" -- true || { rc=1; fail "session exec"; }
   "$S" --root "$ROOT" session delete "$s" || return $(fail "delete")
   return $rc
 }
 
 run_check "M8: metadata refused with --allow-private; non-canonical IPv4 literals are addresses" check_m8_metadata_and_literals
-run_check "M12: the session relay runs without root, capabilities or new privileges" check_m12_relay_unprivileged
+run_check "M12: the session relay runs without root, capabilities or new privileges, under seccomp, charged to the session" check_m12_relay_unprivileged
 
 # docker and ctr last: they need the private daemons.
 if [ "${ATTACK_HOST_DAEMONS:-1}" = 1 ]; then
