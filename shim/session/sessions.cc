@@ -84,6 +84,8 @@ Status Sessions::Undo(const runtime::JournalEntry& e) {
     return s || s.error().err_no == ENOENT ? Ok() : s;
   }
   if (e.kind == kLayerKind) return UnmountLayer(path);
+  if (e.kind == kIdRangeKind && path.empty())
+    return ReleaseIdSlots(bundle::GetString(e.data, "dir"), bundle::GetString(e.data, "session"));
   if (e.kind == kIdRangeKind) return ::unlink(path.c_str()) == 0 || errno == ENOENT ? Ok() : ErrnoError("unlink " + path);
   if (net::IsEgressKind(e.kind)) return net::UndoEgress(e.kind, e.data);
   if (e.kind == kNameKind) {
@@ -128,8 +130,10 @@ Status Sessions::Teardown(const std::string& id) {
 Result<uint32_t> Sessions::SetUpIdmap(runtime::Journal& journal, const std::string& id, bundle::SessionProfile& p) {
   auto dir = Dir(id);
   auto slots = opts_.root / "@idranges";
+  // Journaled before the claim: a crash in between leaves a slot its undo still finds.
+  TRY(journal.Append({kIdRangeKind, {{"dir", slots.string()}, {"session", id}}}));
   uint32_t slot = TRY(ClaimIdSlot(slots, id));
-  TRY(journal.Append({kIdRangeKind, {{"path", IdSlotFile(slots, slot).string()}}}));
+  fault::Point("session.create.after-idclaim");
   uint32_t base = IdBase(slot);
   auto attempt = [&]() -> Status {
     auto ns = TRY(MappingNamespace(base));
