@@ -20,6 +20,7 @@
 #include "shim/native/hooks.h"
 #include "shim/native/keyring.h"
 #include "shim/native/mounts.h"
+#include "shim/native/ns_order.h"
 #include "shim/native/seccomp.h"
 
 namespace sandshim::native {
@@ -36,8 +37,8 @@ namespace {
 
 Status JoinNamespaces(Sys& sys, const LaunchPlan& plan) {
   for (const auto& ns : plan.namespaces) {
-    // A pid namespace by path was joined by the clone itself (CloneInit).
-    if (ns.path.empty() || ns.flag == CLONE_NEWPID) continue;
+    // Those the launcher joined around the clone (ns_order.h) are ours already.
+    if (ns.path.empty() || JoinedAroundClone(plan, ns.flag)) continue;
     UniqueFd fd(sys.Open(ns.path.c_str(), O_RDONLY | O_CLOEXEC, 0));
     if (!fd.valid()) return ErrnoError("open namespace " + ns.path);
     if (sys.Setns(fd.get(), ns.flag) != 0) return ErrnoError("join namespace " + ns.path);

@@ -20,6 +20,7 @@
 #include "shim/native/console.h"
 #include "shim/native/init.h"
 #include "shim/native/keyring.h"
+#include "shim/native/ns_order.h"
 
 namespace sandshim::native {
 namespace {
@@ -32,33 +33,72 @@ pid_t CloneInto(int flags) {
   return static_cast<pid_t>(::syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr, 0));
 }
 
-// A pid namespace given by path cannot be joined by the init itself (setns(CLONE_NEWPID)
-// only moves later children): we switch our pid_for_children to it around the clone, as
-// runc's nsexec does, and switch back to our own.
+// The namespaces the init cannot join itself (ns_order.h: a pid namespace by path, and with
+// a new user namespace every namespace by path) are joined here around the clone, as runc's
+// nsexec does: our pid_for_children and this thread's net/ipc/uts are switched to them, the
+// clone inherits them (and makes the new userns inside them), and we switch back to ours.
+class JoinedAround {
+ public:
+  ~JoinedAround() { (void)Restore(); }
+  Status Join(int flag, const std::string& path, const char* self) {
+    UniqueFd target(::open(path.c_str(), O_RDONLY | O_CLOEXEC)), ours(::open(self, O_RDONLY | O_CLOEXEC));
+    if (!target.valid() || !ours.valid()) return ErrnoError("open namespace " + path);
+    if (::setns(target.get(), flag) != 0) return ErrnoError("join namespace " + path);
+    back_.emplace_back(std::move(ours), flag);
+    return Ok();
+  }
+  Status Restore() {
+    Status result = Ok();
+    for (; !back_.empty(); back_.pop_back())
+      if (::setns(back_.back().first.get(), back_.back().second) != 0 && result) result = ErrnoError("return to our namespace");
+    return result;
+  }
+
+ private:
+  std::vector<std::pair<UniqueFd, int>> back_;
+};
+
+const char* OwnNamespaceFile(int flag) {
+  switch (flag) {
+    case CLONE_NEWPID: return "/proc/thread-self/ns/pid_for_children";
+    case CLONE_NEWNET: return "/proc/thread-self/ns/net";
+    case CLONE_NEWIPC: return "/proc/thread-self/ns/ipc";
+    case CLONE_NEWUTS: return "/proc/thread-self/ns/uts";
+    default: return nullptr;
+  }
+}
+
 Result<pid_t> CloneInit(const LaunchPlan& plan) {
   // The cgroup namespace is made by the init once it is in its cgroups (after before_go),
   // so its root is the container's cgroup, not ours (as runc does).
-  const int flags = plan.clone_flags & ~CLONE_NEWCGROUP;
-  std::string path;
-  for (const auto& ns : plan.namespaces)
-    if (ns.flag == CLONE_NEWPID && !ns.path.empty()) path = ns.path;
-  if (path.empty()) {
-    pid_t pid = CloneInto(flags);
-    if (pid < 0) return ErrnoError("clone the container init");
-    return pid;
+  int flags = plan.clone_flags & ~CLONE_NEWCGROUP;
+  JoinedAround joined;
+  for (const auto& ns : plan.namespaces) {
+    if (ns.path.empty() || !JoinedAroundClone(plan, ns.flag) || !OwnNamespaceFile(ns.flag)) continue;
+    TRY(joined.Join(ns.flag, ns.path, OwnNamespaceFile(ns.flag)));
+    flags &= ~ns.flag;
   }
-  UniqueFd target(::open(path.c_str(), O_RDONLY | O_CLOEXEC)), ours(::open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC));
-  if (!target.valid() || !ours.valid()) return ErrnoError("open pid namespace " + path);
-  if (::setns(target.get(), CLONE_NEWPID) != 0) return ErrnoError("join pid namespace " + path);
-  pid_t pid = CloneInto(flags & ~CLONE_NEWPID);
-  if (pid == 0) return pid;  // the init: it lives in that namespace, nothing to switch back
+  pid_t pid = CloneInto(flags);
+  if (pid == 0) return pid;  // the init: it lives in those namespaces, nothing to switch back
   int clone_errno = errno;
-  if (::setns(ours.get(), CLONE_NEWPID) != 0) {
+  if (auto s = joined.Restore(); !s) {
     if (pid > 0) ::kill(pid, SIGKILL), ::waitpid(pid, nullptr, 0);
-    return ErrnoError("return to our pid namespace");
+    return s.error();
   }
   if (pid < 0) return MakeError(std::string("clone the container init: ") + std::strerror(clone_errno), clone_errno);
   return pid;
+}
+
+std::string NamespaceFileName(int flag) {
+  switch (flag) {
+    case CLONE_NEWUSER: return "user";
+    case CLONE_NEWIPC: return "ipc";
+    case CLONE_NEWUTS: return "uts";
+    case CLONE_NEWNET: return "net";
+    case CLONE_NEWPID: return "pid";
+    case CLONE_NEWCGROUP: return "cgroup";
+    default: return "mnt";
+  }
 }
 
 // /proc files cannot be replaced by rename: write them in place.
@@ -153,15 +193,16 @@ Status ReleaseInit(const std::filesystem::path& fifo) {
 }
 
 Result<int> ExecInto(const ProcessPlan& p, const SeccompPlan& seccomp, const ExecOptions& o) {
-  // Namespace fds first, from the host's view; user first so the others are ours to join.
+  // Namespace fds first, from the host's view, in kExecJoinOrder: the user namespace last,
+  // so a netns owned by the host's userns (a session's proxy or host network) is still ours
+  // to join.
   std::vector<std::pair<UniqueFd, int>> nss;
-  for (auto [name, flag] : {std::pair{"user", CLONE_NEWUSER}, {"ipc", CLONE_NEWIPC}, {"uts", CLONE_NEWUTS},
-                            {"net", CLONE_NEWNET}, {"pid", CLONE_NEWPID}, {"cgroup", CLONE_NEWCGROUP},
-                            {"mnt", CLONE_NEWNS}}) {
+  for (int flag : kExecJoinOrder) {
+    std::string name = NamespaceFileName(flag);
     std::string theirs = "/proc/" + std::to_string(o.init) + "/ns/" + name;
     struct stat a, b;
     if (::stat(theirs.c_str(), &a) != 0) return ErrnoError("container init " + std::to_string(o.init) + " gone");
-    if (::stat(("/proc/self/ns/" + std::string(name)).c_str(), &b) == 0 && a.st_ino == b.st_ino) continue;
+    if (::stat(("/proc/self/ns/" + name).c_str(), &b) == 0 && a.st_ino == b.st_ino) continue;
     UniqueFd fd(::open(theirs.c_str(), O_RDONLY | O_CLOEXEC));
     if (!fd.valid()) return ErrnoError("open " + theirs);
     nss.emplace_back(std::move(fd), flag);

@@ -24,6 +24,7 @@
 #include "shim/net/proxy_server.h"
 #include "shim/net/relay.h"
 #include "shim/net/relay_privdrop.h"
+#include "shim/net/relay_seccomp.h"
 
 namespace sandshim::net {
 
@@ -181,7 +182,10 @@ Status RunProxy(const ProxyProcessOptions& o) {
   // A relay (root, --netns) has now done everything privileged; it drops root before it
   // reports ready, so a failed drop is a failed start and no sandbox byte is ever parsed as root.
   // Still single-threaded here: the resolver's thread starts with the first lookup.
-  if (ns_fd.valid() && ::geteuid() == 0) TRY_CTX(DropRelayPrivileges(), "relay: drop privileges");
+  if (ns_fd.valid() && ::geteuid() == 0) {
+    TRY_CTX(DropRelayPrivileges(), "relay: drop privileges");
+    TRY(LoadRelaySeccomp());
+  }
   if (o.ready_fd >= 0) {
     // Recorded in the pid file: from here on the relay outlives its creator (see relay.h).
     // This must come before "ready": the creator exits as soon as it reads it, and a

@@ -1,6 +1,7 @@
 // Containers::Gc: removes what nobody will ever delete — containers whose creator died
 // mid-create, foreground runs whose sandshim was killed, directories with no record, and runsc
-// sandboxes under our runsc root that no record owns. Busy containers (locked by a verb in
+// sandboxes under our runsc root that no record owns, and the root's shared control netns
+// once no container holds it. Busy containers (locked by a verb in
 // progress) are skipped, so gc is safe to run from cron while other verbs run, and a second
 // run in a row finds nothing.
 #include <filesystem>
@@ -10,6 +11,8 @@
 #include "shim/core/fs.h"
 #include "shim/runtime/containers.h"
 #include "shim/runtime/gvisor_backend.h"
+#include "shim/net/netns.h"
+#include "shim/runsc/control_netns.h"
 
 namespace sandshim::runtime {
 
@@ -36,6 +39,11 @@ GcReport Containers::Gc() {
     std::string why = "it has no record (a create died before its first save)";
     if (rec && !Orphaned(*rec, &why)) continue;
     fault::Point("gc.before-replay");
+    // With no journal, nothing undoes an older container's own control namespace (its runsc
+    // entry would): unmount it here, or erasing the directory fails on the mount point.
+    auto own_netns = runsc::ControlNetnsPath(store_.Dir(id));
+    if (!fs::Exists(store_.Dir(id) / "journal.json") && net::IsNetns(own_netns))
+      if (auto s = runsc::RemoveControlNetns(own_netns); !s) report.errors.push_back("container " + id + ": " + s.error().msg);
     if (auto s = ReplayAndErase(*lock); !s) report.errors.push_back("container " + id + ": " + s.error().msg);
     else report.removed.push_back("container " + id + " (" + why + ")");
   }
@@ -52,6 +60,10 @@ GcReport Containers::Gc() {
     if (auto s = BackendNamed("gvisor").Undo(entry); !s) report.errors.push_back("runsc sandbox " + id + ": " + s.error().msg);
     else report.removed.push_back("runsc sandbox " + id + " (no sandshim record)");
   }
+  // The root's shared control namespace: holds of containers whose directory is gone (a
+  // crash between the hold and the journal's undo), and the namespace once nothing holds it.
+  if (auto swept = runsc::SweepSharedControlNetns(opts_.root); !swept) report.errors.push_back(swept.error().msg);
+  else report.removed.insert(report.removed.end(), swept->begin(), swept->end());
   return report;
 }
 

@@ -84,12 +84,13 @@ runsc::Client GvisorBackend::ClientFor(const std::vector<std::string>& flags, co
 }
 
 // The control namespace of a recorded container: as recorded at create, or (a foreground run,
-// whose record is saved before runsc runs) the one at its state dir's fixed path.
+// whose record is saved before runsc runs) the root's shared one, or an older record's own.
 std::filesystem::path GvisorBackend::NetnsOf(const ContainerRecord& c) const {
   std::filesystem::path recorded = bundle::GetString(c.backend_data, "control_netns");
   if (!recorded.empty()) return recorded;
-  auto fixed = runsc::ControlNetnsPath(root_ / c.id);
-  return net::IsNetns(fixed) ? fixed : std::filesystem::path();
+  for (const auto& fixed : {runsc::SharedControlNetns(root_), runsc::ControlNetnsPath(root_ / c.id)})
+    if (net::IsNetns(fixed)) return fixed;
+  return {};
 }
 
 runsc::Client GvisorBackend::ClientFor(const ContainerRecord& c) const {
@@ -127,12 +128,12 @@ Result<std::vector<std::string>> GvisorBackend::PrepareCreate(const CreateReques
                  {"bundle", r.bundle.string()},
                  {"runsc_bundle", (r.state_dir / "bundle").string()},
                  {"cgroups_path", r.spec.cgroups_path},
-                 {"control_netns", runsc::ControlNetnsPath(r.state_dir).string()},
+                 {"control_netns", runsc::SharedControlNetns(root_).string()},
                  {"flags", ToArray(flags)}}};
   // Set when sandshim runs the hooks (gvisor_hooks.h): poststop's state needs the real id.
   if (hooks_by_sandshim) e.data["container_id"] = r.id;
   TRY(j.Append(e));
-  TRY(runsc::CreateControlNetns(runsc::ControlNetnsPath(r.state_dir)));
+  TRY(runsc::HoldSharedControlNetns(runsc::SharedControlNetns(root_), RunscId(root_, r.id), r.id));
   return flags;
 }
 
@@ -206,7 +207,7 @@ Result<Created> GvisorBackend::Create(const CreateRequest& r, Journal& j) {
   auto pid_file = r.pid_file.value_or(r.state_dir / "init.pid");
   HostNetns host;
   auto bundle_dir = TRY(RunscBundle(r, flags, TRY(host.Path()), /*hooks_by_sandshim=*/true));
-  TRY(ClientFor(flags, r.state_dir, runsc::ControlNetnsPath(r.state_dir)).Create(RunscId(root_, r.id), {.bundle = bundle_dir, .pid_file = pid_file, .console_socket = r.console_socket}));
+  TRY(ClientFor(flags, r.state_dir, runsc::SharedControlNetns(root_)).Create(RunscId(root_, r.id), {.bundle = bundle_dir, .pid_file = pid_file, .console_socket = r.console_socket}));
   pid_t pid = TRY(ReadPidFile(pid_file));
   auto start = proc::StartTime(pid);
   ContainerRecord rec;
@@ -221,7 +222,7 @@ Result<Created> GvisorBackend::Create(const CreateRequest& r, Journal& j) {
   c.init = {pid, start ? *start : 0};
   c.data = {{"flags", ToArray(flags)}, {"platform", platform_}, {"network", runsc::EffectiveNetwork(flags)},
             {"cgroups_path", r.spec.cgroups_path}, {"control", runsc::ControlProtocolFor(runsc_version_)},
-            {"control_netns", runsc::ControlNetnsPath(r.state_dir).string()}};
+            {"control_netns", runsc::SharedControlNetns(root_).string()}};
   return c;
 }
 
@@ -232,7 +233,7 @@ Result<int> GvisorBackend::Run(const CreateRequest& r, Journal& j) {
   fault::Point("run.after-journal");
   HostNetns host;
   auto bundle_dir = TRY(RunscBundle(r, flags, TRY(host.Path()), /*hooks_by_sandshim=*/false));
-  return ClientFor(flags, r.state_dir, runsc::ControlNetnsPath(r.state_dir)).Run(RunscId(root_, r.id), {.bundle = bundle_dir, .pid_file = r.pid_file, .console_socket = r.console_socket});
+  return ClientFor(flags, r.state_dir, runsc::SharedControlNetns(root_)).Run(RunscId(root_, r.id), {.bundle = bundle_dir, .pid_file = r.pid_file, .console_socket = r.console_socket});
 }
 
 Status GvisorBackend::Start(const ContainerRecord& c) {
@@ -424,16 +425,20 @@ Status GvisorBackend::Undo(const JournalEntry& e) {
   if (e.kind != kRunscJournalKind) return MakeError("gvisor backend cannot undo \"" + e.kind + "\"", EINVAL);
   std::filesystem::path runsc_root = bundle::GetString(e.data, "runsc_root");
   std::string id = bundle::GetString(e.data, "id");
-  std::filesystem::path netns = bundle::GetString(e.data, "control_netns");
+  std::filesystem::path recorded = bundle::GetString(e.data, "control_netns");
   // A namespace never made (a crash before it) is entered by no one.
-  if (!netns.empty() && !net::IsNetns(netns)) netns.clear();
+  std::filesystem::path netns = !recorded.empty() && net::IsNetns(recorded) ? recorded : std::filesystem::path();
   runsc::Client client(runsc::Global{config_.runsc, runsc_root, bundle::GetStrings(e.data, "flags"), netns},
                        runsc_root / (id + ".error.json"));
   // Processes are matched by runsc id or by our own per-container bundle, never by the
   // caller's bundle (which other containers may share).
   auto destroyed = client.Destroy({runsc_root, id, bundle::GetString(e.data, "runsc_bundle")},
                                   bundle::GetString(e.data, "cgroups_path"));
-  auto removed = netns.empty() ? Status(Ok()) : runsc::RemoveControlNetns(netns);
+  // The root's shared namespace loses this container's hold (the last one removes it); an
+  // older container's own namespace goes with it.
+  auto removed = runsc::IsSharedControlNetns(recorded) ? runsc::ReleaseSharedControlNetns(recorded, id)
+                 : netns.empty()                        ? Status(Ok())
+                                                        : runsc::RemoveControlNetns(netns);
   if (!destroyed) return destroyed;
   TRY(removed);
   // poststop once the container is gone, as runc does on delete. Journals written before

@@ -14,18 +14,38 @@ namespace sandshim::session {
 
 std::filesystem::path IdSlotFile(const std::filesystem::path& dir, uint32_t slot) { return dir / std::to_string(slot); }
 
+static std::filesystem::path ClaimFile(const std::filesystem::path& dir, const std::string& session) {
+  return dir / (".claim." + session);
+}
+
 Result<uint32_t> ClaimIdSlot(const std::filesystem::path& dir, const std::string& session) {
   TRY(fs::MkdirAll(dir, 0700));
+  auto claim = ClaimFile(dir, session);
+  TRY(fs::WriteFileAtomic(claim, session, 0600, /*sync=*/false));
   for (uint32_t slot = 0; slot < kIdSlots; ++slot) {
-    UniqueFd f(::open(IdSlotFile(dir, slot).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-    if (!f.valid()) {
+    if (::link(claim.c_str(), IdSlotFile(dir, slot).c_str()) != 0) {
       if (errno == EEXIST) continue;
-      return ErrnoError("claim id range " + std::to_string(slot));
+      auto e = ErrnoError("claim id range " + std::to_string(slot));
+      ::unlink(claim.c_str());
+      return e;
     }
-    (void)!::write(f.get(), session.data(), session.size());
+    ::unlink(claim.c_str());
     return slot;
   }
+  ::unlink(claim.c_str());
   return MakeError("no free id range for a session (" + std::to_string(kIdSlots) + " in use)", ENOSPC);
+}
+
+Status ReleaseIdSlots(const std::filesystem::path& dir, const std::string& session) {
+  if (::unlink(ClaimFile(dir, session).c_str()) != 0 && errno != ENOENT) return ErrnoError("unlink id range claim");
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    auto name = e.path().filename().string();
+    if (name.empty() || name[0] == '.') continue;
+    if (auto owner = fs::ReadFile(e.path()); owner && *owner == session)
+      if (::unlink(e.path().c_str()) != 0 && errno != ENOENT) return ErrnoError("unlink " + e.path().string());
+  }
+  return Ok();
 }
 
 Result<UniqueFd> MappingNamespace(uint32_t base) {

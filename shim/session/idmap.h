@@ -24,10 +24,14 @@ inline constexpr uint32_t kIdSlots = 4096;
 // The host id that container id 0 maps to in a slot (pure).
 inline uint32_t IdBase(uint32_t slot) { return kIdRangeBase + slot * kIdRangeSize; }
 
-// Claims the lowest free slot in dir: one file per slot made with O_EXCL, so two creates
-// never take the same range; the file names the session.
+// Claims the lowest free slot in dir: one file per slot, which names the session, made by
+// link(2) of a file already holding the name (so two creates never take the same range and
+// no slot file is ever seen empty). The caller journals {dir, session} *before* claiming:
+// ReleaseIdSlots undoes it whatever slot a crash left claimed.
 Result<uint32_t> ClaimIdSlot(const std::filesystem::path& dir, const std::string& session);
 std::filesystem::path IdSlotFile(const std::filesystem::path& dir, uint32_t slot);
+// Removes every slot of dir naming session, and a claim it left half-made. Idempotent.
+Status ReleaseIdSlots(const std::filesystem::path& dir, const std::string& session);
 
 // A user namespace mapping 0..65535 to base.. (uid and gid), held by its fd only.
 Result<UniqueFd> MappingNamespace(uint32_t base);

@@ -18,6 +18,8 @@
 #include "shim/session/idmap.h"
 #include "shim/session/layer.h"
 #include "shim/session/network.h"
+#include "shim/session/relay_cgroup.h"
+#include "shim/net/relay.h"
 #include "shim/net/egress.h"
 
 namespace sandshim::session {
@@ -82,6 +84,8 @@ Status Sessions::Undo(const runtime::JournalEntry& e) {
     return s || s.error().err_no == ENOENT ? Ok() : s;
   }
   if (e.kind == kLayerKind) return UnmountLayer(path);
+  if (e.kind == kIdRangeKind && path.empty())
+    return ReleaseIdSlots(bundle::GetString(e.data, "dir"), bundle::GetString(e.data, "session"));
   if (e.kind == kIdRangeKind) return ::unlink(path.c_str()) == 0 || errno == ENOENT ? Ok() : ErrnoError("unlink " + path);
   if (net::IsEgressKind(e.kind)) return net::UndoEgress(e.kind, e.data);
   if (e.kind == kNameKind) {
@@ -93,7 +97,25 @@ Status Sessions::Undo(const runtime::JournalEntry& e) {
   return MakeError("unknown session journal entry \"" + e.kind + "\"", EINVAL);
 }
 
+// M12 (relay_cgroup.h): the relay, charged to the session, sits in a child of the sandbox's
+// cgroups; it is stopped and that child removed before the sandbox's cgroups are.
+static std::filesystem::path RelayCgroupRecord(const std::filesystem::path& dir) { return dir / "relay-cgroups"; }
+
+static Status ReleaseRelay(const std::filesystem::path& dir) {
+  if (!fs::Exists(RelayCgroupRecord(dir))) return Ok();
+  TRY(StopSessionRelay(NetworkPaths(dir)));
+  return UnchargeRelay(RelayCgroupRecord(dir));
+}
+
+Status Sessions::ChargeRelayToSession(const SessionRecord& r) {
+  auto text = TRY(fs::ReadFile(NetworkPaths(Dir(r.id)).pid_file));
+  auto relay = TRY(net::ParsePidFile(text));
+  auto sandbox = TRY(containers_.State(r.container_id));
+  return ChargeRelay(relay.process.pid, sandbox.init.pid, RelayCgroupRecord(Dir(r.id)));
+}
+
 Status Sessions::Teardown(const std::string& id) {
+  TRY_CTX(ReleaseRelay(Dir(id)), "session " + id + ": relay");
   auto journal = TRY(runtime::Journal::Load(Dir(id) / "journal.json"));
   TRY(runtime::Replay(journal.entries(), [this](const runtime::JournalEntry& e) { return Undo(e); }));
   fault::Point("session.delete.after-replay");
@@ -108,8 +130,10 @@ Status Sessions::Teardown(const std::string& id) {
 Result<uint32_t> Sessions::SetUpIdmap(runtime::Journal& journal, const std::string& id, bundle::SessionProfile& p) {
   auto dir = Dir(id);
   auto slots = opts_.root / "@idranges";
+  // Journaled before the claim: a crash in between leaves a slot its undo still finds.
+  TRY(journal.Append({kIdRangeKind, {{"dir", slots.string()}, {"session", id}}}));
   uint32_t slot = TRY(ClaimIdSlot(slots, id));
-  TRY(journal.Append({kIdRangeKind, {{"path", IdSlotFile(slots, slot).string()}}}));
+  fault::Point("session.create.after-idclaim");
   uint32_t base = IdBase(slot);
   auto attempt = [&]() -> Status {
     auto ns = TRY(MappingNamespace(base));
@@ -215,11 +239,12 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   TRY(fs::MkdirAll(dir / "bundle", 0700));
   TRY(fs::WriteFileAtomic(dir / "last-used", "", 0600, /*sync=*/false));  // its mtime: see MarkUsed
   TRY(fs::WriteFileAtomic(dir / "sources.json", json::serialize(pins), 0600));
-  // M11: a user namespace of its own where the kernel and filesystems allow idmapped mounts.
-  // A joined network namespace (proxy, host) belongs to the host's user namespace and could
-  // not get its sysfs mount: those sessions keep the host's ids for now.
+  // M11: a user namespace of its own where the kernel and filesystems allow idmapped mounts,
+  // whatever the network: a proxy netns is joined before the userns is made (ns_order.h), and
+  // a host or proxy netns stays the host userns's, so root inside has no CAP_NET_ADMIN there
+  // (its /sys is then the host's, read-only: mounts.cc SysfsFallback).
   std::filesystem::path lower = p.rootfs;
-  if (choice.backend == "native" && p.network == "none") {
+  if (choice.backend == "native") {
     if (auto base = SetUpIdmap(journal, id, p)) {
       p.id_base = *base;
       lower = dir / "base-id";
@@ -262,6 +287,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   TRY(journal.Append({kContainerKind, {{"id", r.container_id}}}));
   fault::Point("session.create.after-journal");
   TRY_CTX(RunContainer(r), "session " + id);
+  if (p.network == "proxy") TRY_CTX(ChargeRelayToSession(r), "session " + id + ": charge the relay to the session");
   fault::Point("session.create.after-container");
   TRY(Save(r));
   done = true;
@@ -311,9 +337,11 @@ Result<SessionRecord> Sessions::Stop(const std::string& ref) {
   auto id = TRY(Resolve(ref));
   auto lock = TRY(store_.Lock(id));
   auto r = TRY(Load(id));
+  // No process stays: the relay goes too (its namespace, a mount, stays for the restart),
+  // first, with its cgroup below the sandbox's.
+  TRY_CTX(ReleaseRelay(Dir(id)), "session " + id + ": relay");
   auto s = containers_.Delete(r.container_id, /*force=*/true);
   if (!s && s.error().err_no != ENOENT) return s.error().Wrap("session " + id);
-  // No process stays: the relay goes too (its namespace, a mount, stays for the restart).
   if (r.network == "proxy") TRY_CTX(StopSessionRelay(NetworkPaths(Dir(id))), "session " + id + ": stop relay");
   r.state = "stopped";
   TRY(Save(r));
@@ -332,6 +360,7 @@ Result<SessionRecord> Sessions::Start(const std::string& ref) {
   if (!s && s.error().err_no != ENOENT) return s.error().Wrap("session " + id);
   if (r.network == "proxy") TRY_CTX(StartSessionRelay(NetworkPaths(Dir(id)), r.relay_args), "session " + id);
   TRY_CTX(RunContainer(r), "session " + id);
+  if (r.network == "proxy") TRY_CTX(ChargeRelayToSession(r), "session " + id + ": charge the relay to the session");
   r.state = "running";
   r.last_used = log::NowRfc3339();
   TRY(Save(r));

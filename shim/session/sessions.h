@@ -79,6 +79,8 @@ class Sessions {
   Status Undo(const runtime::JournalEntry& e);
   // Replays the journal and removes the directory; the caller holds the lock.
   Status Teardown(const std::string& id);
+  // M12: moves the running relay into a child of the sandbox's cgroups (relay_cgroup.h).
+  Status ChargeRelayToSession(const SessionRecord& r);
   // Ends a timed-out exec's process tree. in_sandbox: cmd runs inside gVisor itself (no host
   // process of ours to kill); internal_pid_file: where runsc exec wrote the command's pid.
   void KillTree(const std::string& container, proc::Running& cmd, bool in_sandbox,

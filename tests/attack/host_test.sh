@@ -68,8 +68,9 @@ assert_control_unreachable() { # RUNSC_ID SEARCH_DIR
   if grep -q "runsc-sandbox\.$id" /proc/net/unix; then return $(fail "@runsc-sandbox.$id is in the host netns"); fi
   out=$(as_user "$PY" "$WORK/s1.py" "$id" 2>&1)
   assert_contains "$out" "connect-failed" "uid $ATK's call to $id" || return
-  ns=$(find "$2" -name control.netns 2>/dev/null | head -1)
-  [ -n "$ns" ] || return $(fail "no control.netns under $2")
+  # The root's shared one (<root>/@control/netns), or an older container's own.
+  ns=$(find "$2" \( -path '*/@control/netns' -o -name control.netns \) 2>/dev/null | head -1)
+  [ -n "$ns" ] || return $(fail "no control namespace under $2")
   nsenter --net="$ns" grep -q "runsc-sandbox\.$id" /proc/net/unix || return $(fail "socket not in $ns")
   out=$(nsenter --net="$ns" "$PY" "$WORK/s1.py" "$id" 2>&1)
   assert_contains "$out" '"success":true' "root inside the control namespace (the sandbox is alive)"
@@ -106,6 +107,47 @@ check_s1_session() {
   assert_control_unreachable "$id" "$ROOT" || rc=1
   "$S" --root "$ROOT" session exec "$s" -- true || { rc=1; fail "session exec after the attack"; }
   "$S" --root "$ROOT" session delete "$s" || return $(fail "delete")
+  return $rc
+}
+
+# S1 with one control namespace per --root (#14 bench: making one per container cost ~2 ms):
+# two sandboxes share <root>/@control/netns, each still out of a local user's reach; it stays
+# while a container holds it and goes with the last; gc removes it after a create killed
+# while holding it, and unmounts an older container's own control.netns whose journal is gone.
+ctl_mounts() { grep -c " $ROOT/@control/netns " /proc/self/mountinfo; }
+check_s1_shared_control_netns() {
+  local a=sh1-$$ b=sh2-$$ ida idb rc=0 legacy=$ROOT/legacy-$$
+  for s in "$a" "$b"; do
+    "$S" --root "$ROOT" --backend gvisor session create "$s" --rootfs "$WORK/rootfs" --workspace "$WORK/rootfs/tmp" \
+      >/dev/null || return $(fail "session create $s")
+  done
+  assert_eq 1 "$(ctl_mounts)" "control namespaces mounted for two sessions" || rc=1
+  assert_eq 700 "$(stat -c %a "$ROOT/@control")" "mode of $ROOT/@control" || rc=1
+  ida=$(ls "$ROOT/@control/users" | head -1); idb=$(ls "$ROOT/@control/users" | tail -1)
+  [ "$ida" != "$idb" ] || { rc=1; fail "one hold for two sessions: $(ls "$ROOT/@control/users")"; }
+  assert_control_unreachable "$ida" "$ROOT" || rc=1
+  assert_control_unreachable "$idb" "$ROOT" || rc=1
+  "$S" --root "$ROOT" session delete "$a" || { rc=1; fail "delete $a"; }
+  assert_eq 1 "$(ctl_mounts)" "control namespace kept while $b holds it" || rc=1
+  "$S" --root "$ROOT" session exec "$b" -- true || { rc=1; fail "session exec in $b after $a's delete"; }
+  "$S" --root "$ROOT" session delete "$b" || { rc=1; fail "delete $b"; }
+  assert_eq 0 "$(ctl_mounts)" "control namespaces left after the last delete" || rc=1
+  [ ! -e "$ROOT/@control" ] || { rc=1; fail "$ROOT/@control left after the last delete"; }
+  # A create killed right after its journal entry and its hold: gc undoes it, the namespace goes.
+  bundle_for "$WORK/crash-bundle" '["sleep","300"]' || return $(fail "bundle")
+  SANDSHIM_FAULT=create.after-journal "$S" --root "$ROOT" --backend gvisor create --bundle "$WORK/crash-bundle" \
+    crash-$$ </dev/null >/dev/null 2>&1
+  assert_eq 1 "$(ctl_mounts)" "control namespace held by the killed create (positive control for gc)" || rc=1
+  "$S" --root "$ROOT" gc >/dev/null || { rc=1; fail "gc"; }
+  assert_eq 0 "$(ctl_mounts)" "control namespaces left after gc of a killed create" || rc=1
+  # An older container's own namespace in a directory whose journal is gone.
+  mkdir -p "$legacy" && chmod 700 "$legacy" && : >"$legacy/.lock"  # a record directory, as StateStore makes it
+  "$S" proxy --create-netns "$legacy/control.netns" || return $(fail "make a legacy control.netns")
+  "$S" --root "$ROOT" gc >/dev/null 2>&1
+  if grep -q " $legacy/control.netns " /proc/self/mountinfo; then
+    umount -l "$legacy/control.netns"; rc=1; fail "gc left $legacy/control.netns mounted"
+  fi
+  [ ! -e "$legacy" ] || { rm -rf "$legacy"; rc=1; fail "gc left $legacy"; }
   return $rc
 }
 
@@ -362,37 +404,55 @@ check_m8_metadata_and_literals() {
 run_check "S1 positive control: a local user drives a raw runsc sandbox's control socket" check_s1_positive_raw_runsc
 run_check "S1: sandshim gVisor session, control socket unreachable to a local user" check_s1_session
 run_check "S1: sandshim run, control socket unreachable to a local user" check_s1_run
+run_check "S1: one control netns per root, shared, private, removed with the last container and by gc" check_s1_shared_control_netns
 run_check "M1: state root, audit and --env canary unreadable to a local user" check_m1_state_private
 run_check "M9: a --mount source swapped for a symlink is not bound at the next start" check_m9_bind_source_swap
 run_check "M4: dev.sandshim.backend=native stays on gVisor unless the config allows downgrades" check_m4_annotation_downgrade
 run_check "M2: plain HTTP bound to the checked Host, one checked request per connection" check_m2_host_binding_and_pipelining
-# M12: the session relay parses sandbox-written HTTP; it must do so without root. Reads
-# Uid, CapEff, CapBnd and NoNewPrivs from /proc/<pid>/status of every relay thread.
-status_fields() { awk '/^(Uid|CapEff|CapBnd|NoNewPrivs):/{printf "%s=%s ", $1, $2}' "$1"; }
+# M12: the session relay parses sandbox-written HTTP; it must do so without root and under
+# its seccomp allow-list (relay_seccomp.h). Reads Uid, CapEff, CapBnd, NoNewPrivs and Seccomp
+# (2: a filter) from /proc/<pid>/status of every relay thread.
+status_fields() { awk '/^(Uid|CapEff|CapBnd|NoNewPrivs|Seccomp):/{printf "%s=%s ", $1, $2}' "$1"; }
 check_m12_relay_unprivileged() {
   local s=m12-$$ pid t f rc=0
   # Positive control: the same probe on this root shell shows uid 0 and a full effective set.
   f=$(status_fields /proc/$$/status)
   case "$f" in *"Uid:=0 "*"CapEff:=0000000000000000 "*) return $(fail "probe misreads a root process: $f") ;; esac
-  case "$f" in *"Uid:=0 "*) ;; *) return $(fail "control: test shell not uid 0: $f") ;; esac
+  case "$f" in *"Uid:=0 "*"Seccomp:=0 "*) ;; *) return $(fail "control: test shell not uid 0 without seccomp: $f") ;; esac
   "$S" --root "$ROOT" --backend native session create "$s" --rootfs "$WORK/rootfs" --workspace "$WORK/rootfs/tmp" \
-    --network proxy --allow-domain example.test >/dev/null || return $(fail "session create")
+    --network proxy --allow-domain example.test --pids 64 >/dev/null || return $(fail "session create")
   pid=$(pgrep -f "proxy .*--netns [^ ]*$ROOT" | head -1)
   [ -n "$pid" ] || { "$S" --root "$ROOT" session delete "$s" >/dev/null; return $(fail "no relay process found"); }
   for t in /proc/$pid/task/*; do
     f=$(status_fields "$t/status")
     case "$f" in
-      "Uid:=65534 CapEff:=0000000000000000 CapBnd:=0000000000000000 NoNewPrivs:=1 ") ;;
+      "Uid:=65534 CapEff:=0000000000000000 CapBnd:=0000000000000000 NoNewPrivs:=1 Seccomp:=2 ") ;;
       *) rc=1; fail "relay thread $t still privileged: $f" ;;
     esac
   done
+  # Charged to the session: the relay's memory and pids cgroups are a child of the
+  # sandbox's, so its tasks count in the session's pids.current. Control: this shell's pids
+  # cgroup is not below the sandbox's (the probe tells the two apart).
+  local init sb mine relay_cg tasks cur
+  init=$(jq -r .init.pid "$ROOT/sess-$s/state.json")
+  sb=$(awk -F: '$2 ~ /(^|,)pids(,|$)/ {print $3}' "/proc/$init/cgroup")
+  mine=$(awk -F: '$2 ~ /(^|,)pids(,|$)/ {print $3}' /proc/$$/cgroup)
+  case "$mine/" in "$sb/"*) rc=1; fail "control: the test shell is inside the sandbox's pids cgroup $sb" ;; esac
+  for c in pids memory; do
+    relay_cg=$(awk -F: -v c="$c" '$2 ~ "(^|,)" c "(,|$)" {print $3}' "/proc/$pid/cgroup")
+    [ "$relay_cg" = "$sb/relay" ] || [ "$c" = memory ] || { rc=1; fail "relay $c cgroup $relay_cg, not $sb/relay"; }
+    case "$relay_cg" in */relay) ;; *) rc=1; fail "relay $c cgroup $relay_cg is not the session's relay child" ;; esac
+  done
+  tasks=$(ls /proc/$pid/task | wc -l)
+  cur=$(cat "/sys/fs/cgroup/pids$sb/pids.current" 2>/dev/null || cat "/sys/fs/cgroup$sb/pids.current")
+  [ "${cur:-0}" -gt "$tasks" ] || { rc=1; fail "session pids.current $cur does not count the relay's $tasks tasks and the sandbox"; }
   "$S" --root "$ROOT" session exec "$s" -- true || { rc=1; fail "session exec"; }
   "$S" --root "$ROOT" session delete "$s" || return $(fail "delete")
   return $rc
 }
 
 run_check "M8: metadata refused with --allow-private; non-canonical IPv4 literals are addresses" check_m8_metadata_and_literals
-run_check "M12: the session relay runs without root, capabilities or new privileges" check_m12_relay_unprivileged
+run_check "M12: the session relay runs without root, capabilities or new privileges, under seccomp, charged to the session" check_m12_relay_unprivileged
 
 # docker and ctr last: they need the private daemons.
 if [ "${ATTACK_HOST_DAEMONS:-1}" = 1 ]; then

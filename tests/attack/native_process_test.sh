@@ -197,6 +197,32 @@ check_session_host_uid() {
   assert_not_contains "$out" "PATH=" "host uid 1000 reads a session process's environ"
 }
 
+# M11 for every network mode: root in a native session on --network proxy or host (whose
+# netns the host's userns owns) is not host root either. The attack: root in the session
+# appends to a root-owned 0644 host file bound in read-write, and reads its uid_map. Control:
+# the same commands as root under a plain `unshare` that lacks a user namespace (what these
+# sessions were before) write the file and read the identity map.
+check_session_userns_by_network() {
+  local v=$WORK/victim net out
+  mkdir -p "$v" && chmod 755 "$v" && echo original >"$v/owned" && chmod 644 "$v/owned"
+  local attack='cat /proc/self/uid_map; echo pwned >> /victim/owned && echo WROTE'
+  out=$(unshare --mount --pid --fork --mount-proc sh -c "${attack//\/victim/$v}" 2>&1)
+  assert_contains "$out" "WROTE" "control: root without a user namespace writes the root-owned file" || return
+  assert_contains "$(head -1 <<<"$out" | tr -s ' ')" " 0 0 4294967295" "control: identity uid_map" || return
+  echo original >"$v/owned"
+  for net in proxy host; do
+    SESSION=$(uniq_name "u$net")
+    ss session create "$SESSION" --rootfs "$B/rootfs" --workspace "$WORK/ws" --network "$net" --user 0:0 \
+      --mount "$v:/victim" >/dev/null 2>&1 || { fail "session create --network $net"; return 1; }
+    out=$(session_exec sh -c "id -u; $attack")
+    session_down
+    assert_eq 0 "$(head -1 <<<"$out")" "--network $net: uid inside" || return
+    assert_not_contains "$(sed -n 2p <<<"$out" | tr -s ' ')" " 0 0 " "--network $net: uid 0 maps to host 0" || return
+    assert_not_contains "$out" "WROTE" "--network $net: root in the session wrote a root-owned host file" || return
+    assert_eq original "$(cat "$v/owned")" "--network $net: the root-owned host file" || return
+  done
+}
+
 check_oom_score_adj() {
   local out
   out=$(native_run oom-ctl '.process.args = ["cat", "/proc/self/oom_score_adj"]')
@@ -268,6 +294,7 @@ run_check "no controlling terminal of the caller's (tty_nr, /dev/tty)" check_ctt
 run_check "TIOCSTI cannot push into the caller's terminal" check_tiocsti
 run_check "startContainer hooks run with the process's privileges" check_hook_privileges
 run_check "a session process is not a real host uid" check_session_host_uid
+run_check "root in a proxy- or host-network session is not host root" check_session_userns_by_network
 run_check "oomScoreAdj is applied" check_oom_score_adj
 run_check "a capability that cannot be set fails create" check_caps_fail_create
 run_check "start returns after the workload's exec" check_start_after_exec

@@ -28,6 +28,24 @@ TEST_CASE("idmap: two claims never share a slot; a freed slot is reused") {
   CHECK(*session::ClaimIdSlot(t.path(), "c") == 0);
 }
 
+// #13: a create killed between claiming a range and journaling it leaked the range. The
+// journal now names {dir, session} before the claim; its undo finds the slot by its content.
+TEST_CASE("idmap: a session's slots are released without knowing their number; others stay") {
+  testing::TempDir t;
+  REQUIRE(session::ClaimIdSlot(t.path(), "a").ok());
+  REQUIRE(session::ClaimIdSlot(t.path(), "b").ok());
+  REQUIRE(session::ClaimIdSlot(t.path(), "a").ok());  // a second one (never in practice): both go
+  REQUIRE(fs::WriteFileAtomic(t.path() / ".claim.a", "a", 0600, false).ok());  // killed mid-claim
+  REQUIRE(session::ReleaseIdSlots(t.path(), "a").ok());
+  CHECK_FALSE(fs::Exists(session::IdSlotFile(t.path(), 0)));
+  CHECK_FALSE(fs::Exists(session::IdSlotFile(t.path(), 2)));
+  CHECK_FALSE(fs::Exists(t.path() / ".claim.a"));
+  CHECK(fs::ReadFile(session::IdSlotFile(t.path(), 1)).value_or("") == "b");
+  CHECK(session::ReleaseIdSlots(t.path(), "a").ok());  // idempotent
+  CHECK(*session::ClaimIdSlot(t.path(), "c") == 0);
+  CHECK_FALSE(fs::Exists(t.path() / ".claim.c"));  // the claim's own file is gone after a claim
+}
+
 TEST_CASE("session spec: with an id base, a user namespace and the idmapped workspace") {
   bundle::SessionProfile p;
   p.rootfs = "/r";

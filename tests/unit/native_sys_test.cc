@@ -7,6 +7,7 @@
 
 #include "bundle/default_spec.h"
 #include "shim/native/init.h"
+#include "shim/native/ns_order.h"
 #include "shim/native/plan.h"
 #include "tests/fakes/recording_sys.h"
 
@@ -238,4 +239,30 @@ TEST_CASE("native setup: in a new user namespace it becomes root first and binds
   CHECK(sys.IndexOf("mount /dev/null /b/rootfs/dev/null - bind") >= 0);
   auto e = FailingAt("setresuid", EPERM, plan);
   CHECK_MESSAGE(Contains(e.msg, "become root in the user namespace: Operation not permitted"), e.msg);
+}
+
+// M11: with a new user namespace, a namespace given by path is owned by another userns (a
+// session's proxy netns, docker's): the init, inside its userns, could not join it. The
+// launcher joins it around the clone (ns_order.h), and the init must not try again.
+TEST_CASE("native setup: with a new user namespace the netns by path is the launcher's to join") {
+  auto plan = DockerLikePlan();
+  CHECK(JoinedAroundClone(plan, CLONE_NEWPID));
+  CHECK_FALSE(JoinedAroundClone(plan, CLONE_NEWNET));  // no userns: the init joins it itself
+  plan.clone_flags |= CLONE_NEWUSER;
+  plan.uid_map = {{0, 268435456, 65536}};
+  CHECK(JoinedAroundClone(plan, CLONE_NEWNET));
+  CHECK(JoinedAroundClone(plan, CLONE_NEWIPC));
+  CHECK(JoinedAroundClone(plan, CLONE_NEWUTS));
+  CHECK_FALSE(JoinedAroundClone(plan, CLONE_NEWNS));  // needs an unshared fs_struct: the init's
+  RecordingSys sys;
+  RealisticHost(sys);
+  auto s = Setup(sys, plan);
+  REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().msg));
+  for (const auto& c : sys.calls) CHECK_MESSAGE(c.rfind("setns", 0) != 0, ("init joined: " + c));
+  CHECK(sys.calls.front().rfind("setres", 0) == 0);  // first thing: root in its own userns
+}
+
+TEST_CASE("native exec: the user namespace is joined last") {
+  CHECK(std::end(kExecJoinOrder)[-1] == CLONE_NEWUSER);
+  CHECK(std::size(kExecJoinOrder) == 7);
 }
