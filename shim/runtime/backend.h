@@ -32,8 +32,8 @@ struct CreateRequest {
   // caller's terminal or pipes for its whole life).
   bool null_stdio = false;
   // Per container, over the runtime's options: the backend to use ("": flag > config >
-  // annotation, see backend_select.h), and runsc flags put before the configured ones (the
-  // user's --runsc-flag come later and win).
+  // annotation, see backend_select.h), and runsc flags put after the config's and before the
+  // user's --runsc-flag (the last of a flag wins).
   std::string backend;
   std::vector<std::string> runsc_flags;
   std::filesystem::path state_dir;  // <root>/<id>, filled in by the runtime

@@ -27,9 +27,8 @@ static std::filesystem::path NormalRoot(const std::filesystem::path& root) {
 
 Containers::Containers(Options o)
     : opts_(std::move(o)), store_((opts_.root = NormalRoot(opts_.root))) {
-  opts_.config.runsc_flags.insert(opts_.config.runsc_flags.end(), opts_.runsc_flags.begin(), opts_.runsc_flags.end());
   probe_ = std::make_shared<ProbedRunsc>(opts_.config);
-  gvisor_ = std::make_unique<GvisorBackend>(opts_.root, opts_.config, probe_, opts_.debug);
+  gvisor_ = std::make_unique<GvisorBackend>(opts_.root, opts_.config, opts_.runsc_flags, probe_, opts_.debug);
   native_ = std::make_unique<NativeBackend>(opts_.root);
 }
 Containers::~Containers() = default;

@@ -70,8 +70,13 @@ class HostNetns {
 
 }  // namespace
 
-GvisorBackend::GvisorBackend(std::filesystem::path root, Config config, std::shared_ptr<ProbedRunsc> probe, bool debug)
-    : root_(std::move(root)), config_(std::move(config)), probe_(std::move(probe)), debug_(debug) {}
+GvisorBackend::GvisorBackend(std::filesystem::path root, Config config, std::vector<std::string> user_flags,
+                             std::shared_ptr<ProbedRunsc> probe, bool debug)
+    : root_(std::move(root)),
+      config_(std::move(config)),
+      user_flags_(std::move(user_flags)),
+      probe_(std::move(probe)),
+      debug_(debug) {}
 
 runsc::Client GvisorBackend::ClientFor(const std::vector<std::string>& flags, const std::filesystem::path& state_dir,
                                        const std::filesystem::path& netns) const {
@@ -112,9 +117,10 @@ Result<std::vector<std::string>> GvisorBackend::PrepareCreate(const CreateReques
     return MakeError("--preserve-fds is not supported by the gvisor backend: runsc cannot pass extra fds into a sandbox",
                      ENOTSUP);
   if (r.no_pivot) log::Debug("--no-pivot ignored: gVisor sets up its own root");
-  // The request's own flags (a session's overlay) before the configured ones, which win.
-  auto extra = r.runsc_flags;
-  extra.insert(extra.end(), config_.runsc_flags.begin(), config_.runsc_flags.end());
+  // The config's flags, the request's own (a session's overlay), then the user's: the last wins.
+  auto extra = config_.runsc_flags;
+  extra.insert(extra.end(), r.runsc_flags.begin(), r.runsc_flags.end());
+  extra.insert(extra.end(), user_flags_.begin(), user_flags_.end());
   runsc::PolicyInput in{probe_->Get().platform, extra, debug_ ? (r.state_dir / "runsc-debug/").string() : ""};
   auto flags = runsc::PolicyFlags(r.spec, in);
   TRY(fs::MkdirAll(RunscRoot(root_), 0700));

@@ -20,7 +20,9 @@ class GvisorBackend : public Backend {
  public:
   // probe: the platform new sandboxes get and `runsc --version` (which control protocol they
   // speak), asked for only when a sandbox is made.
-  GvisorBackend(std::filesystem::path root, Config config, std::shared_ptr<ProbedRunsc> probe, bool debug);
+  // user_flags (--runsc-flag) come after the config's flags and a request's own, and win.
+  GvisorBackend(std::filesystem::path root, Config config, std::vector<std::string> user_flags,
+                std::shared_ptr<ProbedRunsc> probe, bool debug);
   std::string_view Name() const override { return "gvisor"; }
   Result<Created> Create(const CreateRequest& r, Journal& j) override;
   Result<int> Run(const CreateRequest& r, Journal& j) override;
@@ -57,6 +59,7 @@ class GvisorBackend : public Backend {
 
   std::filesystem::path root_;
   Config config_;
+  std::vector<std::string> user_flags_;
   std::shared_ptr<ProbedRunsc> probe_;
   bool debug_;
 };
