@@ -53,6 +53,9 @@ void RegisterExec(Verbs& v) {
     auto stdio = a->console_socket.empty() ? runtime::ExecStdio{}
                                            : runtime::ExecStdio::Terminal(std::filesystem::absolute(a->console_socket));
     auto status = c->Exec(id, std::move(*req), stdio);
+    // A command that is not there (the sandbox said so before anything ran) is 127, as a
+    // shell and the native runtime report it; the message says which.
+    if (!status && status.error().err_no == ENOENT) return ExitWith(Status(status.error().Wrap("exec " + id))), 127;
     if (!status) return ExitWith(Status(status.error().Wrap("exec " + id)));
     return a->detach ? 0 : *status;
   });
