@@ -10,6 +10,10 @@ void RegisterCreate(Verbs& v) {
     if (!req) return ExitWith(Status(req.error().Wrap("create " + o->id)));
     auto c = OpenContainers(v.global);
     if (!c) return ExitWith(Status(c.error()));
+    // Which backend, and before any state exists, sandshim sealed for it (native).
+    auto choice = c->Choose(req->spec);
+    if (!choice) return ExitWith(Status(choice.error().Wrap("create " + o->id)));
+    runtime::EnsureSealedFor(choice->traits);
     auto s = c->Create(std::move(*req));
     return ExitWith(s ? s : Status(s.error().Wrap("create " + o->id)));
   });

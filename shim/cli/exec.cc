@@ -30,7 +30,6 @@ static Result<runtime::ExecRequest> BuildRequest(runtime::Containers& c, const E
   r.detach = a.detach;
   r.preserve_fds = a.preserve_fds;
   if (!a.pid_file.empty()) r.pid_file = std::filesystem::absolute(a.pid_file);
-  if (!a.console_socket.empty()) r.console_socket = std::filesystem::absolute(a.console_socket);
   return r;
 }
 
@@ -44,9 +43,19 @@ void RegisterExec(Verbs& v) {
     rest.erase(rest.begin());
     auto c = OpenContainers(v.global);
     if (!c) return ExitWith(Status(c.error()));
+    // First, before anything else: exec into a native container runs from a sealed copy.
+    auto traits = c->TraitsOf(id);
+    if (!traits) return ExitWith(Status(traits.error().Wrap("exec " + id)));
+    runtime::EnsureSealedFor(*traits);
     auto req = BuildRequest(*c, *a, id, std::move(rest));
     if (!req) return ExitWith(Status(req.error().Wrap("exec " + id)));
-    auto status = c->Exec(id, std::move(*req));
+    // With a console socket the backend makes the terminal and sends its master there.
+    auto stdio = a->console_socket.empty() ? runtime::ExecStdio{}
+                                           : runtime::ExecStdio::Terminal(std::filesystem::absolute(a->console_socket));
+    auto status = c->Exec(id, std::move(*req), stdio);
+    // A command that is not there (the sandbox said so before anything ran) is 127, as a
+    // shell and the native runtime report it; the message says which.
+    if (!status && status.error().err_no == ENOENT) return ExitWith(Status(status.error().Wrap("exec " + id))), 127;
     if (!status) return ExitWith(Status(status.error().Wrap("exec " + id)));
     return a->detach ? 0 : *status;
   });

@@ -10,6 +10,10 @@ void RegisterRun(Verbs& v) {
     if (!req) return ExitWith(Status(req.error().Wrap("run " + o->id)));
     auto c = OpenContainers(v.global);
     if (!c) return ExitWith(Status(c.error()));
+    // Which backend, and before any state exists, sandshim sealed for it (native).
+    auto choice = c->Choose(req->spec);
+    if (!choice) return ExitWith(Status(choice.error().Wrap("run " + o->id)));
+    runtime::EnsureSealedFor(choice->traits);
     auto status = c->Run(std::move(*req), o->detach);
     if (!status) return ExitWith(Status(status.error().Wrap("run " + o->id)));
     return *status;

@@ -41,7 +41,11 @@ void RegisterSessionExec(Verbs& v, CLI::App* parent) {
     }
     auto s = OpenSessions(v.global);
     if (!s) return ExitWith(Status(s.error()));
-    auto out = s->Exec(id, e);
+    auto target = s->ForExec(id);
+    if (!target) return ExitWith(Status(target.error().Wrap("session exec " + id)));
+    // Before the command starts: the native backend runs from a sealed copy of sandshim.
+    runtime::EnsureSealedFor(runtime::TraitsOf(target->backend));
+    auto out = s->Exec(*target, e);
     if (!out) return ExitWith(Status(out.error().Wrap("session exec " + id)));
     if (a->json)
       PrintJson(boost::json::object{{"exit", out->status},

@@ -186,7 +186,7 @@ Status Client::Resume(std::string_view id) {
   return Ok();
 }
 
-Result<spawn::Launch> Client::ExecLaunch(std::string_view id, const std::string& process_json, const ExecOpts& opts,
+Result<process::ProcessSpec> Client::ExecLaunch(std::string_view id, const std::string& process_json, const ExecOpts& opts,
                                          const std::vector<int>& inherited_stdio) {
   ProtectStdio(inherited_stdio);
   PrivateStdioDevices(error_log_.parent_path(), inherited_stdio);
@@ -199,7 +199,7 @@ Result<spawn::Launch> Client::ExecLaunch(std::string_view id, const std::string&
     return ErrnoError("write process");
   ExecOpts o = opts;
   o.process_file = "/proc/self/fd/" + std::to_string(fd.get());
-  spawn::Launch l;
+  process::ProcessSpec l;
   l.argv = ExecArgv(g_, o, id);
   l.exe = process::Resolve(l.argv[0]);
   l.netns = g_.netns;

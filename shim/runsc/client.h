@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "shim/core/launch.h"
+#include "shim/core/process.h"
 #include "shim/core/result.h"
 #include "shim/runsc/leftovers.h"
 #include "shim/runsc/runsc_cli.h"
@@ -37,7 +37,7 @@ class Client {
   // exec): everything is prepared here, in the caller's process, so its child only execs.
   // inherited_stdio: which of our stdio descriptors runsc will get (they are made safe to
   // hand it); the caller's launch actions replace the others.
-  Result<spawn::Launch> ExecLaunch(std::string_view id, const std::string& process_json, const ExecOpts& o,
+  Result<process::ProcessSpec> ExecLaunch(std::string_view id, const std::string& process_json, const ExecOpts& o,
                                    const std::vector<int>& inherited_stdio);
   // Detached exec done by sandshim itself (this runsc's --detach drops every argument that
   // contains "detach", container ids included): a background `runsc exec` whose pid is the

@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "bundle/spec.h"
-#include "shim/core/launch.h"
 #include "shim/core/running.h"
 #include "shim/runtime/journal.h"
 #include "shim/runtime/record.h"
@@ -32,6 +31,11 @@ struct CreateRequest {
   // The container's stdio is /dev/null, not ours (a session's idle init must not hold the
   // caller's terminal or pipes for its whole life).
   bool null_stdio = false;
+  // Per container, over the runtime's options: the backend to use ("": flag > config >
+  // annotation, see backend_select.h), and runsc flags put after the config's and before the
+  // user's --runsc-flag (the last of a flag wins).
+  std::string backend;
+  std::vector<std::string> runsc_flags;
   std::filesystem::path state_dir;  // <root>/<id>, filled in by the runtime
 };
 
@@ -42,21 +46,26 @@ struct Created {
 
 struct ExecRequest {
   boost::json::object process;  // OCI process
+  // Started in the background: the handle's Pid() is what the caller reports (runc's
+  // --detach); nobody waits for it here.
   bool detach = false;
-  // gVisor: where runsc writes the process's pid inside the sandbox (what SignalProcess
-  // takes); the native backend's processes are host processes and need none.
-  std::optional<std::filesystem::path> internal_pid_file;
-  std::optional<std::filesystem::path> pid_file, console_socket;
+  std::optional<std::filesystem::path> pid_file;
   int preserve_fds = 0;
-  // Which of our stdin/stdout/stderr the process inherits (ExecLaunch: the caller puts its
-  // own pipes or terminal at the others).
-  std::vector<int> inherited_stdio{0, 1, 2};
 };
 
-// One process of a container, in the pid space SignalProcess uses (host pids for native,
-// the sandbox's own for gVisor).
-struct ProcEntry {
-  pid_t pid = 0, ppid = 0;
+// Where an exec's stdin, stdout and stderr go: three descriptors of ours, or a terminal the
+// backend makes (how is its business: a pty inside the container, or a host pty). A
+// terminal's master goes to console_socket when one is given (runc's protocol), else it stays
+// with the handle (proc::Running::TerminalMaster).
+struct ExecStdio {
+  std::array<int, 3> fds{0, 1, 2};
+  bool terminal = false;
+  std::optional<std::filesystem::path> console_socket;
+
+  static ExecStdio Fds(int in, int out, int err) { return {{in, out, err}, false, std::nullopt}; }
+  static ExecStdio Terminal(std::optional<std::filesystem::path> socket = std::nullopt) {
+    return {{0, 1, 2}, true, std::move(socket)};
+  }
 };
 
 class Backend {
@@ -68,31 +77,18 @@ class Backend {
   // replays the journal afterwards.
   virtual Result<int> Run(const CreateRequest& r, Journal& j) = 0;
   virtual Status Start(const ContainerRecord& c) = 0;
-  // Exit status, or with detach the pid the caller should wait on.
-  virtual Result<int> Exec(const ContainerRecord& c, const ExecRequest& r) = 0;
-  // A foreground exec as a program the caller starts and supervises, when the backend can
-  // prepare one up front (gVisor: `runsc exec`); nullopt when the exec has to run in a
-  // process of ours (native: it enters the container's namespaces itself).
-  virtual Result<std::optional<spawn::Launch>> ExecLaunch(const ContainerRecord&, const ExecRequest&) {
-    return std::optional<spawn::Launch>();
-  }
-  // A foreground exec started inside the sandbox with no host process of its own (gVisor:
-  // through the sandbox's control server), its stdin/stdout/stderr being stdio; nullptr
-  // when this backend or this exec cannot (then ExecLaunch or Exec).
-  virtual Result<std::unique_ptr<proc::Running>> ExecDirect(const ContainerRecord&, const ExecRequest&,
-                                                            const std::array<int, 3>& /*stdio*/) {
-    return std::unique_ptr<proc::Running>();
-  }
+  // The one way a process starts in a running container. The handle waits for it, signals
+  // it, and ends its whole tree (KillTree), each by the means the backend started it with;
+  // the caller never needs to know which. An error with ENOENT means the command is not
+  // there (a shell's 127).
+  virtual Result<std::unique_ptr<proc::Running>> StartExec(const ContainerRecord& c, const ExecRequest& r,
+                                                           const ExecStdio& stdio) = 0;
   virtual Status Kill(const ContainerRecord& c, int signal, bool all) = 0;
   virtual Status Pause(const ContainerRecord& c) = 0;
   virtual Status Resume(const ContainerRecord& c) = 0;
   // Host pids that make up the container (what `ps --format json` prints).
   virtual Result<std::vector<pid_t>> Pids(const ContainerRecord& c) = 0;
   virtual Result<std::string> PsTable(const ContainerRecord& c) = 0;
-  // Every process of the container with its parent, and a signal to one of them: what
-  // killing one exec's process tree (a session exec's --timeout) needs.
-  virtual Result<std::vector<ProcEntry>> ProcessTable(const ContainerRecord& c) = 0;
-  virtual Status SignalProcess(const ContainerRecord& c, pid_t pid, int signal) = 0;
   virtual Result<boost::json::value> Stats(const ContainerRecord& c) = 0;
   virtual Status Update(const ContainerRecord& c, const boost::json::object& resources) = 0;
   // Undoes one journal entry of a kind this backend writes. Idempotent.

@@ -1,5 +1,7 @@
 #include "shim/runtime/backend_select.h"
 
+#include "shim/core/self_clone.h"
+
 namespace sandshim::runtime {
 namespace {
 
@@ -17,9 +19,7 @@ Result<BackendChoice> Demand(const std::string& b, const std::string& who, const
   return BackendChoice{"native", "requested by " + who, false};
 }
 
-}  // namespace
-
-Result<BackendChoice> SelectBackend(const SelectInput& in) {
+Result<BackendChoice> Select(const SelectInput& in) {
   const std::pair<const std::string&, std::string> sources[] = {
       {in.flag, "--backend"}, {in.config, "the config file"}, {in.annotation, std::string("annotation ") + kBackendAnnotation}};
   for (const auto& [value, who] : sources) {
@@ -42,6 +42,31 @@ Result<BackendChoice> SelectBackend(const SelectInput& in) {
   return MakeError("no usable backend: gVisor cannot run here (" + in.gvisor_problem +
                        ") and the native runtime is not available in this build",
                    ENOTSUP);
+}
+
+}  // namespace
+
+Result<BackendChoice> SelectBackend(const SelectInput& in) {
+  auto choice = TRY(Select(in));
+  choice.traits = TraitsOf(choice.backend);
+  return choice;
+}
+
+BackendTraits TraitsOf(std::string_view backend) {
+  BackendTraits t;
+  if (backend == "native") {
+    t.runs_sealed = true;
+    t.writable_layer = "overlayfs";
+    t.idmapped_sessions = true;
+  } else if (backend == "gvisor") {
+    t.memory_limited_inside = true;
+    t.writable_layer = "gvisor-overlay";
+  }
+  return t;
+}
+
+void EnsureSealedFor(const BackendTraits& t) {
+  if (t.runs_sealed) EnsureSealedSelf();
 }
 
 }  // namespace sandshim::runtime

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "shim/core/result.h"
 
@@ -14,10 +15,33 @@ namespace sandshim::runtime {
 
 inline constexpr const char* kBackendAnnotation = "dev.sandshim.backend";
 
+// What the layers above need to know about a backend, so that none of them compares names.
+struct BackendTraits {
+  // sandshim must run from a sealed copy of itself (self_clone.h) before it makes or joins
+  // such a container: its processes see ours (native).
+  bool runs_sealed = false;
+  // The container's memory limit is enforced inside the sandbox (gVisor's Sentry), so a
+  // session's profile sets it there.
+  bool memory_limited_inside = false;
+  // How a session gets a writable root over a read-only base: "overlayfs" (mounted on the
+  // host by the session) or "gvisor-overlay" (runsc's in-memory overlay, a runsc flag).
+  std::string writable_layer;
+  // A session can get a user namespace of its own through idmapped mounts (native).
+  bool idmapped_sessions = false;
+};
+
+// Pure: the traits of "gvisor" or "native" (of anything else: none set).
+BackendTraits TraitsOf(std::string_view backend);
+
+// Re-executes this process from a sealed copy when the backend needs it (see runs_sealed).
+// The verbs call it at their top, before any state exists, where it can be seen.
+void EnsureSealedFor(const BackendTraits& t);
+
 struct BackendChoice {
   std::string backend;  // "gvisor" | "native"
   std::string reason;   // shown in logs, state annotations and inspect
   bool fallback = false;  // auto chose native because gVisor cannot run
+  BackendTraits traits;   // TraitsOf(backend)
 };
 
 struct SelectInput {

@@ -8,8 +8,7 @@
 #include "shim/core/ids.h"
 #include "shim/core/log.h"
 #include "shim/core/scope_exit.h"
-#include "shim/core/self_clone.h"
-#include "shim/runsc/probe.h"
+#include "shim/runtime/probed_runsc.h"
 #include "shim/runtime/gvisor_backend.h"
 #include "shim/runtime/native_backend.h"
 
@@ -26,46 +25,41 @@ static std::filesystem::path NormalRoot(const std::filesystem::path& root) {
   return s;
 }
 
-Containers::Containers(Options o) : opts_(std::move(o)), store_((opts_.root = NormalRoot(opts_.root))) {
-  opts_.config.runsc_flags.insert(opts_.config.runsc_flags.end(), opts_.runsc_flags.begin(), opts_.runsc_flags.end());
+Containers::Containers(Options o)
+    : opts_(std::move(o)), store_((opts_.root = NormalRoot(opts_.root))) {
+  probe_ = std::make_shared<ProbedRunsc>(opts_.config);
+  gvisor_ = std::make_unique<GvisorBackend>(opts_.root, opts_.config, opts_.runsc_flags, probe_, opts_.debug);
+  native_ = std::make_unique<NativeBackend>(opts_.root);
 }
 Containers::~Containers() = default;
 
-Backend& Containers::BackendNamed(std::string_view name, const std::string& platform) {
-  if (name == "native") {
-    if (!native_) native_ = std::make_unique<NativeBackend>(opts_.root);
-    return *native_;
-  }
-  if (!gvisor_)
-    gvisor_ = std::make_unique<GvisorBackend>(opts_.root, opts_.config, platform, runsc_version_, opts_.debug);
+Backend& Containers::BackendNamed(std::string_view name) {
+  if (name == "native") return *native_;
   return *gvisor_;
 }
 
-Result<BackendChoice> Containers::Choose(const bundle::Spec& spec, std::string* platform) {
+Result<BackendChoice> Containers::Choose(const bundle::Spec& spec, const std::string& forced) {
   SelectInput in;
-  in.flag = opts_.backend_flag;
+  in.flag = forced.empty() ? opts_.backend_flag : forced;
   in.config = opts_.config.backend;
   if (auto it = spec.annotations.find(kBackendAnnotation); it != spec.annotations.end()) in.annotation = it->second;
   in.annotation_may_downgrade = opts_.config.allow_annotation_downgrade;
   // An explicit native choice needs no knowledge of runsc.
   bool native_asked = in.flag == "native" || (in.flag.empty() && in.config == "native");
-  auto probe = native_asked ? runsc::ProbeResult{.error = "not probed: native requested"}
-                            : runsc::Probe(opts_.config.runsc, opts_.config.cache_dir, opts_.config.platform);
-  in.gvisor_usable = probe.usable;
-  in.gvisor_problem = probe.error;
+  if (!native_asked) {
+    const auto& probe = probe_->Get();
+    in.gvisor_usable = probe.usable;
+    in.gvisor_problem = probe.error;
+  } else {
+    in.gvisor_problem = "not probed: native requested";
+  }
   in.native_available = true;
-  auto choice = TRY(SelectBackend(in));
-  if (choice.fallback) log::Warn("falling back to the native runtime: " + choice.reason);
-  // Before any state exists: the native runtime must run from a sealed copy of sandshim.
-  if (choice.backend == "native") EnsureSealedSelf();
-  *platform = probe.platform;
-  runsc_version_ = probe.version;
-  return choice;
+  return SelectBackend(in);
 }
 
-Result<BackendChoice> Containers::Prepare(const bundle::Spec& spec) {
-  std::string platform;
-  return Choose(spec, &platform);  // seals itself when the choice is native
+Result<BackendTraits> Containers::TraitsOf(std::string_view id) {
+  auto rec = TRY(store_.Load(id));
+  return runtime::TraitsOf(rec.backend);
 }
 
 Status Containers::Undo(const JournalEntry& e) {
@@ -100,6 +94,7 @@ static bool NeedsDurableState(std::string_view backend, const bundle::Spec& spec
 
 Result<ContainerRecord> Containers::BeginCreate(CreateRequest& r, const RecordLock& lock, const BackendChoice& choice,
                                                 ContainerStatus status) {
+  if (choice.fallback) log::Warn("falling back to the native runtime: " + choice.reason);
   ContainerRecord rec;
   rec.id = r.id;
   rec.backend = choice.backend;
@@ -130,8 +125,7 @@ static Status CheckRequest(const CreateRequest& r) {
 
 Status Containers::Create(CreateRequest r) {
   TRY(CheckRequest(r));
-  std::string platform;
-  auto choice = TRY(Choose(r.spec, &platform));
+  auto choice = TRY(Choose(r.spec, r.backend));
   auto lock = TRY(store_.Lock(r.id, LockMode::kCreate));
   if (store_.HasRecord(r.id)) return MakeError("container " + r.id + " already exists", EEXIST);
   ScopeExit rollback([&] {
@@ -140,7 +134,7 @@ Status Containers::Create(CreateRequest r) {
   auto rec = TRY(BeginCreate(r, lock, choice, S::kCreating));
   fault::Point("create.after-record");
   Journal journal(r.state_dir / "journal.json", rec.durable);
-  auto created = TRY(BackendNamed(choice.backend, platform).Create(r, journal));
+  auto created = TRY(BackendNamed(choice.backend).Create(r, journal));
   fault::Point("create.after-backend");
   rec.init = created.init;
   rec.backend_data = std::move(created.data);
@@ -161,8 +155,7 @@ Result<int> Containers::Run(CreateRequest r, bool detach) {
     return 0;
   }
   TRY(CheckRequest(r));
-  std::string platform;
-  auto choice = TRY(Choose(r.spec, &platform));
+  auto choice = TRY(Choose(r.spec, r.backend));
   std::string id = r.id;
   int status = 0;
   bool durable = true;
@@ -179,7 +172,7 @@ Result<int> Containers::Run(CreateRequest r, bool detach) {
   }
   // Without the lock while the workload runs: kill and delete --force must get through.
   Journal journal(r.state_dir / "journal.json", durable);
-  auto result = BackendNamed(choice.backend, platform).Run(r, journal);
+  auto result = BackendNamed(choice.backend).Run(r, journal);
   if (result) status = *result;
   if (auto lock = store_.Lock(id); lock) {
     if (auto s = ReplayAndErase(*lock); !s) log::Error("cleanup of " + id + ": " + s.error().msg);
@@ -240,27 +233,21 @@ Status Containers::Delete(std::string_view id, bool force) {
   return Ok();
 }
 
-Result<int> Containers::Exec(std::string_view id, ExecRequest r) {
-  auto rec = TRY(store_.Load(id));
-  TRY(Require(id, LiveStatus(rec), "exec into", {S::kRunning}));
-  if (rec.backend == "native") EnsureSealedSelf();
-  fault::Point("exec.before-backend");
-  return BackendNamed(rec.backend).Exec(rec, r);
-}
-
-Result<std::optional<spawn::Launch>> Containers::ExecLaunch(std::string_view id, const ExecRequest& r) {
-  auto rec = TRY(store_.Load(id));
-  TRY(Require(id, LiveStatus(rec), "exec into", {S::kRunning}));
-  return BackendNamed(rec.backend).ExecLaunch(rec, r);
-}
-
-Result<std::unique_ptr<proc::Running>> Containers::ExecDirect(std::string_view id, const ExecRequest& r,
-                                                             const std::array<int, 3>& stdio) {
+Result<std::unique_ptr<proc::Running>> Containers::StartExec(std::string_view id, const ExecRequest& r,
+                                                            const ExecStdio& stdio) {
   auto rec = store_.Load(id);
   // ENOENT from here means "the command is not there" (127): a missing container is not that.
   if (!rec) return MakeError(rec.error().msg, rec.error().err_no == ENOENT ? ESRCH : rec.error().err_no);
   TRY(Require(id, LiveStatus(*rec), "exec into", {S::kRunning}));
-  return BackendNamed(rec->backend).ExecDirect(*rec, r, stdio);
+  fault::Point("exec.before-backend");
+  return BackendNamed(rec->backend).StartExec(*rec, r, stdio);
+}
+
+Result<int> Containers::Exec(std::string_view id, ExecRequest r, const ExecStdio& stdio) {
+  auto cmd = TRY(StartExec(id, r, stdio));
+  if (!r.detach) return proc::WaitForwardingSignals(*cmd);
+  if (r.pid_file) TRY(fs::WriteFileAtomic(*r.pid_file, std::to_string(cmd->Pid()), 0644, /*sync=*/false));
+  return static_cast<int>(cmd->Pid());
 }
 
 Status Containers::Pause(std::string_view id) {
@@ -289,23 +276,6 @@ Result<std::string> Containers::PsTable(std::string_view id) {
   auto rec = TRY(store_.Load(id));
   TRY(Require(id, LiveStatus(rec), "ps", {S::kCreated, S::kRunning, S::kPaused}));
   return BackendNamed(rec.backend).PsTable(rec);
-}
-
-Result<std::vector<ProcEntry>> Containers::ProcessTable(std::string_view id) {
-  auto rec = TRY(store_.Load(id));
-  TRY(Require(id, LiveStatus(rec), "list processes of", {S::kCreated, S::kRunning, S::kPaused}));
-  return BackendNamed(rec.backend).ProcessTable(rec);
-}
-
-Status Containers::SignalProcess(std::string_view id, pid_t pid, int signal) {
-  auto rec = TRY(store_.Load(id));
-  return BackendNamed(rec.backend).SignalProcess(rec, pid, signal);
-}
-
-Status Containers::PrepareExec(std::string_view id) {
-  auto rec = TRY(store_.Load(id));
-  if (rec.backend == "native") EnsureSealedSelf();
-  return Ok();
 }
 
 Result<json::value> Containers::Stats(std::string_view id) {

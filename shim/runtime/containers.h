@@ -30,12 +30,24 @@ struct GcReport {
   std::vector<std::string> errors;
 };
 
+class ProbedRunsc;
+
 class Containers {
  public:
+  // Builds both backends at once from the options (no backend depends on which verb or
+  // which journal entry asked for it first).
   explicit Containers(Options o);
   ~Containers();
   Containers(Containers&&) = default;
   Containers& operator=(Containers&&) = default;
+
+  // Which backend a container of this spec gets: forced (a CreateRequest's backend) > the
+  // --backend flag > config > annotation. A query: it probes runsc (once per Containers,
+  // cached on disk across processes) and changes nothing; the caller that will create the
+  // container calls EnsureSealedFor(choice.traits) itself, at its top.
+  Result<BackendChoice> Choose(const bundle::Spec& spec, const std::string& forced = "");
+  // The traits of the backend an existing container runs on (EnsureSealedFor before exec).
+  Result<BackendTraits> TraitsOf(std::string_view id);
 
   Status Create(CreateRequest r);
   // Foreground run returns the exit status; with detach it returns 0 once started.
@@ -44,40 +56,29 @@ class Containers {
   Result<ContainerRecord> State(std::string_view id);
   Status Kill(std::string_view id, int signal, bool all);
   Status Delete(std::string_view id, bool force);
-  Result<int> Exec(std::string_view id, ExecRequest r);
-  // A foreground exec into id as a program for the caller to start and supervise (see
-  // Backend::ExecLaunch); nullopt: run Exec in a process of the caller's own.
-  Result<std::optional<spawn::Launch>> ExecLaunch(std::string_view id, const ExecRequest& r);
-  // A foreground exec into id started inside the sandbox (see Backend::ExecDirect); nullptr
-  // when that is not possible.
-  Result<std::unique_ptr<proc::Running>> ExecDirect(std::string_view id, const ExecRequest& r,
-                                                    const std::array<int, 3>& stdio);
+  // A process started in running container id (Backend::StartExec): the handle to wait on,
+  // signal and end. One record load; a missing container is ESRCH (ENOENT is kept for "the
+  // command is not there").
+  Result<std::unique_ptr<proc::Running>> StartExec(std::string_view id, const ExecRequest& r,
+                                                   const ExecStdio& stdio);
+  // The exec verb: StartExec, then with detach the pid (also written to r.pid_file), else
+  // its exit code once it ends, passing our signals on to it.
+  Result<int> Exec(std::string_view id, ExecRequest r, const ExecStdio& stdio = {});
   Status Pause(std::string_view id);
   Status Resume(std::string_view id);
   Result<std::vector<pid_t>> Pids(std::string_view id);
   Result<std::string> PsTable(std::string_view id);
-  Result<std::vector<ProcEntry>> ProcessTable(std::string_view id);
-  Status SignalProcess(std::string_view id, pid_t pid, int signal);
-  // Seals this process (re-executes from a sealed copy) when exec into id will use the
-  // native backend: callers that fork before calling Exec do it first.
-  Status PrepareExec(std::string_view id);
   Result<boost::json::value> Stats(std::string_view id);
   Status Update(std::string_view id, const boost::json::object& resources);
   std::vector<ContainerRecord> List();
   GcReport Gc();
 
-  // Does what must happen before any state exists for a container of this spec: today,
-  // re-executing from a sealed copy when the native backend will run it. Callers that make
-  // their own state first (sessions) call it before that.
-  // Returns the backend that will run it (and why).
-  Result<BackendChoice> Prepare(const bundle::Spec& spec);
   // The process of `exec` requested by args: the container's process with overrides.
   Result<bundle::Spec> SpecOf(std::string_view id);
   const StateStore& store() const { return store_; }
 
  private:
-  Result<BackendChoice> Choose(const bundle::Spec& spec, std::string* platform);
-  Backend& BackendNamed(std::string_view name, const std::string& platform = "");
+  Backend& BackendNamed(std::string_view name);
   Status Undo(const JournalEntry& e);
   Status ReplayAndErase(const RecordLock& lock);
   Result<ContainerRecord> BeginCreate(CreateRequest& r, const RecordLock& lock, const BackendChoice& choice,
@@ -87,9 +88,8 @@ class Containers {
 
   Options opts_;
   StateStore store_;
-  std::unique_ptr<Backend> gvisor_;
-  std::string runsc_version_;  // from the probe of the last Choose
-  std::unique_ptr<Backend> native_;
+  std::shared_ptr<ProbedRunsc> probe_;
+  std::unique_ptr<Backend> gvisor_, native_;
 };
 
 }  // namespace sandshim::runtime

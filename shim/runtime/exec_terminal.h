@@ -10,6 +10,7 @@
 #include <array>
 #include <filesystem>
 #include <memory>
+#include <string>
 
 #include "shim/core/result.h"
 #include "shim/core/unique_fd.h"
@@ -29,5 +30,22 @@ class TerminalStdio {
   TerminalStdio() = default;
   std::array<UniqueFd, 3> saved_;
 };
+
+}  // namespace sandshim::runtime
+
+namespace sandshim::runtime {
+
+// A pty of the host: the master, and the slave's path (open it without O_NOCTTY in a new
+// session and it becomes that session's controlling terminal).
+struct HostPty {
+  UniqueFd master;
+  std::string slave_path;
+};
+Result<HostPty> OpenHostPty();
+
+// The listening end of a console socket of our own at path (runc's protocol: whoever makes
+// the pty sends its master over one connection), and the master received on it.
+Result<UniqueFd> ListenConsole(const std::filesystem::path& path);
+Result<UniqueFd> ReceiveMaster(int listener);
 
 }  // namespace sandshim::runtime

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
-#include <random>
 
 #include "bundle/mount_views.h"
 #include "shim/core/fault.h"
@@ -18,13 +17,11 @@
 #include "shim/core/log.h"
 #include "shim/native/cgroups.h"
 #include "shim/native/hooks.h"
-#include "shim/runsc/flags.h"
 #include "shim/runsc/control.h"
+#include "shim/runsc/flags.h"
 #include "shim/net/netns.h"
 #include "shim/runsc/control_netns.h"
-#include "shim/runsc/exec_args.h"
 #include "shim/runsc/spec_fixups.h"
-#include "shim/runtime/exec_terminal.h"
 #include "shim/runtime/gvisor_hooks.h"
 
 namespace sandshim::runtime {
@@ -63,19 +60,15 @@ class HostNetns {
   UniqueFd fd_;
 };
 
-std::string RandomSuffix() {
-  static std::mt19937_64 rng{std::random_device{}()};
-  return std::to_string(rng() % 1000000000);
-}
 
 }  // namespace
 
-GvisorBackend::GvisorBackend(std::filesystem::path root, Config config, std::string platform, std::string runsc_version,
-                             bool debug)
+GvisorBackend::GvisorBackend(std::filesystem::path root, Config config, std::vector<std::string> user_flags,
+                             std::shared_ptr<ProbedRunsc> probe, bool debug)
     : root_(std::move(root)),
       config_(std::move(config)),
-      platform_(std::move(platform)),
-      runsc_version_(std::move(runsc_version)),
+      user_flags_(std::move(user_flags)),
+      probe_(std::move(probe)),
       debug_(debug) {}
 
 runsc::Client GvisorBackend::ClientFor(const std::vector<std::string>& flags, const std::filesystem::path& state_dir,
@@ -118,7 +111,11 @@ Result<std::vector<std::string>> GvisorBackend::PrepareCreate(const CreateReques
     return MakeError("--preserve-fds is not supported by the gvisor backend: runsc cannot pass extra fds into a sandbox",
                      ENOTSUP);
   if (r.no_pivot) log::Debug("--no-pivot ignored: gVisor sets up its own root");
-  runsc::PolicyInput in{platform_, config_.runsc_flags, debug_ ? (r.state_dir / "runsc-debug/").string() : ""};
+  // The config's flags, the request's own (a session's overlay), then the user's: the last wins.
+  auto extra = config_.runsc_flags;
+  extra.insert(extra.end(), r.runsc_flags.begin(), r.runsc_flags.end());
+  extra.insert(extra.end(), user_flags_.begin(), user_flags_.end());
+  runsc::PolicyInput in{probe_->Get().platform, extra, debug_ ? (r.state_dir / "runsc-debug/").string() : ""};
   auto flags = runsc::PolicyFlags(r.spec, in);
   TRY(fs::MkdirAll(RunscRoot(root_), 0700));
   // Journal first: a crash between here and a finished create leaves a record gc can undo.
@@ -220,8 +217,8 @@ Result<Created> GvisorBackend::Create(const CreateRequest& r, Journal& j) {
   TRY(native::RunHooks(r.spec, "createRuntime", state));
   Created c;
   c.init = {pid, start ? *start : 0};
-  c.data = {{"flags", ToArray(flags)}, {"platform", platform_}, {"network", runsc::EffectiveNetwork(flags)},
-            {"cgroups_path", r.spec.cgroups_path}, {"control", runsc::ControlProtocolFor(runsc_version_)},
+  c.data = {{"flags", ToArray(flags)}, {"platform", probe_->Get().platform}, {"network", runsc::EffectiveNetwork(flags)},
+            {"cgroups_path", r.spec.cgroups_path}, {"control", runsc::ControlProtocolFor(probe_->Get().version)},
             {"control_netns", runsc::SharedControlNetns(root_).string()}};
   return c;
 }
@@ -249,117 +246,6 @@ Status GvisorBackend::Start(const ContainerRecord& c) {
   return s;
 }
 
-Result<std::optional<spawn::Launch>> GvisorBackend::ExecLaunch(const ContainerRecord& c, const ExecRequest& r) {
-  if (r.detach || r.preserve_fds > 0) return std::optional<spawn::Launch>();
-  return std::optional(TRY(ClientFor(c).ExecLaunch(
-      RunscId(root_, c.id), json::serialize(r.process),
-      {.internal_pid_file = r.internal_pid_file, .console_socket = r.console_socket}, r.inherited_stdio)));
-}
-
-namespace {
-
-// A process inside the sandbox, waited on through a WaitPID call sent at start: its answer
-// (the wait status) makes the connection readable when the process exits.
-class SandboxRunning : public proc::Running {
- public:
-  SandboxRunning(runsc::ControlConnection wait, pid_t pid, std::string cid, proc::ProcessId sandbox,
-                 std::filesystem::path netns)
-      : wait_(std::move(wait)), pid_(pid), cid_(std::move(cid)), sandbox_(sandbox), netns_(std::move(netns)) {}
-  pid_t Pid() const override { return pid_; }
-  int WaitFd() const override { return wait_.fd(); }
-  Result<int> Reap() override {
-    auto ws = TRY(wait_.Receive());
-    boost::system::error_code ec;
-    auto status = ws.to_number<uint32_t>(ec);  // the sandbox is not trusted: no throwing conversions
-    if (ec) return MakeError("sandbox: WaitPID answered without a status", EPROTO);
-    return static_cast<int>(status);
-  }
-  Status Signal(int sig) override { return runsc::SignalInSandbox(cid_, sandbox_, netns_, pid_, sig); }
-
- private:
-  runsc::ControlConnection wait_;
-  pid_t pid_;
-  std::string cid_;
-  proc::ProcessId sandbox_;
-  std::filesystem::path netns_;
-};
-
-}  // namespace
-
-Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecDirect(const ContainerRecord& c, const ExecRequest& r,
-                                                                const std::array<int, 3>& stdio) {
-  std::unique_ptr<proc::Running> none;
-  if (bundle::GetString(c.backend_data, "control").empty() || r.detach || r.preserve_fds > 0 || r.console_socket)
-    return none;
-  // runsc's boolean flag as runsc reads it: the last of --net-raw, --net-raw=true|false wins.
-  bool net_raw = false;
-  for (const auto& f : FlagsOf(c)) {
-    std::string_view v = f;
-    if (v.rfind("--", 0) == 0) v.remove_prefix(1);  // runsc takes -flag and --flag alike
-    if (v == "-net-raw") net_raw = true;
-    else if (v.rfind("-net-raw=", 0) == 0) net_raw = v.substr(9) == "true" || v.substr(9) == "1";
-  }
-  auto cid = RunscId(root_, c.id);
-  auto args = TRY(runsc::ExecArgsFor(r.process, cid, net_raw));
-  if (!args) return none;
-  // sandshim's sandboxes hold one container, whose id is the sandbox's; its pid is the
-  // container's init as recorded (checked against its start time before this call).
-  auto conn = runsc::ControlConnection::Connect(cid, c.init, NetnsOf(c));
-  if (!conn) {
-    log::Debug(conn.error().msg + ": exec through runsc");
-    return none;
-  }
-  // Unlike runsc exec, nothing is done to the stdio first: runsc chowns it to the container's
-  // user (a caller's /dev/null included); the Sentry serves it without that (a uid-1000
-  // command reopens /dev/stdout on our root-owned pipe fine).
-  auto answer = conn->Call("containerManager.ExecuteAsync", *args, stdio);
-  if (!answer) {
-    // The Sentry's words for a command that is not there (what a shell reports as 127).
-    bool missing = answer.error().msg.find("error finding executable") != std::string::npos;
-    return MakeError(answer.error().msg, missing ? ENOENT : answer.error().err_no);
-  }
-  boost::system::error_code ec;
-  auto p = answer->to_number<int32_t>(ec);
-  if (ec || p <= 0) return MakeError("sandbox: ExecuteAsync answered without a pid", EPROTO);
-  if (auto sent = conn->Send("containerManager.WaitPID", json::object{{"PID", p}, {"CID", cid}}); !sent) {
-    // Started but nobody would wait for it: end it rather than leave it running.
-    (void)runsc::SignalInSandbox(cid, c.init, NetnsOf(c), p, SIGKILL);
-    return sent.error();
-  }
-  return std::unique_ptr<proc::Running>(std::make_unique<SandboxRunning>(std::move(*conn), p, cid, c.init, NetnsOf(c)));
-}
-
-Result<int> GvisorBackend::Exec(const ContainerRecord& c, const ExecRequest& r) {
-  if (r.preserve_fds > 0) return MakeError("--preserve-fds is not supported by the gvisor backend", ENOTSUP);
-  auto client = ClientFor(c);
-  if (!r.detach) {
-    // runsc exec replaces us and inherits the pty slave (the terminal is ours to make).
-    std::unique_ptr<TerminalStdio> tty;
-    if (r.console_socket) tty = TRY(TerminalStdio::Open(*r.console_socket));
-    return client.ExecReplace(RunscId(root_, c.id), json::serialize(r.process),
-                              {.internal_pid_file = r.internal_pid_file});
-  }
-  auto dir = root_ / c.id;
-  auto process_file = dir / ("exec-" + std::to_string(::getpid()) + "-" + RandomSuffix() + ".json");
-  TRY(fs::WriteFileAtomic(process_file, json::serialize(r.process), 0600, /*sync=*/false));
-  // The terminal is ours to make (exec_terminal.h): runsc would ignore the console socket.
-  runsc::ExecOpts o{.process_file = process_file};
-  std::unique_ptr<TerminalStdio> tty;
-  if (r.console_socket) {
-    auto opened = TerminalStdio::Open(*r.console_socket);
-    if (!opened) ::unlink(process_file.c_str());
-    tty = TRY(std::move(opened));
-  }
-  auto internal = dir / ("exec-" + std::to_string(::getpid()) + "-" + RandomSuffix() + ".pid");
-  auto pid = client.ExecDetached(RunscId(root_, c.id), o, internal);
-  tty.reset();
-  ::unlink(process_file.c_str());
-  ::unlink(internal.c_str());
-  if (!pid) return pid.error();
-  if (r.pid_file) TRY(fs::WriteFileAtomic(*r.pid_file, std::to_string(*pid), 0644, /*sync=*/false));
-  return static_cast<int>(*pid);
-}
-
 Status GvisorBackend::Kill(const ContainerRecord& c, int signal, bool all) {
   auto s = ClientFor(c).Kill(RunscId(root_, c.id), signal, all);
   if (signal == SIGKILL && proc::IsAlive(c.init)) {
@@ -381,17 +267,6 @@ Result<std::vector<pid_t>> GvisorBackend::Pids(const ContainerRecord& c) {
   std::vector<pid_t> pids;
   if (proc::IsAlive(c.init)) pids.push_back(c.init.pid);
   return pids;
-}
-
-Result<std::vector<ProcEntry>> GvisorBackend::ProcessTable(const ContainerRecord& c) {
-  // The table, not --format=json: runsc's json lists pids without their parents.
-  std::vector<ProcEntry> out;
-  for (auto [pid, ppid] : runsc::ParsePsTable(TRY(ClientFor(c).Ps(RunscId(root_, c.id), false)))) out.push_back({pid, ppid});
-  return out;
-}
-
-Status GvisorBackend::SignalProcess(const ContainerRecord& c, pid_t pid, int signal) {
-  return ClientFor(c).KillPid(RunscId(root_, c.id), pid, signal);
 }
 
 Result<std::string> GvisorBackend::PsTable(const ContainerRecord& c) { return ClientFor(c).Ps(RunscId(root_, c.id), false); }

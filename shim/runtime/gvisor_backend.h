@@ -5,8 +5,11 @@
 // create/start, 143 instead of 137 after SIGKILL, ids containing "detach").
 #pragma once
 
+#include <memory>
+
 #include "shim/runtime/backend.h"
 #include "shim/runtime/config.h"
+#include "shim/runtime/probed_runsc.h"
 #include "shim/runsc/client.h"
 
 namespace sandshim::runtime {
@@ -15,23 +18,24 @@ inline constexpr const char* kRunscJournalKind = "runsc-container";
 
 class GvisorBackend : public Backend {
  public:
-  // runsc_version: the probed `runsc --version` (which control protocol new sandboxes get).
-  GvisorBackend(std::filesystem::path root, Config config, std::string platform, std::string runsc_version, bool debug);
+  // probe: the platform new sandboxes get and `runsc --version` (which control protocol they
+  // speak), asked for only when a sandbox is made.
+  // user_flags (--runsc-flag) come after the config's flags and a request's own, and win.
+  GvisorBackend(std::filesystem::path root, Config config, std::vector<std::string> user_flags,
+                std::shared_ptr<ProbedRunsc> probe, bool debug);
   std::string_view Name() const override { return "gvisor"; }
   Result<Created> Create(const CreateRequest& r, Journal& j) override;
   Result<int> Run(const CreateRequest& r, Journal& j) override;
   Status Start(const ContainerRecord& c) override;
-  Result<int> Exec(const ContainerRecord& c, const ExecRequest& r) override;
-  Result<std::optional<spawn::Launch>> ExecLaunch(const ContainerRecord& c, const ExecRequest& r) override;
-  Result<std::unique_ptr<proc::Running>> ExecDirect(const ContainerRecord& c, const ExecRequest& r,
-                                                    const std::array<int, 3>& stdio) override;
+  // gvisor_exec.cc: through the sandbox's control server when it can (no host process),
+  // else a posix_spawned `runsc exec`; detached, a background `runsc exec`.
+  Result<std::unique_ptr<proc::Running>> StartExec(const ContainerRecord& c, const ExecRequest& r,
+                                                   const ExecStdio& stdio) override;
   Status Kill(const ContainerRecord& c, int signal, bool all) override;
   Status Pause(const ContainerRecord& c) override;
   Status Resume(const ContainerRecord& c) override;
   Result<std::vector<pid_t>> Pids(const ContainerRecord& c) override;
   Result<std::string> PsTable(const ContainerRecord& c) override;
-  Result<std::vector<ProcEntry>> ProcessTable(const ContainerRecord& c) override;
-  Status SignalProcess(const ContainerRecord& c, pid_t pid, int signal) override;
   Result<boost::json::value> Stats(const ContainerRecord& c) override;
   Status Update(const ContainerRecord& c, const boost::json::object& resources) override;
   Status Undo(const JournalEntry& e) override;
@@ -46,10 +50,17 @@ class GvisorBackend : public Backend {
                           const std::filesystem::path& netns) const;
   runsc::Client ClientFor(const ContainerRecord& c) const;
   std::filesystem::path NetnsOf(const ContainerRecord& c) const;
+  Result<std::unique_ptr<proc::Running>> ExecThroughControl(const ContainerRecord& c, const ExecRequest& r,
+                                                            const std::array<int, 3>& stdio);
+  Result<std::unique_ptr<proc::Running>> ExecThroughRunsc(const ContainerRecord& c, const ExecRequest& r,
+                                                          const ExecStdio& stdio);
+  Result<std::unique_ptr<proc::Running>> ExecDetached(const ContainerRecord& c, const ExecRequest& r,
+                                                      const ExecStdio& stdio);
 
   std::filesystem::path root_;
   Config config_;
-  std::string platform_, runsc_version_;
+  std::vector<std::string> user_flags_;
+  std::shared_ptr<ProbedRunsc> probe_;
   bool debug_;
 };
 

@@ -118,19 +118,6 @@ Status NativeBackend::Start(const ContainerRecord& c) {
   return Ok();
 }
 
-Result<int> NativeBackend::Exec(const ContainerRecord& c, const ExecRequest& r) {
-  if (!RunningFromSealedCopy()) log::Warn("native exec running from the sandshim file, not a sealed copy");
-  auto p = TRY(native::ProcessPlanFrom(r.process));
-  auto spec = TRY(bundle::LoadSpec(c.bundle));
-  auto plan = TRY(native::PlanFromSpec(spec, c.bundle));
-  native::ExecOptions o{c.init.pid, Dirs(c.backend_data), std::nullopt, r.detach, r.preserve_fds,
-                        bundle::GetString(c.backend_data, "keyring")};
-  if (r.console_socket) o.console_socket = r.console_socket->string();
-  int result = TRY(native::ExecInto(p, plan.seccomp, o));
-  if (r.detach && r.pid_file) TRY(fs::WriteFileAtomic(*r.pid_file, std::to_string(result), 0644, false));
-  return result;
-}
-
 Status NativeBackend::Kill(const ContainerRecord& c, int signal, bool all) {
   if (all) {
     for (pid_t p : native::CgroupPids(Dirs(c.backend_data))) ::kill(p, signal);
@@ -145,28 +132,6 @@ Status NativeBackend::Pause(const ContainerRecord& c) { return native::Freeze(Di
 Status NativeBackend::Resume(const ContainerRecord& c) { return native::Freeze(Dirs(c.backend_data), false); }
 
 Result<std::vector<pid_t>> NativeBackend::Pids(const ContainerRecord& c) { return native::CgroupPids(Dirs(c.backend_data)); }
-
-Result<std::vector<ProcEntry>> NativeBackend::ProcessTable(const ContainerRecord& c) {
-  // Host pids: every process in the container's cgroup, with its parent from /proc.
-  std::vector<ProcEntry> out;
-  for (pid_t p : native::CgroupPids(Dirs(c.backend_data))) {
-    auto stat = fs::ReadFile("/proc/" + std::to_string(p) + "/stat");
-    if (!stat) continue;
-    auto close = stat->rfind(')');
-    if (close == std::string::npos) continue;
-    pid_t ppid = 0;
-    char state = 0;
-    if (std::sscanf(stat->c_str() + close + 1, " %c %d", &state, &ppid) == 2) out.push_back({p, ppid});
-  }
-  return out;
-}
-
-Status NativeBackend::SignalProcess(const ContainerRecord& c, pid_t pid, int signal) {
-  // Only a process of this container: a pid that has left the cgroup may be recycled.
-  for (pid_t p : native::CgroupPids(Dirs(c.backend_data)))
-    if (p == pid) return ::kill(pid, signal) == 0 || errno == ESRCH ? Ok() : ErrnoError("kill " + std::to_string(pid));
-  return Ok();
-}
 
 Result<std::string> NativeBackend::PsTable(const ContainerRecord& c) {
   std::ostringstream out;

@@ -15,14 +15,15 @@ class NativeBackend : public Backend {
   Result<Created> Create(const CreateRequest& r, Journal& j) override;
   Result<int> Run(const CreateRequest& r, Journal& j) override;
   Status Start(const ContainerRecord& c) override;
-  Result<int> Exec(const ContainerRecord& c, const ExecRequest& r) override;
+  // native_exec.cc: a child of ours enters the container (setns) and waits for the command
+  // there; detached, the command alone.
+  Result<std::unique_ptr<proc::Running>> StartExec(const ContainerRecord& c, const ExecRequest& r,
+                                                   const ExecStdio& stdio) override;
   Status Kill(const ContainerRecord& c, int signal, bool all) override;
   Status Pause(const ContainerRecord& c) override;
   Status Resume(const ContainerRecord& c) override;
   Result<std::vector<pid_t>> Pids(const ContainerRecord& c) override;
   Result<std::string> PsTable(const ContainerRecord& c) override;
-  Result<std::vector<ProcEntry>> ProcessTable(const ContainerRecord& c) override;
-  Status SignalProcess(const ContainerRecord& c, pid_t pid, int signal) override;
   Result<boost::json::value> Stats(const ContainerRecord& c) override;
   Status Update(const ContainerRecord& c, const boost::json::object& resources) override;
   Status Undo(const JournalEntry& e) override;

@@ -5,9 +5,12 @@
 
 #include "shim/core/unique_fd.h"
 #include "shim/session/supervise.h"
+#include "shim/session/tty_relay.h"
 
 namespace sandshim::session {
 namespace {
+
+using Clock = std::chrono::steady_clock;
 
 // stdout and stderr through two pipes, copied to ours (or kept) and counted.
 class PipeStreams : public Streams {
@@ -23,18 +26,8 @@ class PipeStreams : public Streams {
     err_w_.Reset(err[1]);
     return Ok();
   }
-  void InChild() override {
-    ::dup2(out_w_.get(), 1);  // dup2 leaves the copies inheritable
-    ::dup2(err_w_.get(), 2);
-  }
-  void AddStdio(spawn::Launch& l) override {
-    l.Dup(out_w_.get(), 1);
-    l.Dup(err_w_.get(), 2);
-  }
-  std::optional<std::array<int, 3>> ChildStdio() const override {
-    return std::array<int, 3>{0, out_w_.get(), err_w_.get()};
-  }
-  void AfterFork() override {
+  runtime::ExecStdio Stdio() const override { return runtime::ExecStdio::Fds(0, out_w_.get(), err_w_.get()); }
+  void Started(proc::Running&) override {
     out_w_.Reset();
     err_w_.Reset();
   }
@@ -55,13 +48,51 @@ class PipeStreams : public Streams {
   bool out_open_ = true, err_open_ = true;
 };
 
+bool WriteAll(int fd, const std::string& s) {
+  size_t done = 0;
+  while (done < s.size()) {
+    ssize_t w = ::write(fd, s.data() + done, s.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    done += static_cast<size_t>(w);
+  }
+  return true;
+}
+
 }  // namespace
 
-Result<RunnerOutcome> RunChild(CommandSide side, const RunnerOptions& o,
-                               const std::function<void(proc::Running&)>& on_timeout) {
-  PipeStreams io(o.capture_limit);
-  TRY(io.Open2());
-  return Supervise(side, io, o, on_timeout);
+ExecRunner::ExecRunner(const RunnerOptions& o, std::unique_ptr<Streams> io)
+    : o_(o), io_(std::move(io)), signals_(std::make_unique<CaughtSignals>(io_->Signals())), start_(Clock::now()) {}
+ExecRunner::~ExecRunner() = default;
+
+Result<std::unique_ptr<ExecRunner>> ExecRunner::Pipes(const RunnerOptions& o) {
+  auto io = std::make_unique<PipeStreams>(o.capture_limit);
+  TRY(io->Open2());
+  return std::unique_ptr<ExecRunner>(new ExecRunner(o, std::move(io)));
+}
+
+Result<std::unique_ptr<ExecRunner>> ExecRunner::Terminal(const RunnerOptions& o) {
+  std::unique_ptr<ExecRunner> r(new ExecRunner(o, TerminalStreams()));
+  r->raw_ = std::make_unique<RawMode>(0);
+  return r;
+}
+
+runtime::ExecStdio ExecRunner::Stdio() const { return io_->Stdio(); }
+
+Result<RunnerOutcome> ExecRunner::Run(Result<std::unique_ptr<proc::Running>> started) {
+  if (!started && started.error().err_no == ENOENT) {
+    RunnerOutcome r;
+    r.status = 127;
+    std::string line = started.error().msg + "\n";
+    r.bytes_err = line.size();
+    if (o_.capture_limit > 0) r.err = line.substr(0, o_.capture_limit);
+    else WriteAll(2, line);
+    r.duration = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start_);
+    return r;
+  }
+  auto cmd = TRY(std::move(started));
+  io_->Started(*cmd);
+  return Supervise(*cmd, *io_, *signals_, o_, start_);
 }
 
 }  // namespace sandshim::session

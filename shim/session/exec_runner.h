@@ -1,58 +1,47 @@
 // Runs one session command and stays with it: stdout and stderr come back through two pipes
-// and are copied to ours unmixed (and counted, for the audit log), stdin is passed through,
-// INT/TERM/HUP/QUIT are forwarded, and a deadline ends the command's whole process tree. The
-// command starts inside the sandbox directly (gVisor), as a prepared `runsc exec`, or in a
-// forked child that does the backend's part (native).
+// and are copied to ours unmixed (and counted, for the audit log), or the command gets a
+// terminal whose master we relay; stdin is passed through, INT/TERM/HUP/QUIT are forwarded,
+// and a deadline ends the command's whole process tree. The caller reads top to bottom:
+//   auto runner = ExecRunner::Pipes(o);                      // streams, signals caught
+//   auto cmd = containers.StartExec(id, req, runner->Stdio()); // the backend starts it
+//   auto outcome = runner->Run(std::move(cmd));               // supervised to its end
+// How the command was started is the backend's business; the runner only holds its handle.
 #pragma once
 
-#include <sys/types.h>
-
-#include <array>
 #include <chrono>
-#include <cstdint>
-#include <functional>
 #include <memory>
-#include <optional>
-#include <string>
 
-#include "shim/core/launch.h"
 #include "shim/core/running.h"
-#include "shim/core/result.h"
+#include "shim/runtime/backend.h"
+#include "shim/session/runner_types.h"
 
 namespace sandshim::session {
 
-struct RunnerOptions {
-  std::chrono::milliseconds timeout{0};  // 0: none
-  // After the child exits, how long output still in flight (from its background
-  // processes) is copied before we stop waiting for the pipes to close.
-  std::chrono::milliseconds drain{200};
-  // Keep the output (up to this many bytes per stream) instead of copying it to ours:
-  // for `--json`, where the caller prints one document.
-  size_t capture_limit = 0;
-};
+class Streams;
+class CaughtSignals;
+class RawMode;
 
-struct RunnerOutcome {
-  int status = 0;  // exit code, 128 + signal, or 124 after the deadline
-  bool timed_out = false;
-  uint64_t bytes_out = 0, bytes_err = 0;
-  std::string out, err;  // with capture_limit
-  std::chrono::milliseconds duration{0};
-};
+class ExecRunner {
+ public:
+  // stdout and stderr on two pipes of ours.
+  static Result<std::unique_ptr<ExecRunner>> Pipes(const RunnerOptions& o);
+  // A terminal made by the backend, its master relayed to our stdio (our terminal, if any,
+  // in raw mode until the runner is gone).
+  static Result<std::unique_ptr<ExecRunner>> Terminal(const RunnerOptions& o);
+  ~ExecRunner();
 
-// The command's side, the first way that applies: started inside the sandbox directly with
-// the given stdin/stdout/stderr (gVisor's control server: no host process at all), a
-// prepared program started with posix_spawn (nothing runs between its fork and exec), or a
-// function run in a forked child (backends that need a process of ours, and tests). direct
-// and launch return nothing when they do not apply.
-struct CommandSide {
-  std::function<Result<std::unique_ptr<proc::Running>>(const std::array<int, 3>& stdio)> direct;
-  std::function<Result<std::optional<spawn::Launch>>()> launch;
-  std::function<int()> child;
-};
+  runtime::ExecStdio Stdio() const;
+  // Supervises the started command to its end. A command that is not there (ENOENT) is the
+  // command's failure, as in a shell: 127 with its message on its stderr, not our error.
+  Result<RunnerOutcome> Run(Result<std::unique_ptr<proc::Running>> started);
 
-// Runs the command's side with stdout/stderr on the pipes. on_timeout gets the started
-// command and must end its tree.
-Result<RunnerOutcome> RunChild(CommandSide side, const RunnerOptions& o,
-                               const std::function<void(proc::Running&)>& on_timeout);
+ private:
+  ExecRunner(const RunnerOptions& o, std::unique_ptr<Streams> io);
+  RunnerOptions o_;
+  std::unique_ptr<Streams> io_;
+  std::unique_ptr<CaughtSignals> signals_;
+  std::unique_ptr<RawMode> raw_;
+  std::chrono::steady_clock::time_point start_;
+};
 
 }  // namespace sandshim::session

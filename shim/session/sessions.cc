@@ -171,20 +171,11 @@ Status Sessions::RunContainer(const SessionRecord& r) {
   req.bundle = Dir(r.id) / "bundle";
   req.spec = TRY(bundle::LoadSpec(req.bundle));
   req.null_stdio = true;
-  if (r.layer == "gvisor-overlay") {
-    // The base stays untouched: writes land in an overlay in the sandbox's memory. The
-    // user's --runsc-flag come after ours and win.
-    auto o = opts_;
-    o.backend_flag = r.backend;
-    o.runsc_flags.insert(o.runsc_flags.begin(), kGvisorOverlayFlag);
-    runtime::Containers with_overlay(std::move(o));
-    TRY(with_overlay.Run(std::move(req), /*detach=*/true));
-    return Ok();
-  }
-  auto o = opts_;
-  o.backend_flag = r.backend;  // a restarted session keeps the backend it was created with
-  runtime::Containers pinned(std::move(o));
-  TRY(pinned.Run(std::move(req), /*detach=*/true));
+  req.backend = r.backend;  // a restarted session keeps the backend it was created with
+  // The base stays untouched: writes land in an overlay in the sandbox's memory. The user's
+  // --runsc-flag come after it and win.
+  if (r.layer == "gvisor-overlay") req.runsc_flags = {kGvisorOverlayFlag};
+  TRY(containers_.Run(std::move(req), /*detach=*/true));
   return Ok();
 }
 
@@ -210,13 +201,14 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   auto dir = Dir(id);
   NetworkPaths net_paths(dir);
   if (p.network == "proxy") p.netns_path = net_paths.netns.string();
-  // Which backend, before anything exists: the native backend re-executes sandshim here.
-  auto choice = TRY(containers_.Prepare(TRY(bundle::ParseSpec(json::serialize(TRY(bundle::SessionSpec(p)))))));
+  // Which backend, and (native) sandshim re-executed from a sealed copy, before anything exists.
+  auto choice = TRY(containers_.Choose(TRY(bundle::ParseSpec(json::serialize(TRY(bundle::SessionSpec(p)))))));
+  runtime::EnsureSealedFor(choice.traits);
   std::string layer;
-  p.limit_memory_inside = choice.backend == "gvisor";
+  p.limit_memory_inside = choice.traits.memory_limited_inside;
   if (p.writable_layer) {
-    layer = choice.backend == "native" ? "overlayfs" : "gvisor-overlay";
-    if (choice.backend == "native") p.root_path = (dir / "rootfs").string();
+    layer = choice.traits.writable_layer;
+    if (layer == "overlayfs") p.root_path = (dir / "rootfs").string();
   }
 
   auto lock = TRY(store_.Lock(id, runtime::LockMode::kCreate));
@@ -244,7 +236,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   // a host or proxy netns stays the host userns's, so root inside has no CAP_NET_ADMIN there
   // (its /sys is then the host's, read-only: mounts.cc SysfsFallback).
   std::filesystem::path lower = p.rootfs;
-  if (choice.backend == "native") {
+  if (choice.traits.idmapped_sessions) {
     if (auto base = SetUpIdmap(journal, id, p)) {
       p.id_base = *base;
       lower = dir / "base-id";
@@ -352,6 +344,8 @@ Result<SessionRecord> Sessions::Stop(const std::string& ref) {
 
 Result<SessionRecord> Sessions::Start(const std::string& ref) {
   auto id = TRY(Resolve(ref));
+  // Before the lock and any work: the native backend runs from a sealed copy of sandshim.
+  runtime::EnsureSealedFor(runtime::TraitsOf(TRY(ReadRecord(id)).backend));
   auto lock = TRY(store_.Lock(id));
   auto r = TRY(Load(id));
   if (r.status == "running") return r;

@@ -43,8 +43,11 @@ class Sessions {
   // resolve: the proxy's fixed-answer resolver (NAME=IP), a test seam; empty in real use.
   Result<SessionRecord> Create(const std::string& id, const std::string& name, const bundle::SessionProfile& p,
                                const std::vector<std::string>& resolve = {});
+  // The record of a session that can take an exec (not stopped), read once and without the
+  // lock. The caller seals itself for its backend (runtime::EnsureSealedFor) before Exec.
+  Result<SessionRecord> ForExec(const std::string& ref);
   // Runs a command in the session and stays with it (exit status, timeout, audit).
-  Result<RunnerOutcome> Exec(const std::string& ref, const SessionExec& e);
+  Result<RunnerOutcome> Exec(const SessionRecord& r, const SessionExec& e);
   // ref is an id or a name.
   Result<SessionRecord> Get(const std::string& ref);
   std::vector<SessionRecord> List();
@@ -81,10 +84,6 @@ class Sessions {
   Status Teardown(const std::string& id);
   // M12: moves the running relay into a child of the sandbox's cgroups (relay_cgroup.h).
   Status ChargeRelayToSession(const SessionRecord& r);
-  // Ends a timed-out exec's process tree. in_sandbox: cmd runs inside gVisor itself (no host
-  // process of ours to kill); internal_pid_file: where runsc exec wrote the command's pid.
-  void KillTree(const std::string& container, proc::Running& cmd, bool in_sandbox,
-                const std::filesystem::path& internal_pid_file);
   Status UpdateAfterExec(const std::string& id, const RunnerOutcome& o, const std::string& started);
 
   runtime::Options opts_;

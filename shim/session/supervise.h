@@ -1,32 +1,31 @@
-// What both session exec runners share: start the command's side (in the sandbox, by
-// posix_spawn, or by fork: see CommandSide), forward INT/TERM/HUP/QUIT to it, end its tree
-// at the deadline, and wait for its exit status while a Streams object moves its I/O (two
-// pipes, or a terminal). Output still in flight from background processes after the
-// command exits is moved for RunnerOptions::drain, then we stop waiting.
+// The loop every session exec runs once its command has started (Backend::StartExec): poll the
+// command's wait descriptor, the signals we catch, and the streams that move its I/O (two
+// pipes, or a terminal); forward INT/TERM/HUP/QUIT to the command; at the deadline end its
+// whole tree through its own handle (Running::KillTree). Output still in flight from
+// background processes after the command exits is moved for RunnerOptions::drain, then we
+// stop waiting.
 #pragma once
 
 #include <poll.h>
+#include <signal.h>
 
-#include <functional>
+#include <chrono>
 #include <vector>
 
-#include "shim/core/launch.h"
-#include "shim/session/exec_runner.h"
+#include "shim/core/running.h"
+#include "shim/core/unique_fd.h"
+#include "shim/runtime/backend.h"
+#include "shim/session/runner_types.h"
 
 namespace sandshim::session {
 
 class Streams {
  public:
   virtual ~Streams() = default;
-  // In the forked child, before the command's side runs: put its stdio in place.
-  virtual void InChild() = 0;
-  // The same for a prepared program: the actions that put its stdio in place.
-  virtual void AddStdio(spawn::Launch& l) = 0;
-  // The same for a command started inside the sandbox: its stdin, stdout and stderr, or
-  // nothing when this kind of I/O cannot be handed over like that (a terminal).
-  virtual std::optional<std::array<int, 3>> ChildStdio() const { return std::nullopt; }
-  // In the parent right after the fork: close the child's ends.
-  virtual void AfterFork() {}
+  // Where the command's stdin, stdout and stderr go: what StartExec is given.
+  virtual runtime::ExecStdio Stdio() const = 0;
+  // Once the command has started: close our copies of its ends, take its terminal.
+  virtual void Started(proc::Running&) {}
   // The descriptors to poll this round (appended), and whether any of them is still open.
   virtual void Fill(std::vector<pollfd>& fds) = 0;
   virtual bool Open() const = 0;
@@ -37,8 +36,23 @@ class Streams {
   virtual void OnSignal(int) {}
 };
 
-Result<RunnerOutcome> Supervise(CommandSide& side, Streams& io, const RunnerOptions& o,
-                                const std::function<void(proc::Running&)>& on_timeout);
+// INT/TERM/HUP/QUIT (and the streams' own) blocked and readable from a signalfd while alive:
+// made before the command starts, so a ^C during the start is forwarded, not lost.
+class CaughtSignals {
+ public:
+  explicit CaughtSignals(const std::vector<int>& extra);
+  ~CaughtSignals();
+  CaughtSignals(const CaughtSignals&) = delete;
+  CaughtSignals& operator=(const CaughtSignals&) = delete;
+  int fd() const { return fd_.get(); }
+
+ private:
+  sigset_t old_;
+  UniqueFd fd_;
+};
+
+Result<RunnerOutcome> Supervise(proc::Running& cmd, Streams& io, const CaughtSignals& sigs, const RunnerOptions& o,
+                                std::chrono::steady_clock::time_point start);
 
 // Copies what is readable from `from` to `to`, or into keep up to limit (limit 0: copy);
 // false at EOF or error (EIO on a pty master: its last holder is gone).

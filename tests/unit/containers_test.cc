@@ -9,6 +9,7 @@
 #include "shim/core/fs.h"
 #include "shim/runtime/containers.h"
 #include "shim/runtime/gvisor_backend.h"
+#include "shim/runtime/journal.h"
 #include "test_helpers.h"
 
 using namespace sandshim;
@@ -69,7 +70,7 @@ TEST_CASE("containers: create, start, exec guard, kill, delete") {
   CHECK(st->init.pid == f.init);
   CHECK(st->backend == "gvisor");
   CHECK(c.Create(f.Request("c1")).error().msg == "container c1 already exists");
-  CHECK(c.Exec("c1", {}).error().msg.find("in state created") != std::string::npos);
+  CHECK(c.Exec("c1", ExecRequest{}).error().msg.find("in state created") != std::string::npos);
   REQUIRE(c.Start("c1").ok());
   CHECK(c.State("c1")->status == ContainerStatus::kRunning);
   CHECK(c.Start("c1").error().msg == "cannot start container c1 in state running");
@@ -104,6 +105,34 @@ TEST_CASE("containers: a failed create rolls back and leaves no state") {
   CHECK_FALSE(fs::Exists(f.dir.path() / "root" / "c2"));
   CHECK_FALSE(fs::Exists(f.dir.path() / "root" / "@runsc" / (f.Rid("c2") + "_sandbox:" + f.Rid("c2") + ".state")));
   CHECK(f.Calls().find("delete --force " + f.Rid("c2")) != std::string::npos);  // the rollback ran the journal
+}
+
+// Issue #16 P4: backends used to be built on first use with that caller's arguments. A create
+// replaying a stale journal (what a crashed create leaves) built the gVisor backend for the
+// undo with no platform, and the create that followed reused it: runsc got no --platform.
+TEST_CASE("containers: re-creating an id after a crashed create keeps the probed platform") {
+  Fixture f;
+  auto c = f.Make();
+  auto dir = f.dir.path() / "root" / "c3";
+  REQUIRE(fs::MkdirAll(dir, 0700).ok());
+  Journal stale(dir / "journal.json");
+  REQUIRE(stale.Append({kRunscJournalKind, {{"runsc_root", (f.dir.path() / "root" / "@runsc").string()},
+                                            {"id", f.Rid("c3")}}}).ok());
+  // runsc's state file of that sandbox, so the undo asks runsc to delete it.
+  REQUIRE(fs::MkdirAll(f.dir.path() / "root" / "@runsc").ok());
+  REQUIRE(fs::WriteFileAtomic(f.dir.path() / "root" / "@runsc" / (f.Rid("c3") + "_sandbox:" + f.Rid("c3") + ".state"), "{}").ok());
+  REQUIRE(c.Create(f.Request("c3")).ok());
+  std::string create_line;
+  for (std::string_view rest = f.Calls(); !rest.empty();) {
+    auto line = rest.substr(0, rest.find('\n'));
+    rest.remove_prefix(std::min(rest.size(), line.size() + 1));
+    if (line.find(" create ") != std::string_view::npos) create_line = line;
+  }
+  CHECK(f.Calls().find("delete --force " + f.Rid("c3")) != std::string::npos);  // the stale journal was undone
+  REQUIRE_FALSE(create_line.empty());
+  CHECK(create_line.find("--platform=ptrace") != std::string::npos);
+  CHECK(c.State("c3")->backend_data.at("platform").as_string() == "ptrace");
+  REQUIRE(c.Delete("c3", true).ok());
 }
 
 TEST_CASE("containers: a dead init reads as stopped; delete needs no force then") {

@@ -124,6 +124,25 @@ TEST_CASE("record: durable round-trips and defaults to true") {
   CHECK(RecordFromJson(boost::json::serialize(old))->durable);
 }
 
+// What the session layer may know of a backend comes from here, never from comparing names.
+TEST_CASE("backend traits: the choice carries what the layers above need") {
+  SelectInput in{.config = "auto", .gvisor_usable = false, .gvisor_problem = "no runsc", .native_available = true};
+  auto native = SelectBackend(in);
+  REQUIRE(native.ok());
+  CHECK(native->traits.runs_sealed);
+  CHECK(native->traits.idmapped_sessions);
+  CHECK_FALSE(native->traits.memory_limited_inside);
+  CHECK(native->traits.writable_layer == "overlayfs");
+  in.gvisor_usable = true;
+  auto gvisor = SelectBackend(in);
+  REQUIRE(gvisor.ok());
+  CHECK_FALSE(gvisor->traits.runs_sealed);
+  CHECK(gvisor->traits.memory_limited_inside);
+  CHECK(gvisor->traits.writable_layer == "gvisor-overlay");
+  CHECK(TraitsOf("gvisor").memory_limited_inside);
+  CHECK_FALSE(TraitsOf("unknown").runs_sealed);
+}
+
 TEST_CASE("backend selection: precedence and fail-closed") {
   SelectInput in;
   in.config = "auto";

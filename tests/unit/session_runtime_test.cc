@@ -5,11 +5,12 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <functional>
 
+#include "shim/core/process_tree.h"
 #include "shim/runsc/runsc_cli.h"
 #include "shim/session/exec_runner.h"
 #include "shim/session/metrics.h"
-#include "shim/session/process_tree.h"
 #include "shim/session/record.h"
 #include "shim/session/shell_state.h"
 
@@ -18,16 +19,16 @@ using namespace sandshim::session;
 
 TEST_CASE("process tree: the exec's process and its descendants, never init, no cycles") {
   // 1 init; 13 the exec (parent 0 in gVisor); 14, 15 its children; 16 a grandchild; 20 another exec.
-  std::vector<runtime::ProcEntry> t{{1, 0}, {2, 1}, {13, 0}, {14, 13}, {15, 13}, {16, 15}, {20, 0}, {21, 20}};
-  auto sub = Subtree(t, 13, 1);
+  std::vector<proc::ProcEntry> t{{1, 0}, {2, 1}, {13, 0}, {14, 13}, {15, 13}, {16, 15}, {20, 0}, {21, 20}};
+  auto sub = proc::Subtree(t, 13, 1);
   std::sort(sub.begin(), sub.end());
   CHECK(sub == std::vector<pid_t>{13, 14, 15, 16});
   // Native: the root is our runner (not in the container's table); a child of init is spared.
-  std::vector<runtime::ProcEntry> n{{500, 400}, {501, 500}, {600, 1}, {1, 0}};
-  CHECK(Subtree(n, 400, 1) == std::vector<pid_t>{500, 501});
-  CHECK(Subtree(n, 1, 1) == std::vector<pid_t>{600});  // init itself never, even as root
-  std::vector<runtime::ProcEntry> cyc{{5, 6}, {6, 5}};
-  CHECK(Subtree(cyc, 5, 1).size() == 2);
+  std::vector<proc::ProcEntry> n{{500, 400}, {501, 500}, {600, 1}, {1, 0}};
+  CHECK(proc::Subtree(n, 400, 1) == std::vector<pid_t>{500, 501});
+  CHECK(proc::Subtree(n, 1, 1) == std::vector<pid_t>{600});  // init itself never, even as root
+  std::vector<proc::ProcEntry> cyc{{5, 6}, {6, 5}};
+  CHECK(proc::Subtree(cyc, 5, 1).size() == 2);
 }
 
 TEST_CASE("runsc ps table: pid and parent of every row") {
@@ -97,16 +98,60 @@ TEST_CASE("persistent shell: the script is an argument, never spliced into the w
   CHECK(argv[2].find("trap __save EXIT") != std::string::npos);
 }
 
+namespace {
+
+// What a backend's StartExec does for the runner's stdio, with a function as the command: a
+// host child with the three descriptors in place and no signal blocked (the runner blocks
+// INT/TERM/HUP/QUIT for itself before the start).
+Result<std::unique_ptr<proc::Running>> ForkCommand(const runtime::ExecStdio& s, const std::function<int()>& body) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    for (int i = 0; i < 3; ++i)
+      if (s.fds[i] != i) ::dup2(s.fds[i], i);
+    ::_exit(body());
+  }
+  return proc::HostChild(pid);
+}
+
+Result<RunnerOutcome> RunFn(const RunnerOptions& o, const std::function<int()>& body) {
+  auto runner = TRY(ExecRunner::Pipes(o));
+  return runner->Run(ForkCommand(runner->Stdio(), body));
+}
+
+// A handle that records what the runner asks of it and ends a real child when told.
+class Recording : public proc::Running {
+ public:
+  explicit Recording(std::unique_ptr<proc::Running> inner) : inner_(std::move(inner)) {}
+  pid_t Pid() const override { return inner_->Pid(); }
+  int WaitFd() const override { return inner_->WaitFd(); }
+  Result<int> Reap() override { return inner_->Reap(); }
+  Status Signal(int sig) override {
+    signals.push_back(sig);
+    return inner_->Signal(sig);
+  }
+  Status KillTree(int sig) override {
+    tree_kills.push_back(sig);
+    return inner_->Signal(sig);
+  }
+  std::vector<int> signals, tree_kills;
+
+ private:
+  std::unique_ptr<proc::Running> inner_;
+};
+
+}  // namespace
+
 TEST_CASE("exec runner: separate streams, counts, exit status, signals as 128+n") {
   RunnerOptions o;
   o.capture_limit = 1 << 20;
-  auto r = RunChild({.child =
-                         [] {
-                           (void)!::write(1, "hello\n", 6);
-                           (void)!::write(2, "oops\n", 5);
-                           return 7;
-                         }},
-                    o, [](proc::Running&) {});
+  auto r = RunFn(o, [] {
+    (void)!::write(1, "hello\n", 6);
+    (void)!::write(2, "oops\n", 5);
+    return 7;
+  });
   REQUIRE(r.ok());
   CHECK(r->status == 7);
   CHECK(r->out == "hello\n");
@@ -114,54 +159,40 @@ TEST_CASE("exec runner: separate streams, counts, exit status, signals as 128+n"
   CHECK(r->bytes_out == 6);
   CHECK(r->bytes_err == 5);
   CHECK_FALSE(r->timed_out);
-  auto sig = RunChild({.child = [] { return ::raise(SIGTERM), 0; }}, o, [](proc::Running&) {});
+  auto sig = RunFn(o, [] { return ::raise(SIGTERM), 0; });
   CHECK(sig->status == 128 + SIGTERM);
 }
 
-// A prepared program: started with posix_spawn, its stdio put in place by the runner, a
-// descriptor kept at its own number (close-on-exec cleared), the signal mask of before the
-// runner (HUP/INT/QUIT/TERM blocked for our signalfd must not stay blocked in the command).
-TEST_CASE("exec runner: a prepared program gets the pipes, its kept descriptor and an open signal mask") {
+TEST_CASE("exec runner: a command that is not there is 127 with its message, not our error") {
   RunnerOptions o;
-  o.capture_limit = 1 << 20;
-  spawn::Launch l;
-  l.exe = "/bin/sh";
-  int fd = ::memfd_create("kept", MFD_CLOEXEC);
-  REQUIRE(fd > 2);
-  REQUIRE(::write(fd, "kept-data", 9) == 9);
-  auto path = "/proc/self/fd/" + std::to_string(fd);
-  l.argv = {"sh", "-c", "cat " + path + "; echo; grep SigBlk /proc/self/status >&2; exit 5"};
-  l.Dup(fd, fd);
-  l.owned.emplace_back(fd);
-  auto shared = std::make_shared<spawn::Launch>(std::move(l));
-  auto r = RunChild({.launch = [shared]() -> Result<std::optional<spawn::Launch>> { return std::optional(std::move(*shared)); }}, o,
-                    [](proc::Running&) {});
+  o.capture_limit = 1024;
+  auto runner = ExecRunner::Pipes(o);
+  REQUIRE(runner.ok());
+  auto r = (*runner)->Run(MakeError("error finding executable \"nope\"", ENOENT));
   REQUIRE(r.ok());
-  CHECK(r->status == 5);
-  CHECK(r->out == "kept-data\n");
-  CHECK(r->err == "SigBlk:\t0000000000000000\n");
-  CHECK(::fcntl(fd, F_GETFD) == -1);  // the runner closed its copy once the program started
-
-  spawn::Launch missing;
-  missing.exe = "/nonexistent/program";
-  missing.argv = {"program"};
-  auto gone = std::make_shared<spawn::Launch>(std::move(missing));
-  auto bad = RunChild({.launch = [gone]() -> Result<std::optional<spawn::Launch>> { return std::optional(std::move(*gone)); }}, o,
-                      [](proc::Running&) {});
-  REQUIRE_FALSE(bad.ok());
-  CHECK(bad.error().msg.find("/nonexistent/program") != std::string::npos);
+  CHECK(r->status == 127);
+  CHECK(r->err == "error finding executable \"nope\"\n");
+  auto other = ExecRunner::Pipes(o);
+  CHECK_FALSE((*other)->Run(MakeError("container gone", ESRCH)).ok());
 }
 
-TEST_CASE("exec runner: the deadline calls on_timeout and the result is 124") {
+// The deadline goes to the command's own handle (the backend knows how to end its tree), once,
+// with SIGKILL; nothing goes back up to the session layer.
+TEST_CASE("exec runner: the deadline ends the tree through the handle and the result is 124") {
   RunnerOptions o;
   o.capture_limit = 1024;
   o.timeout = std::chrono::milliseconds(100);
-  pid_t seen = 0;
-  auto r = RunChild({.child = [] { return ::sleep(30), 0; }}, o, [&](proc::Running& p) { seen = p.Pid(), (void)p.Signal(SIGKILL); });
+  auto runner = ExecRunner::Pipes(o);
+  REQUIRE(runner.ok());
+  auto child = ForkCommand((*runner)->Stdio(), [] { return ::sleep(30), 0; });
+  REQUIRE(child.ok());
+  auto rec = std::make_unique<Recording>(std::move(*child));
+  auto* seen = rec.get();
+  auto r = (*runner)->Run(std::unique_ptr<proc::Running>(std::move(rec)));
   REQUIRE(r.ok());
   CHECK(r->timed_out);
   CHECK(r->status == 124);
-  CHECK(seen > 0);
+  CHECK(seen->tree_kills == std::vector<int>{SIGKILL});
   CHECK(r->duration < std::chrono::seconds(5));
 }
 
@@ -169,16 +200,44 @@ TEST_CASE("exec runner: a background process holding the pipe does not hold us a
   RunnerOptions o;
   o.capture_limit = 1024;
   o.drain = std::chrono::milliseconds(50);
-  auto r = RunChild({.child =
-                         [] {
-                           if (::fork() == 0) {  // keeps stdout open for 3 s
-                             ::sleep(3);
-                             ::_exit(0);
-                           }
-                           return 0;
-                         }},
-                    o, [](proc::Running&) {});
+  auto r = RunFn(o, [] {
+    if (::fork() == 0) {  // keeps stdout open for 3 s
+      ::sleep(3);
+      ::_exit(0);
+    }
+    return 0;
+  });
   REQUIRE(r.ok());
   CHECK(r->status == 0);
   CHECK(r->duration < std::chrono::seconds(2));
+}
+
+// One algorithm ends an exec's tree on every backend: stop everything below the root (round
+// after round, catching what forked meanwhile), then kill what was stopped; never init.
+TEST_CASE("process tree: SignalTree stops the subtree until it stops growing, then kills it") {
+  std::vector<proc::ProcEntry> table{{1, 0}, {13, 1}, {14, 13}};
+  std::vector<std::pair<pid_t, int>> sent;
+  int reads = 0;
+  auto read = [&]() -> Result<std::vector<proc::ProcEntry>> {
+    if (++reads == 2) table.push_back({15, 14});  // forked while we looked
+    return table;
+  };
+  auto send = [&](pid_t p, int s) { sent.emplace_back(p, s); };
+  CHECK(proc::SignalTree(read, send, 13, 1, SIGKILL) == 3);
+  size_t stops = 0, kills = 0;
+  for (auto [p, s] : sent) {
+    CHECK(p != 1);
+    if (s == SIGSTOP) {
+      CHECK(kills == 0);
+      ++stops;
+    }
+    if (s == SIGKILL) ++kills;
+  }
+  CHECK(stops == 3);
+  CHECK(kills == 3);
+  sent.clear();
+  CHECK(proc::SignalTree(read, send, 13, 1, SIGTERM) == 3);  // one round, no stop
+  CHECK(sent.size() == 3);
+  CHECK(proc::SignalTree([]() -> Result<std::vector<proc::ProcEntry>> { return MakeError("no table"); }, send, 13, 1,
+                         SIGKILL) == 0);
 }
