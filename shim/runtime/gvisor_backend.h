@@ -13,6 +13,12 @@ namespace sandshim::runtime {
 
 inline constexpr const char* kRunscJournalKind = "runsc-container";
 
+// The per-container runsc bundle (config.json with sandshim's fix-ups); gvisor_backend.cc.
+Result<std::filesystem::path> RunscBundle(const CreateRequest& r, const std::vector<std::string>& flags,
+                                          const std::string& host_netns, bool hooks_by_sandshim);
+// True for a pod's app container placed in its pod sandbox's gVisor sandbox.
+bool InPod(const ContainerRecord& c);
+
 class GvisorBackend : public Backend {
  public:
   // runsc_version: the probed `runsc --version` (which control protocol new sandboxes get).
@@ -46,6 +52,10 @@ class GvisorBackend : public Backend {
                           const std::filesystem::path& netns) const;
   runsc::Client ClientFor(const ContainerRecord& c) const;
   std::filesystem::path NetnsOf(const ContainerRecord& c) const;
+  // Kubernetes pods (gvisor_pod.cc): an app container runs in its pod sandbox's gVisor sandbox.
+  Result<Created> CreateInPod(const CreateRequest& r, Journal& j, const std::string& sandbox_id);
+  Status StartInPod(const ContainerRecord& c);
+  Status KillInPod(const ContainerRecord& c, int signal, bool all);
 
   std::filesystem::path root_;
   Config config_;

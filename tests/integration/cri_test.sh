@@ -121,10 +121,11 @@ wait_container_state() { # CONTAINER STATE [SECS]
 
 # gVisor sandboxes (the runsc-sandbox process) that run under our sandshim root.
 count_sandboxes() {
-  local n=0 d
+  local n=0 d cmd
   for d in /proc/[0-9]*; do
-    [ "$(cat "$d/comm" 2>/dev/null)" = runsc-sandbox ] || continue
-    tr '\0' ' ' <"$d/cmdline" 2>/dev/null | grep -q -- "$WORK/d/sandshim-root" && n=$((n + 1))
+    cmd=$( (tr '\0' ' ' <"$d/cmdline") 2>/dev/null) || continue
+    # runsc names its sandbox in argv[0]; comm stays the binary's name.
+    case $cmd in "runsc-sandbox "*"$WORK/d/sandshim-root"*) n=$((n + 1)) ;; esac
   done
   echo "$n"
 }

@@ -133,5 +133,5 @@ cri_call() { # METHOD [REQUEST_JSON]: the answer as JSON on stdout
   timeout "${T:-120}" "$CRI_PYTHON" "$CRI_CLIENT" --socket "$CRI_SOCK" call "$1" "$req"
 }
 cri_exec_stream() { # CONTAINER_ID CMD...
-  timeout "${T:-120}" "$CRI_PYTHON" "$CRI_CLIENT" --socket "$CRI_SOCK" exec "$@"
+  timeout "${T:-120}" "$CRI_PYTHON" "$CRI_CLIENT" --socket "$CRI_SOCK" exec -- "$@"
 }
