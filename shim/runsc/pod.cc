@@ -45,4 +45,12 @@ void RewriteSandboxId(json::object& doc, const std::string& runsc_sandbox_id) {
     if (a->contains(k.sandbox_id)) (*a)[k.sandbox_id] = runsc_sandbox_id;
 }
 
+void UnsharePidNamespace(json::object& doc) {
+  auto* lx = doc.if_contains("linux") ? doc["linux"].if_object() : nullptr;
+  auto* nss = lx && lx->if_contains("namespaces") ? (*lx)["namespaces"].if_array() : nullptr;
+  if (!nss) return;
+  for (auto& ns : *nss)
+    if (auto* o = ns.if_object(); o && o->if_contains("type") && (*o)["type"] == "pid") o->erase("path");
+}
+
 }  // namespace sandshim::runsc

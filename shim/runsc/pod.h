@@ -29,4 +29,11 @@ PodInfo PodInfoOf(const std::map<std::string, std::string>& annotations);
 // Sets the sandbox-id annotation(s) present in the spec document to runsc_sandbox_id. Pure.
 void RewriteSandboxId(boost::json::object& doc, const std::string& runsc_sandbox_id);
 
+// A pod's app container whose spec joins a PID namespace by path (the pod shares one:
+// kubelet's shareProcessNamespace, or a CRI client that leaves the container's PID mode at
+// POD) gets its own instead. runsc shares a namespace by that path among the pod's app
+// containers only (the pause container is not among them), so the first app container would
+// be the namespace's init, and stopping it would SIGKILL every later one. Pure.
+void UnsharePidNamespace(boost::json::object& doc);
+
 }  // namespace sandshim::runsc

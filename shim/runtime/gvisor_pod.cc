@@ -82,6 +82,7 @@ Result<Created> GvisorBackend::CreateInPod(const CreateRequest& r, Journal& j, c
                  {"flags", ToArray(flags)}}}));
   CreateRequest joined = r;
   runsc::RewriteSandboxId(joined.spec.doc, sandbox_runsc_id);
+  runsc::UnsharePidNamespace(joined.spec.doc);
   // The spec names the pod's network namespace; runsc joins the sandbox's anyway.
   auto bundle_dir = TRY(RunscBundle(joined, flags, "/proc/self/ns/net", /*hooks_by_sandshim=*/false));
   // runsc writes the sandbox's pid for every container; the waiter's replaces it below.

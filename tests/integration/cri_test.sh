@@ -61,8 +61,10 @@ setup() {
 # netns-<uuid> and must not count).
 netns_snapshot() { ls /run/netns 2>/dev/null | grep '^cni-' | sort; }
 
-# kubelet's defaults: network and IPC shared by the pod, a PID namespace per container
-# (NamespaceMode POD=0, CONTAINER=1) unless the pod sets shareProcessNamespace.
+# Network and IPC shared by the pod (NamespaceMode POD=0). Containers are created without
+# their own namespace options, so containerd gives them the pause container's PID namespace
+# by path (what kubelet asks for with shareProcessNamespace): on gVisor sandshim gives each
+# its own instead (runsc/pod.h UnsharePidNamespace), which check_stop_container relies on.
 pod_config() { # NAME
   jq -n --arg n "$1" --arg uid "$(uniq_name uid)" --arg logs "$WORK/logs/$1" --arg cg "/$CGROUP_PARENT" \
     '{metadata: {name: $n, uid: $uid, namespace: "sandshim-test", attempt: 0}, hostname: $n,
@@ -208,17 +210,11 @@ check_app_exit_and_remove() {
   remove_pod "$pod" || fail "stop/remove pod failed"
 }
 
-# StopContainer on a running app container: it ends (EXITED, killed), the pod goes on.
-# Known failure on gVisor (skipped there unless CRI_KNOWN_FAILURES=1): when `a` dies of the
-# SIGTERM (runsc kill), the sandbox reports `b` killed by SIGKILL within milliseconds
-# (containerManager.Wait answers status 9 for it; an app container that exits by itself,
-# check_app_exit_and_remove, does not take the others with it). Not yet understood.
+# StopContainer on the pod's FIRST app container: it ends (EXITED), the later one goes on.
+# (Were they in one PID namespace inside gVisor, the first would be its init, and its death
+# would SIGKILL the second.)
 check_stop_container() {
   local pod a b
-  if [[ "$SANDSHIM_ARGS" == *gvisor* ]] && [ "${CRI_KNOWN_FAILURES:-0}" != 1 ]; then
-    skip "gVisor: a signalled app container takes the pod's other containers with it (known, see comment)"
-    return
-  fi
   pod=$(run_pod stop-pod sandshim) || { fail "RunPodSandbox failed"; return; }
   a=$(run_container "$pod" a "${CLIENT_CMD[@]}") || { fail "container a failed"; return; }
   b=$(run_container "$pod" b "${CLIENT_CMD[@]}") || { fail "container b failed"; return; }

@@ -47,6 +47,19 @@ TEST_CASE("the sandbox id annotation is rewritten to runsc's id, other annotatio
   CHECK_FALSE(a.contains("io.kubernetes.cri-o.SandboxID"));  // not added where absent
 }
 
+TEST_CASE("a pod container's PID namespace path is dropped: it gets its own, other namespaces kept") {
+  json::object doc{{"linux", json::object{{"namespaces", json::array{
+                                               json::object{{"type", "pid"}, {"path", "/proc/42/ns/pid"}},
+                                               json::object{{"type", "network"}, {"path", "/proc/42/ns/net"}},
+                                           }}}}};
+  runsc::UnsharePidNamespace(doc);
+  auto& nss = doc["linux"].as_object()["namespaces"].as_array();
+  REQUIRE(nss.size() == 2);
+  CHECK(nss[0].as_object()["type"].as_string() == "pid");
+  CHECK_FALSE(nss[0].as_object().contains("path"));
+  CHECK(nss[1].as_object()["path"].as_string() == "/proc/42/ns/net");
+}
+
 TEST_CASE("a waiter exits as the shim reports a host process: code, or 128+signal") {
   CHECK(runtime::pod::ExitCodeOf(3u << 8) == 3);
   CHECK(runtime::pod::ExitCodeOf(0) == 0);
