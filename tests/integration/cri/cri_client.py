@@ -16,6 +16,7 @@ import sys
 
 import grpc
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree (the suite runs as root)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cri_api  # noqa: E402
 import wire  # noqa: E402
