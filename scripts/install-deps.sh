@@ -11,7 +11,8 @@ BUILD_PKGS=(build-essential cmake pkg-config ccache
 # Real parts the integration tests and the main job drive.
 RUNTIME_PKGS=(runsc runc crun docker.io containerd podman skopeo busybox-static
   iproute2 iptables procps psmisc jq util-linux bc python3 debootstrap zstd
-  curl)  # egress_test.sh: plain HTTP and CONNECT through the proxy
+  curl  # egress_test.sh: plain HTTP and CONNECT through the proxy
+  containernetworking-plugins python3-grpcio)  # cri_test.sh: pod networks (bridge, host-local, loopback), the CRI client
 
 missing=()
 for p in "${BUILD_PKGS[@]}" "${RUNTIME_PKGS[@]}"; do

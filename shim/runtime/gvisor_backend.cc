@@ -21,6 +21,7 @@
 #include "shim/runsc/flags.h"
 #include "shim/net/netns.h"
 #include "shim/runsc/control_netns.h"
+#include "shim/runsc/pod.h"
 #include "shim/runsc/spec_fixups.h"
 #include "shim/runtime/gvisor_hooks.h"
 
@@ -152,8 +153,8 @@ static bool UsesOverlay(const std::vector<std::string>& flags) {
 // --network=host container that names no network namespace in runsc's own namespace, which
 // is now the private control namespace: such a spec is given sandshim's namespace by path.
 // hooks_by_sandshim: the runtime-side hooks are run by sandshim (gvisor_hooks.h), not runsc.
-static Result<std::filesystem::path> RunscBundle(const CreateRequest& r, const std::vector<std::string>& flags,
-                                                 const std::string& host_netns, bool hooks_by_sandshim) {
+Result<std::filesystem::path> RunscBundle(const CreateRequest& r, const std::vector<std::string>& flags,
+                                          const std::string& host_netns, bool hooks_by_sandshim) {
   json::object doc = r.spec.doc;
   runsc::FixupSpec(doc);
   if (hooks_by_sandshim) StripRuntimeHooks(doc);
@@ -199,6 +200,8 @@ static Status CheckExecutable(const CreateRequest& r) {
 
 Result<Created> GvisorBackend::Create(const CreateRequest& r, Journal& j) {
   TRY(CheckExecutable(r));
+  if (auto pod = runsc::PodInfoOf(r.spec.annotations); pod.role == runsc::PodRole::kContainer)
+    return CreateInPod(r, j, pod.sandbox_id);
   auto flags = TRY(PrepareCreate(r, j, /*hooks_by_sandshim=*/true));
   fault::Point("create.after-journal");
   auto pid_file = r.pid_file.value_or(r.state_dir / "init.pid");
@@ -234,6 +237,7 @@ Result<int> GvisorBackend::Run(const CreateRequest& r, Journal& j) {
 }
 
 Status GvisorBackend::Start(const ContainerRecord& c) {
+  if (InPod(c)) return StartInPod(c);
   auto s = ClientFor(c).Start(RunscId(root_, c.id));
   if (!s) {
     // The sandbox stays up after a failed start and the caller would wait on it forever
@@ -247,6 +251,7 @@ Status GvisorBackend::Start(const ContainerRecord& c) {
 }
 
 Status GvisorBackend::Kill(const ContainerRecord& c, int signal, bool all) {
+  if (InPod(c)) return KillInPod(c, signal, all);  // its init is a waiter, not the pod's sandbox
   auto s = ClientFor(c).Kill(RunscId(root_, c.id), signal, all);
   if (signal == SIGKILL && proc::IsAlive(c.init)) {
     // runsc reports a SIGKILLed init as 143 to whoever waits on the sandbox; runc callers

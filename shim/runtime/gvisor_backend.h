@@ -16,6 +16,12 @@ namespace sandshim::runtime {
 
 inline constexpr const char* kRunscJournalKind = "runsc-container";
 
+// The per-container runsc bundle (config.json with sandshim's fix-ups); gvisor_backend.cc.
+Result<std::filesystem::path> RunscBundle(const CreateRequest& r, const std::vector<std::string>& flags,
+                                          const std::string& host_netns, bool hooks_by_sandshim);
+// True for a pod's app container placed in its pod sandbox's gVisor sandbox.
+bool InPod(const ContainerRecord& c);
+
 class GvisorBackend : public Backend {
  public:
   // probe: the platform new sandboxes get and `runsc --version` (which control protocol they
@@ -56,6 +62,10 @@ class GvisorBackend : public Backend {
                                                           const ExecStdio& stdio);
   Result<std::unique_ptr<proc::Running>> ExecDetached(const ContainerRecord& c, const ExecRequest& r,
                                                       const ExecStdio& stdio);
+  // Kubernetes pods (gvisor_pod.cc): an app container runs in its pod sandbox's gVisor sandbox.
+  Result<Created> CreateInPod(const CreateRequest& r, Journal& j, const std::string& sandbox_id);
+  Status StartInPod(const ContainerRecord& c);
+  Status KillInPod(const ContainerRecord& c, int signal, bool all);
 
   std::filesystem::path root_;
   Config config_;

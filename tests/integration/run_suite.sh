@@ -24,6 +24,9 @@ case $suite in
   ctr) exec bash "$here/ctr_test.sh" "$SANDSHIM_BIN" ;;
   ctr_native) SANDSHIM_ARGS="--backend native" exec bash "$here/vs_runc.sh" ctr ;;
   ctr_fallback) SANDSHIM_ARGS="" SANDSHIM_BROKEN_RUNSC=missing exec bash "$here/ctr_test.sh" "$SANDSHIM_BIN" ;;
+  # Kubernetes pods through containerd's CRI (cri_test.sh): gVisor, one sandbox per pod; native.
+  cri) SANDSHIM_ARGS="--backend gvisor" exec bash "$here/cri_test.sh" ;;
+  cri_native) SANDSHIM_ARGS="--backend native" exec bash "$here/cri_test.sh" ;;
   podman) exec bash "$here/podman_test.sh" "$SANDSHIM_BIN" ;;
   podman_native) SANDSHIM_ARGS="--backend native" exec bash "$here/vs_runc.sh" podman ;;
   # tests/attack: one script per attack surface (attack_native_mounts -> native_mounts_test.sh).
