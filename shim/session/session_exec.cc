@@ -67,7 +67,7 @@ Status Sessions::UpdateAfterExec(const std::string& id, const RunnerOutcome& o, 
 Result<RunnerOutcome> Sessions::Exec(const std::string& ref, const SessionExec& e) {
   auto id = TRY(Resolve(ref));
   auto r = TRY(ReadRecord(id));
-  if (r.state == "stopped") return MakeError("session " + id + " is stopped (session start " + id + ")", EINVAL);
+  if (r.state == SessionState::kStopped) return MakeError("session " + id + " is stopped (session start " + id + ")", EINVAL);
   // The native backend runs from a sealed copy of sandshim: become it before anything else.
   if (r.backend == "native") TRY(containers_.PrepareExec(r.container_id));
   MarkUsed(id);

@@ -64,7 +64,7 @@ Result<SessionRecord> Sessions::Load(const std::string& id) {
   auto r = TRY(ReadRecord(id));
   auto st = containers_.State(r.container_id);
   // "gone": the sandbox vanished although the session was not stopped (killed, host reboot).
-  r.status = st ? std::string(runtime::StatusName(st->status)) : r.state == "stopped" ? "stopped" : "gone";
+  r.status = st ? std::string(runtime::StatusName(st->status)) : r.state == SessionState::kStopped ? "stopped" : "gone";
   return r;
 }
 
@@ -147,7 +147,7 @@ Status Sessions::RunContainer(const SessionRecord& r) {
   req.bundle = Dir(r.id) / "bundle";
   req.spec = TRY(bundle::LoadSpec(req.bundle));
   req.null_stdio = true;
-  if (r.layer == "gvisor-overlay") {
+  if (r.layer == LayerKind::kGvisorOverlay) {
     // The base stays untouched: writes land in an overlay in the sandbox's memory. The
     // user's --runsc-flag come after ours and win.
     auto o = opts_;
@@ -188,10 +188,10 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   if (p.network == "proxy") p.netns_path = net_paths.netns.string();
   // Which backend, before anything exists: the native backend re-executes sandshim here.
   auto choice = TRY(containers_.Prepare(TRY(bundle::ParseSpec(json::serialize(TRY(bundle::SessionSpec(p)))))));
-  std::string layer;
+  auto layer = LayerKind::kNone;
   p.limit_memory_inside = choice.backend == "gvisor";
   if (p.writable_layer) {
-    layer = choice.backend == "native" ? "overlayfs" : "gvisor-overlay";
+    layer = choice.backend == "native" ? LayerKind::kOverlayfs : LayerKind::kGvisorOverlay;
     if (choice.backend == "native") p.root_path = (dir / "rootfs").string();
   }
 
@@ -227,7 +227,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
       log::Warn("session " + id + ": no user namespace of its own (" + base.error().msg + "): its processes use host ids");
     }
   }
-  if (layer == "overlayfs") {
+  if (layer == LayerKind::kOverlayfs) {
     TRY(fs::MkdirAll(dir / "layer" / "upper", 0755));
     // The merged root takes its owner from the upper directory: the session's root.
     if (p.id_base && ::chown((dir / "layer" / "upper").c_str(), p.id_base, p.id_base) != 0)
@@ -252,7 +252,9 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   r.audit = (opts_.config.audit_dir / (id + ".jsonl")).string();
   r.profile = bundle::ProfileSummary(p);
   r.profile["backend_reason"] = choice.reason;
-  r.network = p.network;
+  auto network = ParseNetworkMode(p.network);
+  if (!network) return MakeError("unknown network mode \"" + p.network + "\"", EINVAL);
+  r.network = *network;
   r.created = r.last_used = log::NowRfc3339();
   if (p.network == "proxy") {
     TRY(fs::MkdirAll(std::filesystem::path(r.audit).parent_path(), 0700));
@@ -314,8 +316,8 @@ Result<SessionRecord> Sessions::Stop(const std::string& ref) {
   auto s = containers_.Delete(r.container_id, /*force=*/true);
   if (!s && s.error().err_no != ENOENT) return s.error().Wrap("session " + id);
   // No process stays: the relay goes too (its namespace, a mount, stays for the restart).
-  if (r.network == "proxy") TRY_CTX(StopSessionRelay(NetworkPaths(Dir(id))), "session " + id + ": stop relay");
-  r.state = "stopped";
+  if (r.network == NetworkMode::kProxy) TRY_CTX(StopSessionRelay(NetworkPaths(Dir(id))), "session " + id + ": stop relay");
+  r.state = SessionState::kStopped;
   TRY(Save(r));
   (void)AppendAudit(r.audit, "stop", {{"session", id}, {"backend", r.backend}});
   r.status = "stopped";
@@ -330,9 +332,9 @@ Result<SessionRecord> Sessions::Start(const std::string& ref) {
   // A sandbox that died (or was stopped) leaves a record in the runtime: clear it first.
   auto s = containers_.Delete(r.container_id, /*force=*/true);
   if (!s && s.error().err_no != ENOENT) return s.error().Wrap("session " + id);
-  if (r.network == "proxy") TRY_CTX(StartSessionRelay(NetworkPaths(Dir(id)), r.relay_args), "session " + id);
+  if (r.network == NetworkMode::kProxy) TRY_CTX(StartSessionRelay(NetworkPaths(Dir(id)), r.relay_args), "session " + id);
   TRY_CTX(RunContainer(r), "session " + id);
-  r.state = "running";
+  r.state = SessionState::kRunning;
   r.last_used = log::NowRfc3339();
   TRY(Save(r));
   (void)AppendAudit(r.audit, "start", {{"session", id}, {"backend", r.backend}});
