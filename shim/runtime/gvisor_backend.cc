@@ -30,7 +30,7 @@ namespace sandshim::runtime {
 namespace json = boost::json;
 namespace {
 
-std::vector<std::string> FlagsOf(const ContainerRecord& c) { return bundle::GetStrings(c.backend_data, "flags"); }
+std::vector<std::string> FlagsOf(const ContainerRecord& c) { return GvisorOf(c.backend_data).flags; }
 
 // The network mode runsc will use: its last --network flag (user flags come last).
 std::string NetworkFlag(const std::vector<std::string>& flags) {
@@ -93,7 +93,7 @@ runsc::Client GvisorBackend::ClientFor(const std::vector<std::string>& flags, co
 // The control namespace of a recorded container: as recorded at create, or (a foreground run,
 // whose record is saved before runsc runs) the one at its state dir's fixed path.
 std::filesystem::path GvisorBackend::NetnsOf(const ContainerRecord& c) const {
-  std::filesystem::path recorded = bundle::GetString(c.backend_data, "control_netns");
+  std::filesystem::path recorded = GvisorOf(c.backend_data).control_netns;
   if (!recorded.empty()) return recorded;
   auto fixed = runsc::ControlNetnsPath(root_ / c.id);
   return net::IsNetns(fixed) ? fixed : std::filesystem::path();
@@ -211,9 +211,8 @@ Result<Created> GvisorBackend::Create(const CreateRequest& r, Journal& j) {
   TRY(native::RunHooks(r.spec, "createRuntime", state));
   Created c;
   c.init = {pid, start ? *start : 0};
-  c.data = {{"flags", ToArray(flags)}, {"platform", platform_}, {"network", runsc::NetworkMode(r.spec)},
-            {"cgroups_path", r.spec.cgroups_path}, {"control", runsc::ControlProtocolFor(runsc_version_)},
-            {"control_netns", runsc::ControlNetnsPath(r.state_dir).string()}};
+  c.data = GvisorData{flags,           platform_, runsc::NetworkMode(r.spec), r.spec.cgroups_path,
+                      runsc::ControlProtocolFor(runsc_version_), runsc::ControlNetnsPath(r.state_dir).string()};
   return c;
 }
 
@@ -280,7 +279,7 @@ class SandboxRunning : public proc::Running {
 Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecDirect(const ContainerRecord& c, const ExecRequest& r,
                                                                 const std::array<int, 3>& stdio) {
   std::unique_ptr<proc::Running> none;
-  if (bundle::GetString(c.backend_data, "control").empty() || r.detach || r.preserve_fds > 0 || r.console_socket)
+  if (GvisorOf(c.backend_data).control.empty() || r.detach || r.preserve_fds > 0 || r.console_socket)
     return none;
   // runsc's boolean flag as runsc reads it: the last of --net-raw, --net-raw=true|false wins.
   bool net_raw = false;
@@ -398,7 +397,7 @@ Status GvisorBackend::Update(const ContainerRecord& c, const json::object& resou
   // written there bound everything inside, as they bound runc's processes. Only existing
   // directories: nothing is made or moved under a live sandbox.
   std::vector<std::filesystem::path> dirs;
-  for (auto& d : native::CgroupDirs(bundle::GetString(c.backend_data, "cgroups_path"), c.id))
+  for (auto& d : native::CgroupDirs(GvisorOf(c.backend_data).cgroups_path, c.id))
     if (fs::Exists(d)) dirs.push_back(std::move(d));
   if (dirs.empty()) return MakeError("update: the sandbox has no host cgroup to change", ENOENT);
   json::object res = resources;
