@@ -298,13 +298,7 @@ Result<Inspection> Sessions::Inspect(const std::string& ref) {
   Inspection i;
   i.record = TRY(Get(ref));
   i.backend_reason = bundle::GetString(i.record.profile, "backend_reason");
-  if (auto stats = containers_.Stats(i.record.container_id); stats && stats->is_object()) {
-    const auto* data = stats->as_object().if_contains("data");
-    const auto& o = data && data->is_object() ? data->as_object() : stats->as_object();
-    if (const auto* m = o.if_contains("memory"); m && m->is_object())
-      if (const auto* u = m->as_object().if_contains("usage"); u && u->is_object())
-        if (const auto* n = u->as_object().if_contains("usage"); n && n->is_number()) i.memory_bytes = n->to_number<int64_t>();
-  }
+  if (auto stats = containers_.Stats(i.record.container_id)) i.usage = UsageFromStats(*stats);
   i.workspace_bytes = TreeBytes(i.record.workspace);
   return i;
 }
