@@ -168,7 +168,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
                                        const bundle::SessionProfile& profile, const std::vector<std::string>& resolve) {
   TRY(ValidateId(id));
   if (!name.empty()) TRY_CTX(ValidateId(name), "--name");
-  TRY(CheckEgressRules(profile));
+  auto relay_policy = TRY(CheckEgressRules(profile));  // parsed once, passed along
   bundle::SessionProfile p = profile;
   std::error_code ec;
   p.workspace = std::filesystem::canonical(p.workspace, ec).string();
@@ -258,8 +258,8 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   r.created = r.last_used = log::NowRfc3339();
   if (p.network == "proxy") {
     TRY(fs::MkdirAll(std::filesystem::path(r.audit).parent_path(), 0700));
-    r.relay_args = RelayProxyArgs(p, net_paths, id, r.audit, resolve);
-    TRY(SetUpProxyNetwork(journal, net_paths, p, r.relay_args));
+    r.relay_args = RelayProxyArgs(p, relay_policy, net_paths, id, r.audit, resolve);
+    TRY(SetUpProxyNetwork(journal, net_paths, relay_policy, r.relay_args));
   }
   TRY(journal.Append({kContainerKind, {{"id", r.container_id}}}));
   fault::Point("session.create.after-journal");
