@@ -4,6 +4,7 @@
 // a string") instead of reading as an empty path.
 #pragma once
 
+#include <boost/describe.hpp>
 #include <boost/json.hpp>
 #include <string>
 #include <string_view>
@@ -22,12 +23,14 @@ struct GvisorData {
   std::string control;             // the control-server protocol this sandbox speaks; empty: runsc exec only
   std::string control_netns;       // the private control network namespace; empty: recorded before it existed
 };
+BOOST_DESCRIBE_STRUCT(GvisorData, (), (flags, platform, network, cgroups_path, control, control_netns))
 
 struct NativeData {
   std::vector<std::string> cgroups;  // one directory per hierarchy
   std::string fifo;                  // exec.fifo that `start` opens
   std::string keyring;               // the session keyring's name; empty: --no-new-keyring
 };
+BOOST_DESCRIBE_STRUCT(NativeData, (), (cgroups, fifo, keyring))
 
 // monostate: nothing recorded yet (a record saved before its backend created anything).
 using BackendData = std::variant<std::monostate, GvisorData, NativeData>;
