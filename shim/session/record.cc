@@ -3,7 +3,7 @@
 #include <array>
 #include <utility>
 
-#include "bundle/json_field.h"
+#include "bundle/described.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
@@ -38,67 +38,40 @@ std::optional<SessionState> ParseSessionState(std::string_view s) { return Parse
 std::optional<NetworkMode> ParseNetworkMode(std::string_view s) { return ParseIn(kNetworks, s); }
 std::optional<LayerKind> ParseLayerKind(std::string_view s) { return ParseIn(kLayers, s); }
 
-json::object RecordToJson(const SessionRecord& r) {
-  return {{"id", r.id},
-          {"name", r.name},
-          {"container_id", r.container_id},
-          {"backend", r.backend},
-          {"workspace", r.workspace},
-          {"rootfs", r.rootfs},
-          {"audit", r.audit},
-          {"created", r.created},
-          {"last_used", r.last_used},
-          {"state", Name(r.state)},
-          {"layer", Name(r.layer)},
-          {"profile", r.profile},
-          {"network", Name(r.network)},
-          {"relay_args", json::value_from(r.relay_args)},
-          {"execs", r.execs},
-          {"exec_failures", r.exec_failures},
-          {"exec_timeouts", r.exec_timeouts},
-          {"exec_seconds", r.exec_seconds},
-          {"id_base", r.id_base}};
-}
-
-// An enum field by name; absent reads as `def` (records written before the field existed).
+// The enums in session.json: by name (JSON conversion and the described-struct reader find
+// these by argument-dependent lookup).
 template <class E>
-static Result<E> EnumField(const bundle::Fields& f, std::string_view key, std::optional<E> (*parse)(std::string_view),
-                           E def) {
+static void FromEnum(json::value& v, E e) {
+  v = Name(e);
+}
+void tag_invoke(const json::value_from_tag&, json::value& v, SessionState e) { FromEnum(v, e); }
+void tag_invoke(const json::value_from_tag&, json::value& v, NetworkMode e) { FromEnum(v, e); }
+void tag_invoke(const json::value_from_tag&, json::value& v, LayerKind e) { FromEnum(v, e); }
+
+// An empty or absent name keeps the default (older records); an unknown one is an error.
+template <class E>
+static Status ReadEnum(const bundle::Fields& f, const char* key, E& dst, std::optional<E> (*parse)(std::string_view)) {
   auto s = TRY(f.String(key));
-  if (!s) return def;
+  if (!s || s->empty()) return Ok();
   auto e = parse(*s);
   if (!e) return f.Wrong(key, "unknown value \"" + *s + "\"");
-  return *e;
-}
-
-static Status ReadCounters(const bundle::Fields& f, SessionRecord& r) {
-  r.id_base = TRY(f.NumberOr<uint64_t>("id_base", 0));
-  r.execs = TRY(f.NumberOr<uint64_t>("execs", 0));
-  r.exec_failures = TRY(f.NumberOr<uint64_t>("exec_failures", 0));
-  r.exec_timeouts = TRY(f.NumberOr<uint64_t>("exec_timeouts", 0));
-  if (const auto* s = f.raw().if_contains("exec_seconds"); s && !s->is_null()) {
-    if (!s->is_number()) return f.Wrong("exec_seconds", "not a number");
-    r.exec_seconds = s->to_number<double>();
-  }
+  dst = *e;
   return Ok();
 }
+Status ReadMember(const bundle::Fields& f, const char* key, SessionState& dst) {
+  return ReadEnum(f, key, dst, ParseSessionState);
+}
+Status ReadMember(const bundle::Fields& f, const char* key, NetworkMode& dst) {
+  return ReadEnum(f, key, dst, ParseNetworkMode);
+}
+Status ReadMember(const bundle::Fields& f, const char* key, LayerKind& dst) { return ReadEnum(f, key, dst, ParseLayerKind); }
+
+json::object RecordToJson(const SessionRecord& r) { return bundle::WriteDescribed(r); }
 
 Result<SessionRecord> RecordFromJson(const json::value& v) {
   if (!v.is_object()) return MakeError("session record is not a JSON object", EINVAL);
-  bundle::Fields f(v.as_object(), "session.json");
-  SessionRecord r;
-  r.id = TRY(f.StringOr("id"));
+  auto r = TRY(bundle::ReadDescribed<SessionRecord>(bundle::Fields(v.as_object(), "session.json")));
   if (r.id.empty()) return MakeError("session record has no id", EINVAL);
-  for (auto [key, dst] : {std::pair{"name", &r.name}, {"container_id", &r.container_id}, {"backend", &r.backend},
-                          {"workspace", &r.workspace}, {"rootfs", &r.rootfs}, {"audit", &r.audit},
-                          {"created", &r.created}, {"last_used", &r.last_used}})
-    *dst = TRY(f.StringOr(key));
-  r.state = TRY(EnumField(f, "state", ParseSessionState, SessionState::kRunning));
-  r.layer = TRY(EnumField(f, "layer", ParseLayerKind, LayerKind::kNone));
-  r.network = TRY(EnumField(f, "network", ParseNetworkMode, NetworkMode::kNone));
-  if (auto p = TRY(f.Object("profile"))) r.profile = p->raw();
-  r.relay_args = TRY(f.Strings("relay_args"));
-  TRY(ReadCounters(f, r));
   return r;
 }
 

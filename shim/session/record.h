@@ -5,6 +5,7 @@
 // naming it ("session.json: execs: must not be negative"), never a default.
 #pragma once
 
+#include <boost/describe.hpp>
 #include <boost/json.hpp>
 #include <cstdint>
 #include <optional>
@@ -44,9 +45,14 @@ struct SessionRecord {
   uint64_t id_base = 0;
   uint64_t execs = 0, exec_failures = 0, exec_timeouts = 0;
   double exec_seconds = 0;
-  // Not stored: the container's live status ("running", "stopped", "gone").
+  // Not stored (not in the description below): the container's live status ("running",
+  // "stopped", "gone").
   std::string status;
 };
+// What session.json holds: these members, under their own names.
+BOOST_DESCRIBE_STRUCT(SessionRecord, (),
+                      (id, name, container_id, backend, workspace, rootfs, audit, created, last_used, state, layer,
+                       profile, network, relay_args, id_base, execs, exec_failures, exec_timeouts, exec_seconds))
 
 boost::json::object RecordToJson(const SessionRecord& r);
 Result<SessionRecord> RecordFromJson(const boost::json::value& v);
