@@ -7,9 +7,11 @@
 
 #include <boost/json.hpp>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
