@@ -13,7 +13,9 @@ Result<json::object> LoadProcess(const std::filesystem::path& file) {
   auto v = TRY(ParseJson(text, "process " + file.string()));
   if (!v.is_object()) return MakeError("process " + file.string() + ": must be a JSON object", EINVAL);
   auto& p = v.get_object();
-  if (GetStrings(p, "args").empty()) return MakeError("process " + file.string() + ": args must name a command", EINVAL);
+  // Read strictly once here so a mistyped field fails `exec` with its name, before anything runs.
+  auto typed = TRY(ReadProcess(p, "process " + file.string()));
+  if (typed.args.empty()) return MakeError("process " + file.string() + ": args must name a command", EINVAL);
   return std::move(p);
 }
 

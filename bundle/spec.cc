@@ -43,22 +43,77 @@ Result<json::value> ParseJson(std::string_view text, std::string_view what) {
   return v;
 }
 
-static void ReadProcess(const json::object& p, Spec& s) {
+static Status ReadProcessInto(const Fields& p, Spec& s) {
+  s.process = TRY(ReadProcess(p));
   s.has_process = true;
-  s.terminal = GetBool(p, "terminal");
-  s.args = GetStrings(p, "args");
-  s.cwd = GetString(p, "cwd");
-  if (const auto* caps = GetObject(p, "capabilities")) s.bounding_caps = GetStrings(*caps, "bounding");
+  s.terminal = s.process->terminal;
+  s.args = s.process->args;
+  s.cwd = s.process->cwd;
+  if (s.process->capabilities) s.bounding_caps = s.process->capabilities->bounding;
+  return Ok();
 }
 
-static void ReadLinux(const json::object& l, Spec& s) {
-  s.cgroups_path = GetString(l, "cgroupsPath");
-  if (const auto* nss = GetArray(l, "namespaces")) {
-    for (const auto& v : *nss) {
-      if (!v.is_object()) continue;
-      s.namespaces.push_back({GetString(v.get_object(), "type"), GetString(v.get_object(), "path")});
-    }
+static Result<Mount> ReadMount(const Fields& m) {
+  return Mount{TRY(m.StringOr("destination")), TRY(m.StringOr("type")), TRY(m.StringOr("source")),
+               TRY(m.Strings("options"))};
+}
+
+static Result<std::vector<IdMapping>> ReadIdMappings(const Fields& l, std::string_view key) {
+  std::vector<IdMapping> out;
+  for (const auto& m : TRY(l.Objects(key)))
+    out.push_back({TRY(m.NumberOr<uint32_t>("containerID", 0)), TRY(m.NumberOr<uint32_t>("hostID", 0)),
+                   TRY(m.NumberOr<uint32_t>("size", 0))});
+  return out;
+}
+
+static Result<Device> ReadDevice(const Fields& d) {
+  Device out;
+  out.path = TRY(d.StringOr("path"));
+  out.type = TRY(d.StringOr("type", "c"));
+  out.major = TRY(d.NumberOr<int64_t>("major", 0));
+  out.minor = TRY(d.NumberOr<int64_t>("minor", 0));
+  out.file_mode = TRY(d.NumberOr<uint32_t>("fileMode", 0666));
+  out.uid = TRY(d.NumberOr<uint32_t>("uid", 0));
+  out.gid = TRY(d.NumberOr<uint32_t>("gid", 0));
+  return out;
+}
+
+static Result<Resources> ReadResources(const Fields& r) {
+  Resources out;
+  if (auto m = TRY(r.Object("memory"))) {
+    out.memory_limit = TRY(m->Number<int64_t>("limit"));
+    out.memory_reservation = TRY(m->Number<int64_t>("reservation"));
+    out.memory_swap = TRY(m->Number<int64_t>("swap"));
   }
+  if (auto c = TRY(r.Object("cpu"))) {
+    out.cpu_shares = TRY(c->Number<uint64_t>("shares"));
+    out.cpu_period = TRY(c->Number<uint64_t>("period"));
+    out.cpu_quota = TRY(c->Number<int64_t>("quota"));
+    out.cpuset_cpus = TRY(c->StringOr("cpus"));
+    out.cpuset_mems = TRY(c->StringOr("mems"));
+  }
+  if (auto p = TRY(r.Object("pids"))) out.pids_limit = TRY(p->Number<int64_t>("limit"));
+  return out;
+}
+
+static Status ReadLinux(const Fields& l, Spec& s) {
+  s.cgroups_path = TRY(l.StringOr("cgroupsPath"));
+  for (const auto& ns : TRY(l.Objects("namespaces")))
+    s.namespaces.push_back({TRY(ns.StringOr("type")), TRY(ns.StringOr("path"))});
+  s.uid_mappings = TRY(ReadIdMappings(l, "uidMappings"));
+  s.gid_mappings = TRY(ReadIdMappings(l, "gidMappings"));
+  s.masked_paths = TRY(l.Strings("maskedPaths"));
+  s.readonly_paths = TRY(l.Strings("readonlyPaths"));
+  if (auto sc = TRY(l.Object("sysctl")))
+    for (const auto& kv : sc->raw()) {
+      if (!kv.value().is_string()) return sc->Wrong(kv.key(), "not a string");
+      s.sysctl.emplace_back(std::string(kv.key()), std::string(kv.value().get_string()));
+    }
+  for (const auto& d : TRY(l.Objects("devices"))) s.devices.push_back(TRY(ReadDevice(d)));
+  if (auto r = TRY(l.Object("resources"))) s.resources = TRY(ReadResources(*r));
+  s.rootfs_propagation = TRY(l.StringOr("rootfsPropagation"));
+  if (auto sc = TRY(l.Object("seccomp"))) s.has_seccomp = true;
+  return Ok();
 }
 
 Result<Spec> ParseSpec(std::string_view json_text) {
@@ -66,17 +121,22 @@ Result<Spec> ParseSpec(std::string_view json_text) {
   if (!v.is_object()) return MakeError("config.json: top level must be an object", EINVAL);
   Spec s;
   s.doc = std::move(v.get_object());
-  s.oci_version = GetString(s.doc, "ociVersion");
-  s.hostname = GetString(s.doc, "hostname");
-  if (const auto* root = GetObject(s.doc, "root")) {
-    s.root_path = GetString(*root, "path");
-    s.root_readonly = GetBool(*root, "readonly");
+  Fields top(s.doc, "config.json");
+  s.oci_version = TRY(top.StringOr("ociVersion"));
+  s.hostname = TRY(top.StringOr("hostname"));
+  s.domainname = TRY(top.StringOr("domainname"));
+  if (auto root = TRY(top.Object("root"))) {
+    s.root_path = TRY(root->StringOr("path"));
+    s.root_readonly = TRY(root->BoolOr("readonly"));
   }
-  if (const auto* p = GetObject(s.doc, "process")) ReadProcess(*p, s);
-  if (const auto* l = GetObject(s.doc, "linux")) ReadLinux(*l, s);
-  if (const auto* a = GetObject(s.doc, "annotations"))
-    for (const auto& kv : *a)
-      if (kv.value().is_string()) s.annotations[std::string(kv.key())] = std::string(kv.value().get_string());
+  if (auto p = TRY(top.Object("process"))) TRY(ReadProcessInto(*p, s));
+  for (const auto& m : TRY(top.Objects("mounts"))) s.mounts.push_back(TRY(ReadMount(m)));
+  if (auto l = TRY(top.Object("linux"))) TRY(ReadLinux(*l, s));
+  if (auto a = TRY(top.Object("annotations")))
+    for (const auto& kv : a->raw()) {
+      if (!kv.value().is_string()) return a->Wrong(kv.key(), "not a string");
+      s.annotations[std::string(kv.key())] = std::string(kv.value().get_string());
+    }
   return s;
 }
 

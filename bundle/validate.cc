@@ -30,11 +30,8 @@ Status ValidateNamespaces(const Spec& s) {
 }
 
 Status ValidateMounts(const Spec& s) {
-  const auto* mounts = GetArray(s.doc, "mounts");
-  if (!mounts) return Ok();
-  for (const auto& m : *mounts) {
-    if (!m.is_object()) return Invalid("mounts", "entries must be objects");
-    std::string dst = GetString(m.get_object(), "destination");
+  for (const auto& m : s.mounts) {
+    const auto& dst = m.destination;
     if (dst.empty() || dst[0] != '/') return Invalid("mounts", "destination \"" + dst + "\" must be an absolute path");
   }
   return Ok();

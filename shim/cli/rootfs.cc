@@ -1,8 +1,7 @@
 // `rootfs`: cached, read-only root filesystems for sessions (build, list, rm, gc).
 #include "shim/cli/rootfs_common.h"
 
-#include "bundle/spec.h"
-#include "shim/core/fs.h"
+#include "shim/session/rootfs_in_use.h"
 
 namespace sandshim::cli {
 
@@ -10,17 +9,8 @@ void AddCacheOption(CLI::App* sub, std::string& cache) {
   sub->add_option("--cache", cache, "rootfs cache directory")->envname("SANDSHIM_ROOTFS_CACHE")->capture_default_str();
 }
 
-std::vector<std::filesystem::path> SessionRootfsPaths(const GlobalOpts& g) {
-  std::vector<std::filesystem::path> out;
-  std::error_code ec;
-  for (const auto& d : std::filesystem::directory_iterator(std::filesystem::path(g.root) / "@sessions", ec)) {
-    auto text = fs::ReadFile(d.path() / "session.json");
-    if (!text) continue;
-    auto v = bundle::ParseJson(*text, "session.json");
-    if (!v || !v->is_object()) continue;
-    if (auto r = bundle::GetString(v->get_object(), "rootfs"); !r.empty()) out.emplace_back(r);
-  }
-  return out;
+Result<std::vector<std::filesystem::path>> SessionRootfsPaths(const GlobalOpts& g) {
+  return TRY_CTX(session::RootfsInUse(g.root), "the sessions' rootfs");
 }
 
 boost::json::object EntryJson(const rootfs::CacheEntry& e) {

@@ -11,9 +11,9 @@ namespace sandshim::cli {
 
 // Adds --cache DIR (env SANDSHIM_ROOTFS_CACHE) to a rootfs subcommand.
 void AddCacheOption(CLI::App* sub, std::string& cache);
-// The rootfs paths of the sessions under <root>/@sessions/*/session.json, read directly so
-// the rootfs library needs nothing of the session code.
-std::vector<std::filesystem::path> SessionRootfsPaths(const GlobalOpts& g);
+// The rootfs paths the sessions under --root use (session::RootfsInUse); an unreadable
+// record is an error, never "unused".
+Result<std::vector<std::filesystem::path>> SessionRootfsPaths(const GlobalOpts& g);
 boost::json::object EntryJson(const rootfs::CacheEntry& e);
 
 void RegisterRootfsBuild(Verbs& v, CLI::App* parent);

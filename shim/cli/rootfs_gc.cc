@@ -14,7 +14,9 @@ void RegisterRootfsRm(Verbs& v, CLI::App* parent) {
   auto a = std::make_shared<RootfsRmArgs>();
   auto* sub = v.Add("rm", "remove a cached rootfs by key (or key prefix) or by source", [&v, a] {
     rootfs::Cache cache(a->cache);
-    auto entries = cache.List(SessionRootfsPaths(v.global));
+    auto used = SessionRootfsPaths(v.global);
+    if (!used) return ExitWith(Status(used.error().Wrap("rootfs rm")));
+    auto entries = cache.List(*used);
     if (!entries) return ExitWith(Status(entries.error()));
     // A unique key prefix as `list` prints it, else a source ref whose key we compute.
     std::vector<const rootfs::CacheEntry*> hits;
@@ -47,7 +49,9 @@ void RegisterRootfsGc(Verbs& v, CLI::App* parent) {
   auto cache = std::make_shared<std::string>(rootfs::kDefaultCacheDir);
   auto json = std::make_shared<bool>(false);
   auto* sub = v.Add("gc", "remove cached rootfs entries no session uses", [&v, cache, json] {
-    auto report = rootfs::Cache(*cache).Gc(SessionRootfsPaths(v.global));
+    auto used = SessionRootfsPaths(v.global);
+    if (!used) return ExitWith(Status(used.error().Wrap("rootfs gc")));
+    auto report = rootfs::Cache(*cache).Gc(*used);
     if (*json) {
       auto arr = [](const std::vector<std::string>& v) { return boost::json::array(v.begin(), v.end()); };
       PrintJson(boost::json::object{{"removed", arr(report.removed)}, {"kept", arr(report.kept)},

@@ -9,7 +9,9 @@ void RegisterRootfsList(Verbs& v, CLI::App* parent) {
   auto cache = std::make_shared<std::string>(rootfs::kDefaultCacheDir);
   auto json = std::make_shared<bool>(false);
   auto* sub = v.Add("list", "list cached rootfs entries", [&v, cache, json] {
-    auto entries = rootfs::Cache(*cache).List(SessionRootfsPaths(v.global));
+    auto used = SessionRootfsPaths(v.global);
+    if (!used) return ExitWith(Status(used.error().Wrap("rootfs list")));
+    auto entries = rootfs::Cache(*cache).List(*used);
     if (!entries) return ExitWith(Status(entries.error()));
     if (*json) {
       boost::json::array out;

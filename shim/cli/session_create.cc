@@ -1,14 +1,11 @@
-// `session create`: build a session's bundle from a profile file and flags, start its sandbox.
-#include <cctype>
+// `session create`: parse the flags, resolve the profile (session::ResolveProfile), create the session.
 #include <iostream>
-#include <sstream>
 
-#include "bundle/session_profile.h"
 #include "rootfs-builder/rootfs.h"
 #include "shim/cli/env_arg.h"
 #include "shim/cli/session_common.h"
-#include "shim/core/fs.h"
 #include "shim/core/ids.h"
+#include "shim/session/resolve_profile.h"
 
 namespace sandshim::cli {
 
@@ -23,76 +20,41 @@ struct SessionCreateArgs {
   bool json = false, read_only_root = false;
 };
 
-// Profile file first, then every flag that was given: the command line wins.
-// HTTP_PROXY, https_proxy, NO_PROXY, ALL_PROXY… in either case.
-static bool IsProxyVariable(std::string_view k) {
-  std::string u(k);
-  for (auto& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return u == "HTTP_PROXY" || u == "HTTPS_PROXY" || u == "NO_PROXY" || u == "ALL_PROXY" || u == "FTP_PROXY";
+// Only the flags that were given: the session layer lays them over the profile file.
+static Result<session::ProfileInputs> Inputs(const SessionCreateArgs& a, CLI::App* sub, rootfs::Progress* progress) {
+  session::ProfileInputs in;
+  auto given = [&](const char* flag) { return sub->count(flag) > 0; };
+  auto flag = [&](const char* name, const std::string& v) { return given(name) ? std::optional(v) : std::nullopt; };
+  in.profile_file = a.profile_file;
+  in.rootfs = flag("--rootfs", a.rootfs);
+  in.image = flag("--image", a.image);
+  in.workspace = flag("--workspace", a.workspace);
+  in.workspace_dest = flag("--workspace-dest", a.workspace_dest);
+  in.proxy = flag("--proxy", a.proxy);
+  in.hostname = flag("--hostname", a.hostname);
+  in.network = flag("--network", a.network);
+  in.tmp_size = flag("--tmp-size", a.tmp_size);
+  in.memory = flag("--memory", a.memory);
+  in.user = flag("--user", a.user);
+  in.egress_policy_file = flag("--egress-policy", a.egress_policy);
+  if (given("--cpus")) in.cpus = a.cpus;
+  if (given("--pids")) in.pids = a.pids;
+  if (given("--read-only-root")) in.read_only_root = a.read_only_root;
+  if (given("--allow-private")) in.allow_private = a.allow_private;
+  for (const auto& arg : a.env) in.env.push_back(TRY(ResolveEnvArg(arg)));  // `-e K`: from our environment
+  in.env_files = a.env_files;
+  in.mounts = a.mounts;
+  in.allow_domains = a.allow_domains;
+  in.deny_domains = a.deny_domains;
+  in.allow_cidrs = a.allow_cidrs;
+  in.rootfs_cache = a.rootfs_cache;
+  in.progress = progress;
+  return in;
 }
 
 static Result<bundle::SessionProfile> Profile(const SessionCreateArgs& a, CLI::App* sub) {
-  bundle::SessionProfile p;
-  bundle::ProfileExtras extras;
-  if (!a.profile_file.empty()) TRY(bundle::LoadProfileFile(a.profile_file, &p, &extras));
-  auto given = [&](const char* flag) { return sub->count(flag) > 0; };
-  if (given("--rootfs")) p.rootfs = a.rootfs;
-  if (given("--workspace")) p.workspace = a.workspace;
-  if (given("--workspace-dest")) p.workspace_dest = a.workspace_dest;
-  if (given("--proxy")) p.proxy = a.proxy;
-  if (given("--hostname")) p.hostname = a.hostname;
-  if (given("--network")) p.network = a.network;
-  if (given("--tmp-size")) p.tmp_size = a.tmp_size;
-  if (given("--cpus")) p.cpus = a.cpus;
-  if (given("--pids")) p.pids = a.pids;
-  if (given("--memory")) p.memory_bytes = TRY(bundle::ParseBytes(a.memory));
-  if (given("--read-only-root")) p.writable_layer = !a.read_only_root;
-  if (given("--user")) {
-    auto [uid, gid] = TRY(bundle::ParseUser(a.user));
-    p.uid = uid;
-    p.gid = gid.value_or(uid);
-  }
-  for (const auto& f : a.env_files) {
-    auto text = TRY_CTX(fs::ReadFile(f), "--env-file " + f);
-    std::istringstream lines(text);
-    for (std::string line; std::getline(lines, line);) {
-      if (line.empty() || line[0] == '#') continue;
-      p.env.insert_or_assign(TRY(bundle::ParseEnv(line)).first, line.substr(line.find('=') + 1));
-    }
-  }
-  for (const auto& arg : a.env) {
-    auto kv = TRY(ResolveEnvArg(arg));
-    auto [k, v] = TRY(bundle::ParseEnv(kv));
-    p.env.insert_or_assign(k, v);
-  }
-  for (const auto& m : a.mounts) p.mounts.push_back(TRY(bundle::ParseMount(m)));
-  // Egress rules add to the profile's; a policy file replaces the profile's network_policy.
-  p.allow_domains.insert(p.allow_domains.end(), a.allow_domains.begin(), a.allow_domains.end());
-  p.deny_domains.insert(p.deny_domains.end(), a.deny_domains.begin(), a.deny_domains.end());
-  p.allow_cidrs.insert(p.allow_cidrs.end(), a.allow_cidrs.begin(), a.allow_cidrs.end());
-  if (given("--allow-private")) p.allow_private = a.allow_private;
-  if (given("--egress-policy")) p.egress_policy_json = TRY_CTX(fs::ReadFile(a.egress_policy), "--egress-policy");
-  std::string image = given("--image") ? a.image : extras.image;
-  if (given("--rootfs")) image.clear();  // the command line wins over a profile's image
-  // Neither a rootfs nor an image: the default base, built once by the rootfs builder, so
-  // `session create --workspace DIR` is enough to start.
-  if (image.empty() && p.rootfs.empty()) image = std::string(rootfs::kDefaultImage);
-  if (!image.empty()) {  // built once into the shared cache, then reused by every session
-    rootfs::Progress progress = rootfs::Progress::Auto(a.json);
-    auto built = TRY(rootfs::BuildOrReuse(image, {a.rootfs_cache, &progress}));
-    progress.Done();
-    p.rootfs = built.rootfs.string();
-    // The image's environment (PATH, language versions) under ours: profile and flags win.
-    // Never its proxy variables: an image's NO_PROXY=* or HTTP_PROXY would silently steer
-    // the sandbox's traffic around the proxy sandshim set (harmless in proxy mode, where
-    // the relay is the only way out, but a lie in host mode).
-    for (const auto& kv : built.config.env)
-      if (auto e = bundle::ParseEnv(kv); e && !p.env.count(e->first) && !IsProxyVariable(e->first))
-        p.env.emplace(e->first, e->second);
-  }
-  if (p.workspace.empty()) return MakeError("--workspace is required", EINVAL);
-  TRY(bundle::CheckProxyCredentials(p.proxy, p.network));
-  return p;
+  rootfs::Progress progress = rootfs::Progress::Auto(a.json);
+  return session::ResolveProfile(TRY(Inputs(a, sub, &progress)));
 }
 
 void RegisterSessionCreate(Verbs& v, CLI::App* parent) {

@@ -15,7 +15,11 @@ void RegisterSessionInspect(Verbs& v, CLI::App* parent) {
     if (!i) return ExitWith(Status(i.error().Wrap("session inspect")));
     auto o = SessionJson(i->record);
     o["backend_reason"] = i->backend_reason;
-    o["memory_bytes"] = i->memory_bytes;
+    // -1 / null: unknown (a stopped sandbox, or a backend that does not report it).
+    auto known = [](const std::optional<uint64_t>& v) { return v ? boost::json::value(*v) : boost::json::value(nullptr); };
+    o["memory_bytes"] = i->usage.memory_bytes ? boost::json::value(*i->usage.memory_bytes) : boost::json::value(-1);
+    o["pids"] = known(i->usage.pids);
+    o["cpu_ns"] = known(i->usage.cpu_ns);
     o["workspace_bytes"] = i->workspace_bytes;
     if (*json) {
       PrintJson(o, /*pretty=*/true);
@@ -23,7 +27,7 @@ void RegisterSessionInspect(Verbs& v, CLI::App* parent) {
     }
     for (const char* k : {"id", "name", "status", "state", "backend", "backend_reason", "layer", "network", "workspace", "rootfs",
                           "created", "last_used", "execs", "exec_failures", "exec_timeouts", "exec_seconds",
-                          "memory_bytes", "workspace_bytes", "audit"}) {
+                          "memory_bytes", "pids", "cpu_ns", "workspace_bytes", "audit"}) {
       const auto& val = o[k];
       std::cout << k << ": " << (val.is_string() ? std::string(val.as_string()) : boost::json::serialize(val)) << "\n";
     }

@@ -306,12 +306,4 @@ std::string Resolve(const std::string& name) {
   return found.empty() ? name : found;
 }
 
-Error Replace(const std::vector<std::string>& argv) {
-  if (argv.empty()) return MakeError("spawn: empty command", EINVAL);
-  std::string exe = Resolve(argv[0]);
-  auto cargv = CStrings(argv);
-  ::execv(exe.c_str(), cargv.data());
-  return ErrnoError("exec " + exe);
-}
-
 }  // namespace sandshim::process

@@ -117,9 +117,5 @@ std::vector<pid_t> KillAndAwait(const std::vector<pid_t>& pids, std::chrono::mil
 std::string FindOnHost(const std::string& name);
 // FindOnHost, or name itself (so exec reports ENOENT with the name the user gave).
 std::string Resolve(const std::string& name);
-// Replaces this process with argv (execv): for verbs whose whole remaining job is one
-// program, so it gets our stdio, signals and exit status with no process in between.
-// Returns only on failure.
-Error Replace(const std::vector<std::string>& argv);
 
 }  // namespace sandshim::process

@@ -9,10 +9,6 @@
 
 namespace sandshim::native {
 namespace json = boost::json;
-using bundle::GetArray;
-using bundle::GetObject;
-using bundle::GetString;
-using bundle::GetStrings;
 
 int NamespaceFlag(std::string_view type) {
   static const std::map<std::string, int, std::less<>> kFlags = {
@@ -104,77 +100,62 @@ void FinishBindFlags(MountStep* m) {
   if ((m->flags & MS_RDONLY) && (m->flags & MS_REC)) m->recursive_attrs |= MOUNT_ATTR_RDONLY;
 }
 
-static Result<std::vector<int>> Caps(const json::object& caps, std::string_view set) {
+static Result<std::vector<int>> Caps(const std::vector<std::string>& names) {
   std::vector<int> out;
-  for (const auto& name : GetStrings(caps, set)) out.push_back(TRY(CapabilityNumber(name)));
+  for (const auto& name : names) out.push_back(TRY(CapabilityNumber(name)));
   return out;
 }
 
-static uint64_t U64(const json::object& o, std::string_view key, uint64_t def = 0) {
-  auto it = o.find(key);
-  if (it == o.end()) return def;
-  if (it->value().is_uint64()) return it->value().get_uint64();
-  if (it->value().is_int64()) return static_cast<uint64_t>(it->value().get_int64());
-  return def;
-}
-
-Result<ProcessPlan> ProcessPlanFrom(const json::object& p) {
+Result<ProcessPlan> ProcessPlanFrom(const bundle::Process& p) {
   ProcessPlan out;
-  out.args = GetStrings(p, "args");
-  out.env = GetStrings(p, "env");
-  out.cwd = GetString(p, "cwd", "/");
-  out.terminal = bundle::GetBool(p, "terminal");
-  out.no_new_privs = bundle::GetBool(p, "noNewPrivileges");
-  if (const auto* u = GetObject(p, "user")) {
-    out.uid = static_cast<uint32_t>(U64(*u, "uid"));
-    out.gid = static_cast<uint32_t>(U64(*u, "gid"));
-    if (const auto* g = GetArray(*u, "additionalGids"))
-      for (const auto& v : *g) out.additional_gids.push_back(static_cast<uint32_t>(v.to_number<uint64_t>()));
+  out.args = p.args;
+  out.env = p.env;
+  out.cwd = p.cwd.empty() ? "/" : p.cwd;
+  out.terminal = p.terminal;
+  out.no_new_privs = p.no_new_privileges;
+  out.uid = p.user.uid;
+  out.gid = p.user.gid;
+  out.additional_gids = p.user.additional_gids;
+  if (const auto& c = p.capabilities) {
+    out.caps.bounding = TRY(Caps(c->bounding));
+    out.caps.effective = TRY(Caps(c->effective));
+    out.caps.permitted = TRY(Caps(c->permitted));
+    out.caps.inheritable = TRY(Caps(c->inheritable));
+    out.caps.ambient = TRY(Caps(c->ambient));
   }
-  if (const auto* c = GetObject(p, "capabilities")) {
-    out.caps.bounding = TRY(Caps(*c, "bounding"));
-    out.caps.effective = TRY(Caps(*c, "effective"));
-    out.caps.permitted = TRY(Caps(*c, "permitted"));
-    out.caps.inheritable = TRY(Caps(*c, "inheritable"));
-    out.caps.ambient = TRY(Caps(*c, "ambient"));
-  }
-  if (const auto* rl = GetArray(p, "rlimits"))
-    for (const auto& v : *rl) {
-      if (!v.is_object()) continue;
-      const auto& o = v.get_object();
-      out.rlimits.push_back({TRY(RlimitNumber(GetString(o, "type"))), U64(o, "soft"), U64(o, "hard")});
-    }
-  if (auto it = p.find("oomScoreAdj"); it != p.end() && it->value().is_int64())
-    out.oom_score_adj = static_cast<int>(it->value().get_int64());
+  for (const auto& r : p.rlimits) out.rlimits.push_back({TRY(RlimitNumber(r.type)), r.soft, r.hard});
+  out.oom_score_adj = p.oom_score_adj;
   if (out.args.empty()) return MakeError("process.args must name a command", EINVAL);
   return out;
 }
 
-static Result<SeccompPlan> SeccompFrom(const json::object& s) {
+Result<ProcessPlan> ProcessPlanFrom(const json::object& p) {
+  return ProcessPlanFrom(TRY(bundle::ReadProcess(p, "process")));
+}
+
+static Result<SeccompArg> SeccompArgFrom(const bundle::Fields& a) {
+  return SeccompArg{TRY(a.NumberOr<unsigned>("index", 0)), TRY(a.NumberOr<uint64_t>("value", 0)),
+                    TRY(a.NumberOr<uint64_t>("valueTwo", 0)), TRY(a.StringOr("op"))};
+}
+
+static Result<SeccompRule> SeccompRuleFrom(const bundle::Fields& o) {
+  SeccompRule r;
+  r.names = TRY(o.Strings("names"));
+  r.action = TRY(o.StringOr("action"));
+  r.errno_ret = TRY(o.Number<int>("errnoRet"));
+  for (const auto& a : TRY(o.Objects("args"))) r.args.push_back(TRY(SeccompArgFrom(a)));
+  return r;
+}
+
+static Result<SeccompPlan> SeccompFrom(const bundle::Fields& s) {
   SeccompPlan plan;
   plan.enabled = true;
   // As runc: a profile without a default would silently allow everything it does not name.
-  plan.default_action = GetString(s, "defaultAction");
+  plan.default_action = TRY(s.StringOr("defaultAction"));
   if (plan.default_action.empty()) return MakeError("linux.seccomp needs a defaultAction", EINVAL);
-  if (auto it = s.find("defaultErrnoRet"); it != s.end() && it->value().is_number())
-    plan.default_errno = it->value().to_number<int>();
-  plan.architectures = GetStrings(s, "architectures");
-  if (const auto* syscalls = GetArray(s, "syscalls"))
-    for (const auto& v : *syscalls) {
-      if (!v.is_object()) continue;
-      const auto& o = v.get_object();
-      SeccompRule r;
-      r.names = GetStrings(o, "names");
-      r.action = GetString(o, "action");
-      if (auto it = o.find("errnoRet"); it != o.end() && it->value().is_number()) r.errno_ret = it->value().to_number<int>();
-      if (const auto* args = GetArray(o, "args"))
-        for (const auto& a : *args) {
-          if (!a.is_object()) continue;
-          const auto& ao = a.get_object();
-          r.args.push_back({static_cast<unsigned>(U64(ao, "index")), U64(ao, "value"), U64(ao, "valueTwo"), GetString(ao, "op")});
-        }
-      plan.rules.push_back(std::move(r));
-    }
+  plan.default_errno = TRY(s.Number<int>("defaultErrnoRet"));
+  plan.architectures = TRY(s.Strings("architectures"));
+  for (const auto& o : TRY(s.Objects("syscalls"))) plan.rules.push_back(TRY(SeccompRuleFrom(o)));
   return plan;
 }
 
@@ -186,15 +167,12 @@ static void DefaultDevices(LaunchPlan& plan) {
 }
 
 static Result<void> ReadMounts(const bundle::Spec& spec, const std::filesystem::path& bundle_dir, LaunchPlan& plan) {
-  const auto* mounts = GetArray(spec.doc, "mounts");
-  if (!mounts) return Ok();
-  for (const auto& v : *mounts) {
-    const auto& o = v.get_object();
+  for (const auto& sm : spec.mounts) {
     MountStep m;
-    m.destination = GetString(o, "destination");
-    m.type = GetString(o, "type");
-    m.source = GetString(o, "source");
-    ParseMountOptions(GetStrings(o, "options"), &m);
+    m.destination = sm.destination;
+    m.type = sm.type;
+    m.source = sm.source;
+    ParseMountOptions(sm.options, &m);
     if (m.type == "bind") m.bind = true, m.flags |= MS_BIND, FinishBindFlags(&m);
     if (m.bind && !m.source.empty() && m.source[0] != '/') m.source = (bundle_dir / m.source).string();
     if (m.destination.empty() || m.destination[0] != '/')
@@ -204,34 +182,23 @@ static Result<void> ReadMounts(const bundle::Spec& spec, const std::filesystem::
   return Ok();
 }
 
-static Result<void> ReadLinux(const json::object& l, LaunchPlan& plan) {
-  plan.cgroups_path = GetString(l, "cgroupsPath");
-  plan.masked_paths = GetStrings(l, "maskedPaths");
-  plan.readonly_paths = GetStrings(l, "readonlyPaths");
-  if (const auto* sc = GetObject(l, "sysctl"))
-    for (const auto& kv : *sc)
-      if (kv.value().is_string()) plan.sysctl.emplace_back(std::string(kv.key()), std::string(kv.value().get_string()));
-  for (auto [key, dst] : {std::pair{"uidMappings", &plan.uid_map}, std::pair{"gidMappings", &plan.gid_map}})
-    if (const auto* maps = GetArray(l, key))
-      for (const auto& m : *maps)
-        if (m.is_object())
-          dst->push_back({static_cast<uint32_t>(U64(m.get_object(), "containerID")),
-                          static_cast<uint32_t>(U64(m.get_object(), "hostID")),
-                          static_cast<uint32_t>(U64(m.get_object(), "size"))});
-  if (const auto* devs = GetArray(l, "devices"))
-    for (const auto& d : *devs) {
-      if (!d.is_object()) continue;
-      const auto& o = d.get_object();
-      std::string type = GetString(o, "type", "c");
-      plan.devices.push_back({GetString(o, "path"), type.empty() ? 'c' : type[0], static_cast<int64_t>(U64(o, "major")),
-                              static_cast<int64_t>(U64(o, "minor")), static_cast<uint32_t>(U64(o, "fileMode", 0666)),
-                              static_cast<uint32_t>(U64(o, "uid")), static_cast<uint32_t>(U64(o, "gid"))});
-    }
-  if (const auto* sc = GetObject(l, "seccomp")) plan.seccomp = TRY(SeccompFrom(*sc));
-  std::string prop = GetString(l, "rootfsPropagation");
-  if (!prop.empty()) {
+static Result<void> ReadLinux(const bundle::Spec& spec, LaunchPlan& plan) {
+  plan.cgroups_path = spec.cgroups_path;
+  plan.masked_paths = spec.masked_paths;
+  plan.readonly_paths = spec.readonly_paths;
+  plan.sysctl = spec.sysctl;
+  for (auto [src, dst] : {std::pair{&spec.uid_mappings, &plan.uid_map}, std::pair{&spec.gid_mappings, &plan.gid_map}})
+    for (const auto& m : *src) dst->push_back({m.container_id, m.host_id, m.size});
+  for (const auto& d : spec.devices)
+    plan.devices.push_back({d.path, d.type.empty() ? 'c' : d.type[0], d.major, d.minor, d.file_mode, d.uid, d.gid});
+  if (spec.has_seccomp) {
+    // ParseSpec checked that linux.seccomp is an object; its rules are read (strictly) here.
+    bundle::Fields linux_fields(spec.doc.at("linux").get_object(), "config.json", "linux");
+    plan.seccomp = TRY(SeccompFrom(*TRY(linux_fields.Object("seccomp"))));
+  }
+  if (!spec.rootfs_propagation.empty()) {
     MountStep tmp;
-    ParseMountOptions({prop}, &tmp);
+    ParseMountOptions({spec.rootfs_propagation}, &tmp);
     plan.rootfs_propagation = tmp.propagation;
   }
   return Ok();
@@ -242,7 +209,7 @@ Result<LaunchPlan> PlanFromSpec(const bundle::Spec& spec, const std::filesystem:
   plan.rootfs = bundle::RootfsPath(spec, bundle_dir);
   plan.readonly_root = spec.root_readonly;
   plan.hostname = spec.hostname;
-  plan.domainname = GetString(spec.doc, "domainname");
+  plan.domainname = spec.domainname;
   // User namespace first: every other namespace is then owned by it.
   for (const char* type : {"user", "mount", "pid", "network", "ipc", "uts", "cgroup"}) {
     const auto* ns = bundle::FindNamespace(spec, type);
@@ -255,12 +222,11 @@ Result<LaunchPlan> PlanFromSpec(const bundle::Spec& spec, const std::filesystem:
   if (!bundle::FindNamespace(spec, "mount")) return MakeError("the native runtime needs a mount namespace", EINVAL);
   DefaultDevices(plan);
   TRY(ReadMounts(spec, bundle_dir, plan));
-  if (const auto* l = GetObject(spec.doc, "linux")) TRY(ReadLinux(*l, plan));
+  TRY(ReadLinux(spec, plan));
   if ((plan.clone_flags & CLONE_NEWUSER) && plan.uid_map.empty())
     return MakeError("a new user namespace needs linux.uidMappings", EINVAL);
-  const auto* p = GetObject(spec.doc, "process");
-  if (!p) return MakeError("spec has no process", EINVAL);
-  plan.process = TRY(ProcessPlanFrom(*p));
+  if (!spec.process) return MakeError("spec has no process", EINVAL);
+  plan.process = TRY(ProcessPlanFrom(*spec.process));
   plan.create_container_hooks = HooksOf(spec.doc, "createContainer");
   plan.start_container_hooks = HooksOf(spec.doc, "startContainer");
   return plan;

@@ -134,7 +134,9 @@ struct LaunchPlan {
 
 // Pure: spec + bundle dir -> plan, or the first thing in the spec we cannot honour.
 Result<LaunchPlan> PlanFromSpec(const bundle::Spec& spec, const std::filesystem::path& bundle_dir);
-// The process part alone (exec uses it for --process JSON).
+// The process part alone (exec uses it for --process JSON, read strictly: a mistyped field is
+// an error naming it).
+Result<ProcessPlan> ProcessPlanFrom(const bundle::Process& process);
 Result<ProcessPlan> ProcessPlanFrom(const boost::json::object& process);
 // mount(2) flags and data from OCI mount options (pure).
 void ParseMountOptions(const std::vector<std::string>& options, MountStep* m);

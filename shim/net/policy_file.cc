@@ -80,6 +80,15 @@ Result<EgressPolicy> ParsePolicy(std::string_view text) {
   return p;
 }
 
+std::string PolicyJson(const EgressPolicy& p) {
+  auto list = [](const std::vector<std::string>& v) { return json::array(v.begin(), v.end()); };
+  json::object net{{"allowedDomains", list(p.allowed_domains)},     {"blockedDomains", list(p.blocked_domains)},
+                   {"allowedRegistries", list(p.allowed_registries)}, {"allowCidrs", list(p.allow_cidrs)},
+                   {"allowPrivate", p.allow_private}};
+  if (!p.upstream_proxy.empty()) net["upstreamProxy"] = p.upstream_proxy;
+  return json::serialize(json::object{{"network", std::move(net)}});
+}
+
 Result<EgressPolicy> LoadPolicy(const std::filesystem::path& file) {
   auto text = TRY_CTX(fs::ReadFile(file), "policy " + file.string());
   auto p = ParsePolicy(text);

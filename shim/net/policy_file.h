@@ -37,6 +37,8 @@ struct EgressPolicy {
 // npm, pypi, crates, go, maven, rubygems -> their hosts; an unknown name is an error.
 Result<std::vector<std::string>> RegistryDomains(std::string_view name);
 Result<EgressPolicy> ParsePolicy(std::string_view json_text);
+// The policy as a policy file ({"network": {...}}): ParsePolicy(PolicyJson(p)) reads p back.
+std::string PolicyJson(const EgressPolicy& p);
 Result<EgressPolicy> LoadPolicy(const std::filesystem::path& file);
 
 }  // namespace sandshim::net

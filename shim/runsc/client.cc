@@ -209,17 +209,6 @@ Result<process::ProcessSpec> Client::ExecLaunch(std::string_view id, const std::
   return l;
 }
 
-Error Client::ExecReplace(std::string_view id, const std::string& process_json, const ExecOpts& opts) {
-  auto l = ExecLaunch(id, process_json, opts, {0, 1, 2});
-  if (!l) return l.error();
-  int fd = l->owned.front().get();
-  ::fcntl(fd, F_SETFD, 0);  // what the launch's dup2 onto itself would do
-  auto ns = NetnsScope::Enter(l->netns);  // for good: this process becomes runsc
-  if (!ns) return Failed("exec", ns.error().msg);
-  Error e = process::Replace(l->argv);
-  return Failed("exec", e.msg);
-}
-
 Result<pid_t> Client::ExecDetached(std::string_view id, const ExecOpts& opts,
                                    const std::filesystem::path& internal_pid_file) {
   ProtectStdio();

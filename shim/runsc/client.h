@@ -29,11 +29,7 @@ class Client {
   Status KillPid(std::string_view id, pid_t pid, int signal);
   Status Pause(std::string_view id);
   Status Resume(std::string_view id);
-  // Foreground exec: becomes `runsc exec` (execv), reading the process from an in-memory
-  // file, so the exec'd command's status and signals are runsc's own with nothing in
-  // between. Returns only on failure.
-  Error ExecReplace(std::string_view id, const std::string& process_json, const ExecOpts& o);
-  // The same foreground exec as a program for the caller to start and supervise (session
+  // A foreground exec as a program for the caller to start and supervise (the gVisor backend's
   // exec): everything is prepared here, in the caller's process, so its child only execs.
   // inherited_stdio: which of our stdio descriptors runsc will get (they are made safe to
   // hand it); the caller's launch actions replace the others.

@@ -41,7 +41,7 @@ struct CreateRequest {
 
 struct Created {
   proc::ProcessId init;
-  boost::json::object data;  // saved as the record's backend_data
+  BackendData data;  // saved as the record's backend_data
 };
 
 struct ExecRequest {

@@ -29,7 +29,7 @@ namespace sandshim::runtime {
 namespace json = boost::json;
 namespace {
 
-std::vector<std::string> FlagsOf(const ContainerRecord& c) { return bundle::GetStrings(c.backend_data, "flags"); }
+std::vector<std::string> FlagsOf(const ContainerRecord& c) { return GvisorOf(c.backend_data).flags; }
 
 json::array ToArray(const std::vector<std::string>& v) {
   json::array a;
@@ -80,7 +80,7 @@ runsc::Client GvisorBackend::ClientFor(const std::vector<std::string>& flags, co
 // The control namespace of a recorded container: as recorded at create, or (a foreground run,
 // whose record is saved before runsc runs) the root's shared one, or an older record's own.
 std::filesystem::path GvisorBackend::NetnsOf(const ContainerRecord& c) const {
-  std::filesystem::path recorded = bundle::GetString(c.backend_data, "control_netns");
+  std::filesystem::path recorded = GvisorOf(c.backend_data).control_netns;
   if (!recorded.empty()) return recorded;
   for (const auto& fixed : {runsc::SharedControlNetns(root_), runsc::ControlNetnsPath(root_ / c.id)})
     if (net::IsNetns(fixed)) return fixed;
@@ -220,9 +220,12 @@ Result<Created> GvisorBackend::Create(const CreateRequest& r, Journal& j) {
   TRY(native::RunHooks(r.spec, "createRuntime", state));
   Created c;
   c.init = {pid, start ? *start : 0};
-  c.data = {{"flags", ToArray(flags)}, {"platform", probe_->Get().platform}, {"network", runsc::EffectiveNetwork(flags)},
-            {"cgroups_path", r.spec.cgroups_path}, {"control", runsc::ControlProtocolFor(probe_->Get().version)},
-            {"control_netns", runsc::SharedControlNetns(root_).string()}};
+  c.data = GvisorData{.flags = flags,
+                      .platform = probe_->Get().platform,
+                      .network = runsc::EffectiveNetwork(flags),
+                      .cgroups_path = r.spec.cgroups_path,
+                      .control = runsc::ControlProtocolFor(probe_->Get().version),
+                      .control_netns = runsc::SharedControlNetns(root_).string()};
   return c;
 }
 
@@ -287,7 +290,7 @@ Status GvisorBackend::Update(const ContainerRecord& c, const json::object& resou
   // written there bound everything inside, as they bound runc's processes. Only existing
   // directories: nothing is made or moved under a live sandbox.
   std::vector<std::filesystem::path> dirs;
-  for (auto& d : native::CgroupDirs(bundle::GetString(c.backend_data, "cgroups_path"), c.id))
+  for (auto& d : native::CgroupDirs(GvisorOf(c.backend_data).cgroups_path, c.id))
     if (fs::Exists(d)) dirs.push_back(std::move(d));
   if (dirs.empty()) return MakeError("update: the sandbox has no host cgroup to change", ENOENT);
   json::object res = resources;

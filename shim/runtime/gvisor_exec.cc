@@ -166,9 +166,9 @@ Result<std::unique_ptr<proc::Running>> GvisorBackend::StartExec(const ContainerR
 Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecThroughControl(const ContainerRecord& c, const ExecRequest& r,
                                                                         const std::array<int, 3>& stdio) {
   std::unique_ptr<proc::Running> none;
-  if (bundle::GetString(c.backend_data, "control").empty()) return none;
+  if (GvisorOf(c.backend_data).control.empty()) return none;
   auto cid = RunscId(root_, c.id);
-  auto args = TRY(runsc::ExecArgsFor(r.process, cid, NetRaw(bundle::GetStrings(c.backend_data, "flags"))));
+  auto args = TRY(runsc::ExecArgsFor(r.process, cid, NetRaw(GvisorOf(c.backend_data).flags)));
   if (!args) return none;
   // sandshim's sandboxes hold one container, whose id is the sandbox's; its pid is the
   // container's init as recorded (checked against its start time before this call).

@@ -25,7 +25,7 @@
 namespace sandshim::runtime {
 namespace json = boost::json;
 
-bool InPod(const ContainerRecord& c) { return !bundle::GetString(c.backend_data, "pod_sandbox").empty(); }
+bool InPod(const ContainerRecord& c) { return !GvisorOf(c.backend_data).pod_sandbox.empty(); }
 
 namespace {
 
@@ -66,7 +66,7 @@ auto WithStdio(std::array<UniqueFd, 3>& stdio, F f) -> decltype(f()) {
 
 Result<Created> GvisorBackend::CreateInPod(const CreateRequest& r, Journal& j, const std::string& sandbox_id) {
   auto sandbox = TRY(LoadPodSandbox(root_, sandbox_id));
-  auto flags = bundle::GetStrings(sandbox.backend_data, "flags");
+  auto flags = GvisorOf(sandbox.backend_data).flags;
   auto netns = NetnsOf(sandbox);
   auto sandbox_runsc_id = RunscId(root_, sandbox_id);
   auto cid = RunscId(root_, r.id);
@@ -94,12 +94,12 @@ Result<Created> GvisorBackend::CreateInPod(const CreateRequest& r, Journal& j, c
   Created c;
   c.init = waiter;
   // No "control": session exec's direct path talks to a sandbox's own container only.
-  c.data = {{"flags", ToArray(flags)},
-            {"platform", bundle::GetString(sandbox.backend_data, "platform")},
-            {"network", bundle::GetString(sandbox.backend_data, "network")},
-            {"cgroups_path", r.spec.cgroups_path},
-            {"control_netns", netns.string()},
-            {"pod_sandbox", sandbox_id}};
+  c.data = GvisorData{.flags = flags,
+                      .platform = GvisorOf(sandbox.backend_data).platform,
+                      .network = GvisorOf(sandbox.backend_data).network,
+                      .cgroups_path = r.spec.cgroups_path,
+                      .control_netns = netns.string(),
+                      .pod_sandbox = sandbox_id};
   return c;
 }
 
@@ -107,7 +107,7 @@ Status GvisorBackend::StartInPod(const ContainerRecord& c) {
   // runsc hands a subcontainer the stdio `runsc start` runs with (not create's): the
   // container's, which its waiter has held since create.
   auto stdio = TRY(pod::WaiterStdio(c.init.pid));
-  runsc::Global g{config_.runsc, RunscRoot(root_), bundle::GetStrings(c.backend_data, "flags"), NetnsOf(c)};
+  runsc::Global g{config_.runsc, RunscRoot(root_), GvisorOf(c.backend_data).flags, NetnsOf(c)};
   auto ran = WithStdio(stdio, [&]() -> Result<process::Outcome> {
     auto ns = TRY(NetnsScope::Enter(g.netns));  // where the sandbox's control socket is
     return process::Run({.argv = runsc::StartArgv(g, RunscId(root_, c.id)), .capture = false,

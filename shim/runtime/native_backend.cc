@@ -22,10 +22,16 @@ namespace sandshim::runtime {
 namespace json = boost::json;
 namespace {
 
-std::vector<std::filesystem::path> Dirs(const json::object& data) {
+// The journal's native entry carries the same list under the same key.
+std::vector<std::filesystem::path> Dirs(const json::object& journal_data) {
   std::vector<std::filesystem::path> out;
-  for (const auto& d : bundle::GetStrings(data, "cgroups")) out.emplace_back(d);
+  for (const auto& d : bundle::GetStrings(journal_data, "cgroups")) out.emplace_back(d);
   return out;
+}
+
+std::vector<std::filesystem::path> Dirs(const BackendData& data) {
+  const auto& cgroups = NativeOf(data).cgroups;
+  return {cgroups.begin(), cgroups.end()};
 }
 
 std::string HookState(const CreateRequest& r, pid_t pid, std::string_view status) {
@@ -89,7 +95,7 @@ Result<Created> NativeBackend::Create(const CreateRequest& r, Journal& j) {
   auto start = proc::StartTime(pid);
   Created c;
   c.init = {pid, start ? *start : 0};
-  c.data = {{"cgroups", cg}, {"fifo", o.fifo.string()}, {"keyring", plan.keyring}};
+  c.data = NativeData{{dirs.begin(), dirs.end()}, o.fifo.string(), plan.keyring};
   return c;
 }
 
@@ -107,7 +113,7 @@ Result<int> NativeBackend::Run(const CreateRequest& r, Journal& j) {
 }
 
 Status NativeBackend::Start(const ContainerRecord& c) {
-  TRY(native::ReleaseInit(bundle::GetString(c.backend_data, "fifo")));
+  TRY(native::ReleaseInit(NativeOf(c.backend_data).fifo));
   auto spec = bundle::LoadSpec(c.bundle);
   if (spec) {
     auto st = OciState(c);

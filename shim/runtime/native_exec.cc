@@ -27,7 +27,7 @@ namespace {
 
 std::vector<std::filesystem::path> CgroupDirsOf(const ContainerRecord& c) {
   std::vector<std::filesystem::path> out;
-  for (const auto& d : bundle::GetStrings(c.backend_data, "cgroups")) out.emplace_back(d);
+  for (const auto& d : NativeOf(c.backend_data).cgroups) out.emplace_back(d);
   return out;
 }
 
@@ -100,7 +100,7 @@ Result<std::unique_ptr<proc::Running>> NativeBackend::StartExec(const ContainerR
   auto spec = TRY(bundle::LoadSpec(c.bundle));
   auto plan = TRY(native::PlanFromSpec(spec, c.bundle));
   native::ExecOptions o{c.init.pid, CgroupDirsOf(c), std::nullopt, r.detach, r.preserve_fds,
-                        bundle::GetString(c.backend_data, "keyring")};
+                        NativeOf(c.backend_data).keyring};
   if (stdio.console_socket) o.console_socket = stdio.console_socket->string();
   if (r.detach) {
     if (stdio.terminal && !stdio.console_socket)

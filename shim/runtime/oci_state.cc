@@ -10,10 +10,9 @@ boost::json::object OciState(const ContainerRecord& r) {
   // Which isolation the container really got is part of its state, not a log detail.
   // The backend it got (auto may have fallen back), over whatever the spec asked for.
   if (!r.backend.empty()) ann["dev.sandshim.backend"] = r.backend;
-  for (const char* key : {"platform", "network"}) {
-    std::string v = bundle::GetString(r.backend_data, key);
-    if (!v.empty()) ann[std::string("dev.sandshim.runsc.") + key] = v;
-  }
+  const auto& g = GvisorOf(r.backend_data);
+  for (auto [key, v] : {std::pair{"platform", &g.platform}, std::pair{"network", &g.network}})
+    if (!v->empty()) ann[std::string("dev.sandshim.runsc.") + key] = *v;
   bool stopped = r.status == ContainerStatus::kStopped;
   return {{"ociVersion", kOciVersion},
           {"id", r.id},

@@ -1,22 +1,19 @@
 #include "shim/runtime/record.h"
 
+#include "bundle/json_field.h"
 #include "bundle/spec.h"
 
 namespace sandshim::runtime {
 
 namespace json = boost::json;
-using bundle::GetString;
 
 static json::object PidJson(const proc::ProcessId& p) { return {{"pid", p.pid}, {"start", p.start}}; }
 
-static proc::ProcessId PidFromJson(const json::object& o, std::string_view key) {
+static Result<proc::ProcessId> PidFromJson(const bundle::Fields& o, std::string_view key) {
   proc::ProcessId p;
-  if (const auto* v = bundle::GetObject(o, key)) {
-    if (auto it = v->find("pid"); it != v->end() && it->value().is_int64()) p.pid = static_cast<pid_t>(it->value().get_int64());
-    if (auto it = v->find("start"); it != v->end()) {
-      if (it->value().is_uint64()) p.start = it->value().get_uint64();
-      else if (it->value().is_int64()) p.start = static_cast<uint64_t>(it->value().get_int64());
-    }
+  if (auto v = TRY(o.Object(key))) {
+    p.pid = TRY(v->NumberOr<pid_t>("pid", 0));
+    p.start = TRY(v->NumberOr<uint64_t>("start", 0));
   }
   return p;
 }
@@ -33,30 +30,34 @@ json::object ToJson(const ContainerRecord& r) {
           {"owner", PidJson(r.owner)},
           {"created", r.created},
           {"annotations", std::move(ann)},
-          {"backend_data", r.backend_data},
+          {"backend_data", BackendDataToJson(r.backend_data)},
           {"durable", r.durable}};
 }
 
+// Strict: a field of the wrong type is an error naming it ("state.json: init.pid: not a
+// number"), never a default that would point a kill at pid 0.
 Result<ContainerRecord> RecordFromJson(std::string_view text) {
   auto v = TRY(bundle::ParseJson(text, "state.json"));
   if (!v.is_object()) return MakeError("state.json: not an object", EINVAL);
-  const auto& o = v.get_object();
+  bundle::Fields o(v.get_object(), "state.json");
   ContainerRecord r;
-  r.id = GetString(o, "id");
-  r.backend = GetString(o, "backend");
-  r.bundle = GetString(o, "bundle");
-  r.rootfs = GetString(o, "rootfs");
-  auto st = ParseStatus(GetString(o, "status"));
+  r.id = TRY(o.StringOr("id"));
+  r.backend = TRY(o.StringOr("backend"));
+  r.bundle = TRY(o.StringOr("bundle"));
+  r.rootfs = TRY(o.StringOr("rootfs"));
+  auto st = ParseStatus(TRY(o.StringOr("status")));
   if (!st) return MakeError("state.json: bad status", EINVAL);
   r.status = *st;
-  r.init = PidFromJson(o, "init");
-  r.owner = PidFromJson(o, "owner");
-  r.created = GetString(o, "created");
-  if (const auto* a = bundle::GetObject(o, "annotations"))
-    for (const auto& kv : *a)
-      if (kv.value().is_string()) r.annotations[std::string(kv.key())] = std::string(kv.value().get_string());
-  if (const auto* b = bundle::GetObject(o, "backend_data")) r.backend_data = *b;
-  if (auto it = o.find("durable"); it != o.end() && it->value().is_bool()) r.durable = it->value().get_bool();
+  r.init = TRY(PidFromJson(o, "init"));
+  r.owner = TRY(PidFromJson(o, "owner"));
+  r.created = TRY(o.StringOr("created"));
+  if (auto a = TRY(o.Object("annotations")))
+    for (const auto& kv : a->raw()) {
+      if (!kv.value().is_string()) return a->Wrong(kv.key(), "not a string");
+      r.annotations[std::string(kv.key())] = std::string(kv.value().get_string());
+    }
+  if (auto b = TRY(o.Object("backend_data"))) r.backend_data = TRY(BackendDataFromJson(r.backend, b->raw(), "state.json"));
+  r.durable = TRY(o.BoolOr("durable", true));
   return r;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "shim/core/proc.h"
+#include "shim/runtime/backend_data.h"
 #include "shim/runtime/status.h"
 
 namespace sandshim::runtime {
@@ -24,7 +25,7 @@ struct ContainerRecord {
   proc::ProcessId owner;  // sandshim process that must finish creating / running it
   std::string created;
   std::map<std::string, std::string> annotations;
-  boost::json::object backend_data;  // backend-specific facts (runsc root, flags, platform)
+  BackendData backend_data;  // backend-specific facts (runsc flags, platform; native cgroups)
   // Whether the record and journal are fsync'd. Only what can outlive the kernel needs it
   // (runsc's state files, hooks' side effects); see docs/CRASH_SAFETY.md. Absent = true.
   bool durable = true;

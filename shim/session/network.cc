@@ -13,41 +13,33 @@
 
 namespace sandshim::session {
 
-Status CheckEgressRules(const bundle::SessionProfile& p) {
+Result<RelayPolicy> CheckEgressRules(const bundle::SessionProfile& p) {
   for (const auto& d : p.allow_domains) TRY_CTX(net::ParseDomainRule(d), "--allow-domain");
   for (const auto& d : p.deny_domains) TRY_CTX(net::ParseDomainRule(d), "--deny-domain");
   for (const auto& c : p.allow_cidrs) TRY_CTX(net::ParseCidr(c), "--allow-cidr");
-  if (!p.egress_policy_json.empty()) TRY_CTX(net::ParsePolicy(p.egress_policy_json), "network policy");
+  RelayPolicy policy;
+  if (!p.egress_policy_json.empty()) policy = TRY_CTX(net::ParsePolicy(p.egress_policy_json), "network policy");
   bool rules = !p.allow_domains.empty() || !p.deny_domains.empty() || !p.allow_cidrs.empty() ||
-               p.allow_private || !p.egress_policy_json.empty();
+               p.allow_private || policy;
   if (rules && p.network != "proxy")
     return MakeError("egress rules (--allow-domain, --egress-policy, ...) need --network proxy", EINVAL);
-  return Ok();
+  if (!p.proxy.empty()) {
+    if (!policy) policy.emplace();
+    policy->upstream_proxy = p.proxy;
+  }
+  return policy;
 }
 
-std::string RelayPolicyJson(const bundle::SessionProfile& p) {
-  if (p.egress_policy_json.empty() && p.proxy.empty()) return "";
-  boost::json::object doc;
-  boost::system::error_code ec;
-  // CheckEgressRules has parsed it; still never throw here.
-  if (auto v = boost::json::parse(p.egress_policy_json, ec); !ec && v.is_object()) doc = std::move(v.as_object());
-  // The "network" object may be the top level (policy_file.h); the upstream goes where the rest is.
-  auto* net = doc.if_contains("network");
-  auto& target = net && net->is_object() ? net->as_object() : doc;
-  if (!p.proxy.empty()) target["upstreamProxy"] = p.proxy;
-  return boost::json::serialize(doc);
-}
-
-std::vector<std::string> RelayProxyArgs(const bundle::SessionProfile& p, const NetworkPaths& paths,
-                                        const std::string& session, const std::string& audit_file,
-                                        const std::vector<std::string>& resolve) {
+std::vector<std::string> RelayProxyArgs(const bundle::SessionProfile& p, const RelayPolicy& policy,
+                                        const NetworkPaths& paths, const std::string& session,
+                                        const std::string& audit_file, const std::vector<std::string>& resolve) {
   net::ProxyProcessOptions o;
   o.allow_domains = p.allow_domains;
   o.deny_domains = p.deny_domains;
   o.allow_cidrs = p.allow_cidrs;
   o.allow_private = p.allow_private;
   o.resolve = resolve;
-  if (!RelayPolicyJson(p).empty()) o.policy_file = paths.policy.string();
+  if (policy) o.policy_file = paths.policy.string();
   o.audit_file = audit_file;
   o.session = session;
   return net::ProxyArgs(o);
@@ -65,12 +57,12 @@ Status StartSessionRelay(const NetworkPaths& paths, const std::vector<std::strin
   return Ok();
 }
 
-Status SetUpProxyNetwork(runtime::Journal& journal, const NetworkPaths& paths, const bundle::SessionProfile& p,
+Status SetUpProxyNetwork(runtime::Journal& journal, const NetworkPaths& paths, const RelayPolicy& policy,
                          const std::vector<std::string>& relay_args) {
   TRY(journal.Append({std::string(net::kJournalNetns), net::NetnsJournalData(paths.netns)}));
   TRY_CTX(net::CreateNetns(paths.netns), "network namespace");
   fault::Point("session.create.after-netns");
-  if (auto policy = RelayPolicyJson(p); !policy.empty()) TRY(fs::WriteFileAtomic(paths.policy, policy, 0600));
+  if (policy) TRY(fs::WriteFileAtomic(paths.policy, net::PolicyJson(*policy), 0600));
   TRY(journal.Append({std::string(net::kJournalRelay), net::RelayJournalData(paths.pid_file)}));
   TRY_CTX(StartSessionRelay(paths, relay_args), "egress relay");
   fault::Point("session.create.after-relay");

@@ -13,11 +13,13 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bundle/session_spec.h"
 #include "shim/core/result.h"
+#include "shim/net/policy_file.h"
 #include "shim/runtime/journal.h"
 
 namespace sandshim::session {
@@ -31,23 +33,25 @@ struct NetworkPaths {
   std::filesystem::path netns, pid_file, log, policy;
 };
 
+// The relay's policy, parsed once: the profile's network_policy with the user's proxy as its
+// upstreamProxy. It reaches the relay as a file of mode 0600, never a command-line argument:
+// a proxy URL may carry credentials, and every host user can read a process's argv.
+// nullopt: neither a policy nor an upstream, so no file is needed.
+using RelayPolicy = std::optional<net::EgressPolicy>;
+
 // Checks the egress rules of p (domain rules, CIDRs, the policy document) before anything
-// is created, so a typo fails the create with a clear error instead of a relay that dies.
-Status CheckEgressRules(const bundle::SessionProfile& p);
+// is created, so a typo fails the create with a clear error instead of a relay that dies;
+// returns the relay's policy, which the create passes along as is.
+Result<RelayPolicy> CheckEgressRules(const bundle::SessionProfile& p);
 
-// The relay's policy file: the profile's network_policy with the user's proxy as its
-// upstreamProxy (a file of mode 0600, never a command-line argument: a proxy URL may carry
-// credentials, and every host user can read a process's argv). Empty: no file is needed.
-std::string RelayPolicyJson(const bundle::SessionProfile& p);
-
-// The `sandshim proxy` flags of the session's relay (pure): p's rules, its policy file, the
-// policy file, the audit file and session id for the audit lines.
-std::vector<std::string> RelayProxyArgs(const bundle::SessionProfile& p, const NetworkPaths& paths,
-                                        const std::string& session, const std::string& audit_file,
-                                        const std::vector<std::string>& resolve);
+// The `sandshim proxy` flags of the session's relay (pure): p's rules, the policy file when
+// there is a policy, the audit file and session id for the audit lines.
+std::vector<std::string> RelayProxyArgs(const bundle::SessionProfile& p, const RelayPolicy& policy,
+                                        const NetworkPaths& paths, const std::string& session,
+                                        const std::string& audit_file, const std::vector<std::string>& resolve);
 
 // Journals and creates the namespace, writes the policy file, journals and starts the relay.
-Status SetUpProxyNetwork(runtime::Journal& journal, const NetworkPaths& paths, const bundle::SessionProfile& p,
+Status SetUpProxyNetwork(runtime::Journal& journal, const NetworkPaths& paths, const RelayPolicy& policy,
                          const std::vector<std::string>& relay_args);
 
 // The relay of a stopped session again (its journal entry is still there), and its end.

@@ -1,68 +1,77 @@
 #include "shim/session/record.h"
 
-#include "bundle/spec.h"
+#include <array>
+#include <utility>
+
+#include "bundle/described.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
 
-json::object RecordToJson(const SessionRecord& r) {
-  return {{"id", r.id},
-          {"name", r.name},
-          {"container_id", r.container_id},
-          {"backend", r.backend},
-          {"workspace", r.workspace},
-          {"rootfs", r.rootfs},
-          {"audit", r.audit},
-          {"created", r.created},
-          {"last_used", r.last_used},
-          {"state", r.state},
-          {"layer", r.layer},
-          {"profile", r.profile},
-          {"network", r.network},
-          {"relay_args", json::value_from(r.relay_args)},
-          {"execs", r.execs},
-          {"exec_failures", r.exec_failures},
-          {"exec_timeouts", r.exec_timeouts},
-          {"exec_seconds", r.exec_seconds},
-          {"id_base", r.id_base}};
+// One table per enum: the names are what session.json has always held.
+template <class E, size_t N>
+using Names = std::array<std::pair<E, std::string_view>, N>;
+constexpr Names<SessionState, 2> kStates{{{SessionState::kRunning, "running"}, {SessionState::kStopped, "stopped"}}};
+constexpr Names<NetworkMode, 3> kNetworks{
+    {{NetworkMode::kNone, "none"}, {NetworkMode::kProxy, "proxy"}, {NetworkMode::kHost, "host"}}};
+constexpr Names<LayerKind, 3> kLayers{
+    {{LayerKind::kNone, ""}, {LayerKind::kOverlayfs, "overlayfs"}, {LayerKind::kGvisorOverlay, "gvisor-overlay"}}};
+
+template <class E, size_t N>
+static std::string_view NameIn(const Names<E, N>& names, E e) {
+  for (const auto& [v, n] : names)
+    if (v == e) return n;
+  return "?";
 }
 
-static uint64_t U64(const json::object& o, std::string_view k) {
-  const auto* v = o.if_contains(k);
-  if (v && v->is_uint64()) return v->as_uint64();
-  if (v && v->is_int64() && v->as_int64() >= 0) return static_cast<uint64_t>(v->as_int64());
-  return 0;
+template <class E, size_t N>
+static std::optional<E> ParseIn(const Names<E, N>& names, std::string_view s) {
+  for (const auto& [v, n] : names)
+    if (n == s) return v;
+  return std::nullopt;
 }
+
+std::string_view Name(SessionState s) { return NameIn(kStates, s); }
+std::string_view Name(NetworkMode m) { return NameIn(kNetworks, m); }
+std::string_view Name(LayerKind k) { return NameIn(kLayers, k); }
+std::optional<SessionState> ParseSessionState(std::string_view s) { return ParseIn(kStates, s); }
+std::optional<NetworkMode> ParseNetworkMode(std::string_view s) { return ParseIn(kNetworks, s); }
+std::optional<LayerKind> ParseLayerKind(std::string_view s) { return ParseIn(kLayers, s); }
+
+// The enums in session.json: by name (JSON conversion and the described-struct reader find
+// these by argument-dependent lookup).
+template <class E>
+static void FromEnum(json::value& v, E e) {
+  v = Name(e);
+}
+void tag_invoke(const json::value_from_tag&, json::value& v, SessionState e) { FromEnum(v, e); }
+void tag_invoke(const json::value_from_tag&, json::value& v, NetworkMode e) { FromEnum(v, e); }
+void tag_invoke(const json::value_from_tag&, json::value& v, LayerKind e) { FromEnum(v, e); }
+
+// An empty or absent name keeps the default (older records); an unknown one is an error.
+template <class E>
+static Status ReadEnum(const bundle::Fields& f, const char* key, E& dst, std::optional<E> (*parse)(std::string_view)) {
+  auto s = TRY(f.String(key));
+  if (!s || s->empty()) return Ok();
+  auto e = parse(*s);
+  if (!e) return f.Wrong(key, "unknown value \"" + *s + "\"");
+  dst = *e;
+  return Ok();
+}
+Status ReadMember(const bundle::Fields& f, const char* key, SessionState& dst) {
+  return ReadEnum(f, key, dst, ParseSessionState);
+}
+Status ReadMember(const bundle::Fields& f, const char* key, NetworkMode& dst) {
+  return ReadEnum(f, key, dst, ParseNetworkMode);
+}
+Status ReadMember(const bundle::Fields& f, const char* key, LayerKind& dst) { return ReadEnum(f, key, dst, ParseLayerKind); }
+
+json::object RecordToJson(const SessionRecord& r) { return bundle::WriteDescribed(r); }
 
 Result<SessionRecord> RecordFromJson(const json::value& v) {
   if (!v.is_object()) return MakeError("session record is not a JSON object", EINVAL);
-  const auto& o = v.as_object();
-  using bundle::GetString;
-  SessionRecord r;
-  r.id = GetString(o, "id");
+  auto r = TRY(bundle::ReadDescribed<SessionRecord>(bundle::Fields(v.as_object(), "session.json")));
   if (r.id.empty()) return MakeError("session record has no id", EINVAL);
-  r.name = GetString(o, "name");
-  r.container_id = GetString(o, "container_id");
-  r.backend = GetString(o, "backend");
-  r.workspace = GetString(o, "workspace");
-  r.rootfs = GetString(o, "rootfs");
-  r.audit = GetString(o, "audit");
-  r.created = GetString(o, "created");
-  r.last_used = GetString(o, "last_used");
-  r.state = GetString(o, "state");
-  if (r.state.empty()) r.state = "running";
-  r.layer = GetString(o, "layer");
-  if (const auto* p = o.if_contains("profile"); p && p->is_object()) r.profile = p->as_object();
-  r.network = GetString(o, "network");
-  if (r.network.empty()) r.network = "none";
-  if (const auto* a = o.if_contains("relay_args"); a && a->is_array())
-    for (const auto& x : a->as_array())
-      if (x.is_string()) r.relay_args.emplace_back(x.as_string());
-  r.id_base = U64(o, "id_base");
-  r.execs = U64(o, "execs");
-  r.exec_failures = U64(o, "exec_failures");
-  r.exec_timeouts = U64(o, "exec_timeouts");
-  if (const auto* s = o.if_contains("exec_seconds"); s && s->is_number()) r.exec_seconds = s->to_number<double>();
   return r;
 }
 

@@ -28,7 +28,7 @@ Status Sessions::UpdateAfterExec(const std::string& id, const RunnerOutcome& o, 
 Result<SessionRecord> Sessions::ForExec(const std::string& ref) {
   auto id = TRY(Resolve(ref));
   auto r = TRY(ReadRecord(id));
-  if (r.state == "stopped") return MakeError("session " + id + " is stopped (session start " + id + ")", EINVAL);
+  if (r.state == SessionState::kStopped) return MakeError("session " + id + " is stopped (session start " + id + ")", EINVAL);
   return r;
 }
 

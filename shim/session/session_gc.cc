@@ -41,7 +41,7 @@ std::vector<SessionSample> Sessions::Samples() {
     SessionSample s{std::move(r)};
     if (i) {
       s.workspace_bytes = i->workspace_bytes;
-      s.memory_bytes = i->memory_bytes;
+      s.memory_bytes = i->usage.memory_bytes ? static_cast<int64_t>(*i->usage.memory_bytes) : -1;
     }
     out.push_back(std::move(s));
   }

@@ -66,7 +66,7 @@ Result<SessionRecord> Sessions::Load(const std::string& id) {
   auto r = TRY(ReadRecord(id));
   auto st = containers_.State(r.container_id);
   // "gone": the sandbox vanished although the session was not stopped (killed, host reboot).
-  r.status = st ? std::string(runtime::StatusName(st->status)) : r.state == "stopped" ? "stopped" : "gone";
+  r.status = st ? std::string(runtime::StatusName(st->status)) : r.state == SessionState::kStopped ? "stopped" : "gone";
   return r;
 }
 
@@ -174,7 +174,7 @@ Status Sessions::RunContainer(const SessionRecord& r) {
   req.backend = r.backend;  // a restarted session keeps the backend it was created with
   // The base stays untouched: writes land in an overlay in the sandbox's memory. The user's
   // --runsc-flag come after it and win.
-  if (r.layer == "gvisor-overlay") req.runsc_flags = {kGvisorOverlayFlag};
+  if (r.layer == LayerKind::kGvisorOverlay) req.runsc_flags = {kGvisorOverlayFlag};
   TRY(containers_.Run(std::move(req), /*detach=*/true));
   return Ok();
 }
@@ -183,7 +183,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
                                        const bundle::SessionProfile& profile, const std::vector<std::string>& resolve) {
   TRY(ValidateId(id));
   if (!name.empty()) TRY_CTX(ValidateId(name), "--name");
-  TRY(CheckEgressRules(profile));
+  auto relay_policy = TRY(CheckEgressRules(profile));  // parsed once, passed along
   bundle::SessionProfile p = profile;
   std::error_code ec;
   p.workspace = std::filesystem::canonical(p.workspace, ec).string();
@@ -204,11 +204,11 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   // Which backend, and (native) sandshim re-executed from a sealed copy, before anything exists.
   auto choice = TRY(containers_.Choose(TRY(bundle::ParseSpec(json::serialize(TRY(bundle::SessionSpec(p)))))));
   runtime::EnsureSealedFor(choice.traits);
-  std::string layer;
+  auto layer = LayerKind::kNone;
   p.limit_memory_inside = choice.traits.memory_limited_inside;
   if (p.writable_layer) {
-    layer = choice.traits.writable_layer;
-    if (layer == "overlayfs") p.root_path = (dir / "rootfs").string();
+    layer = ParseLayerKind(choice.traits.writable_layer).value_or(LayerKind::kNone);
+    if (layer == LayerKind::kOverlayfs) p.root_path = (dir / "rootfs").string();
   }
 
   auto lock = TRY(store_.Lock(id, runtime::LockMode::kCreate));
@@ -244,7 +244,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
       log::Warn("session " + id + ": no user namespace of its own (" + base.error().msg + "): its processes use host ids");
     }
   }
-  if (layer == "overlayfs") {
+  if (layer == LayerKind::kOverlayfs) {
     TRY(fs::MkdirAll(dir / "layer" / "upper", 0755));
     // The merged root takes its owner from the upper directory: the session's root.
     if (p.id_base && ::chown((dir / "layer" / "upper").c_str(), p.id_base, p.id_base) != 0)
@@ -269,12 +269,14 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   r.audit = (opts_.config.audit_dir / (id + ".jsonl")).string();
   r.profile = bundle::ProfileSummary(p);
   r.profile["backend_reason"] = choice.reason;
-  r.network = p.network;
+  auto network = ParseNetworkMode(p.network);
+  if (!network) return MakeError("unknown network mode \"" + p.network + "\"", EINVAL);
+  r.network = *network;
   r.created = r.last_used = log::NowRfc3339();
   if (p.network == "proxy") {
     TRY(fs::MkdirAll(std::filesystem::path(r.audit).parent_path(), 0700));
-    r.relay_args = RelayProxyArgs(p, net_paths, id, r.audit, resolve);
-    TRY(SetUpProxyNetwork(journal, net_paths, p, r.relay_args));
+    r.relay_args = RelayProxyArgs(p, relay_policy, net_paths, id, r.audit, resolve);
+    TRY(SetUpProxyNetwork(journal, net_paths, relay_policy, r.relay_args));
   }
   TRY(journal.Append({kContainerKind, {{"id", r.container_id}}}));
   fault::Point("session.create.after-journal");
@@ -314,13 +316,7 @@ Result<Inspection> Sessions::Inspect(const std::string& ref) {
   Inspection i;
   i.record = TRY(Get(ref));
   i.backend_reason = bundle::GetString(i.record.profile, "backend_reason");
-  if (auto stats = containers_.Stats(i.record.container_id); stats && stats->is_object()) {
-    const auto* data = stats->as_object().if_contains("data");
-    const auto& o = data && data->is_object() ? data->as_object() : stats->as_object();
-    if (const auto* m = o.if_contains("memory"); m && m->is_object())
-      if (const auto* u = m->as_object().if_contains("usage"); u && u->is_object())
-        if (const auto* n = u->as_object().if_contains("usage"); n && n->is_number()) i.memory_bytes = n->to_number<int64_t>();
-  }
+  if (auto stats = containers_.Stats(i.record.container_id)) i.usage = UsageFromStats(*stats);
   i.workspace_bytes = TreeBytes(i.record.workspace);
   return i;
 }
@@ -334,8 +330,8 @@ Result<SessionRecord> Sessions::Stop(const std::string& ref) {
   TRY_CTX(ReleaseRelay(Dir(id)), "session " + id + ": relay");
   auto s = containers_.Delete(r.container_id, /*force=*/true);
   if (!s && s.error().err_no != ENOENT) return s.error().Wrap("session " + id);
-  if (r.network == "proxy") TRY_CTX(StopSessionRelay(NetworkPaths(Dir(id))), "session " + id + ": stop relay");
-  r.state = "stopped";
+  if (r.network == NetworkMode::kProxy) TRY_CTX(StopSessionRelay(NetworkPaths(Dir(id))), "session " + id + ": stop relay");
+  r.state = SessionState::kStopped;
   TRY(Save(r));
   (void)AppendAudit(r.audit, "stop", {{"session", id}, {"backend", r.backend}});
   r.status = "stopped";
@@ -352,10 +348,10 @@ Result<SessionRecord> Sessions::Start(const std::string& ref) {
   // A sandbox that died (or was stopped) leaves a record in the runtime: clear it first.
   auto s = containers_.Delete(r.container_id, /*force=*/true);
   if (!s && s.error().err_no != ENOENT) return s.error().Wrap("session " + id);
-  if (r.network == "proxy") TRY_CTX(StartSessionRelay(NetworkPaths(Dir(id)), r.relay_args), "session " + id);
+  if (r.network == NetworkMode::kProxy) TRY_CTX(StartSessionRelay(NetworkPaths(Dir(id)), r.relay_args), "session " + id);
   TRY_CTX(RunContainer(r), "session " + id);
-  if (r.network == "proxy") TRY_CTX(ChargeRelayToSession(r), "session " + id + ": charge the relay to the session");
-  r.state = "running";
+  if (r.network == NetworkMode::kProxy) TRY_CTX(ChargeRelayToSession(r), "session " + id + ": charge the relay to the session");
+  r.state = SessionState::kRunning;
   r.last_used = log::NowRfc3339();
   TRY(Save(r));
   (void)AppendAudit(r.audit, "start", {{"session", id}, {"backend", r.backend}});

@@ -17,6 +17,7 @@
 #include "shim/session/exec_runner.h"
 #include "shim/session/metrics.h"
 #include "shim/session/record.h"
+#include "shim/session/usage.h"
 
 namespace sandshim::session {
 
@@ -30,7 +31,8 @@ struct SessionExec {
 struct Inspection {
   SessionRecord record;
   std::string backend_reason;
-  int64_t memory_bytes = -1, workspace_bytes = -1;
+  ResourceUsage usage;         // what the sandbox uses now (unknown fields: nullopt)
+  int64_t workspace_bytes = -1;  // -1: unknown
 };
 
 struct SessionGcReport {

@@ -44,6 +44,25 @@ check_lifecycle() {
   ss delete "$id"
 }
 
+check_mistyped_config() {
+  # Issue #16 P2: a mistyped uid read as uid 0 (root), a string gid aborted the process. Now
+  # each is one error line naming the field, a non-zero exit, and nothing in the state root.
+  local name jq want id out rc
+  for name in uid gids; do
+    case $name in
+      uid) jq='.process.user.uid = "1000"'; want='config.json: process.user.uid: not a number' ;;
+      gids) jq='.process.user.additionalGids = ["x"]'; want='config.json: process.user.additionalGids[0]: not a number' ;;
+    esac
+    id=$(uniq_name "bad$name")
+    out=$(ss create --bundle "$(bundle_with "bad$name" "$jq")" "$id" 2>&1); rc=$?
+    assert_ne 0 "$rc" "create with a mistyped $name fails" || return
+    assert_eq 1 "$(printf '%s\n' "$out" | grep -c .)" "one error line for $name: $out" || return
+    assert_contains "$out" "$want" "the error names the field" || return
+    assert_eq "" "$(ss list -q)" "nothing left in the state root" || return
+    [ ! -e "$ROOT/$id" ] || { fail "state dir $ROOT/$id left behind"; return; }
+  done
+}
+
 check_seccomp_denies() {
   local out
   out=$(run_in seccomp '.linux.seccomp = {"defaultAction":"SCMP_ACT_ALLOW","architectures":["SCMP_ARCH_X86_64"],
@@ -248,6 +267,7 @@ check_doctor() {
 
 run_check "doctor reports gaps and what to do" check_doctor
 run_check "native lifecycle: create/start/exec/kill/delete" check_lifecycle
+run_check "a mistyped config.json field is one clear error, nothing created" check_mistyped_config
 run_check "seccomp profile denies with errnoRet" check_seccomp_denies
 run_check "capabilities dropped to the spec's set" check_capability_drop
 run_check "read-only and masked paths" check_readonly_and_masked

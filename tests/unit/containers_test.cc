@@ -131,7 +131,7 @@ TEST_CASE("containers: re-creating an id after a crashed create keeps the probed
   CHECK(f.Calls().find("delete --force " + f.Rid("c3")) != std::string::npos);  // the stale journal was undone
   REQUIRE_FALSE(create_line.empty());
   CHECK(create_line.find("--platform=ptrace") != std::string::npos);
-  CHECK(c.State("c3")->backend_data.at("platform").as_string() == "ptrace");
+  CHECK(GvisorOf(c.State("c3")->backend_data).platform == "ptrace");
   REQUIRE(c.Delete("c3", true).ok());
 }
 

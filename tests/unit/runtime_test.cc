@@ -50,7 +50,7 @@ TEST_CASE("state store: lock, save, load, list, erase") {
   r.status = S::kCreated;
   r.init = proc::Self();
   r.annotations["a"] = "b";
-  r.backend_data["flags"] = boost::json::array{"--network=none"};
+  r.backend_data = GvisorData{.flags = {"--network=none"}};
   REQUIRE(store.Save(*lock, r).ok());
   auto back = store.Load("c1");
   REQUIRE(back.ok());
@@ -59,6 +59,7 @@ TEST_CASE("state store: lock, save, load, list, erase") {
   CHECK(back->init.start == r.init.start);
   CHECK(back->annotations.at("a") == "b");
   CHECK(LiveStatus(*back) == S::kCreated);
+  CHECK(GvisorOf(back->backend_data).flags == std::vector<std::string>{"--network=none"});
   CHECK(store.List() == std::vector<std::string>{"c1"});
   // Another locker must not get in while we hold it.
   CHECK_FALSE(store.TryLock("c1").ok());
@@ -224,7 +225,7 @@ TEST_CASE("oci state: runc's fields; stopped reports pid 0; isolation in annotat
   r.status = S::kStopped;
   r.init = {1234, 1};
   r.bundle = "/b";
-  r.backend_data["platform"] = "ptrace";
+  r.backend_data = GvisorData{.platform = "ptrace"};
   auto o = OciState(r);
   CHECK(o["pid"].as_int64() == 0);
   CHECK(o["status"].as_string() == "stopped");
@@ -235,4 +236,26 @@ TEST_CASE("oci state: runc's fields; stopped reports pid 0; isolation in annotat
   r.annotations["dev.sandshim.backend"] = "auto";
   r.backend = "native";
   CHECK(OciState(r)["annotations"].as_object()["dev.sandshim.backend"].as_string() == "native");
+}
+
+TEST_CASE("record: backend data is typed per backend; a mistyped field is an error naming it") {
+  ContainerRecord r;
+  r.id = "n";
+  r.backend = "native";
+  r.status = S::kCreated;
+  r.backend_data = NativeData{{"/sys/fs/cgroup/memory/x"}, "/r/n/exec.fifo", "_ses.n"};
+  auto back = RecordFromJson(boost::json::serialize(ToJson(r)));
+  REQUIRE(back.ok());
+  CHECK(NativeOf(back->backend_data).fifo == "/r/n/exec.fifo");
+  CHECK(NativeOf(back->backend_data).cgroups.size() == 1);
+  CHECK(GvisorOf(back->backend_data).flags.empty());  // another backend's view is empty
+  auto bad = ToJson(r);
+  bad["backend_data"].as_object()["cgroups"] = boost::json::array{7};
+  auto e = RecordFromJson(boost::json::serialize(bad));
+  REQUIRE_FALSE(e.ok());
+  CHECK(e.error().msg == "state.json: backend_data.cgroups[0]: not a string");
+  // Before: a string pid read as 0 (and a kill would have gone to pid 0: the caller's group).
+  auto pid = ToJson(r);
+  pid["init"].as_object()["pid"] = "1234";
+  CHECK(RecordFromJson(boost::json::serialize(pid)).error().msg == "state.json: init.pid: not a number");
 }

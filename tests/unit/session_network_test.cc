@@ -121,10 +121,19 @@ TEST_CASE("relay: the upstream goes into the 0600 policy file, never into argv")
   p.proxy = "http://u:pw@corp:3128";
   p.egress_policy_json = R"({"network": {"allowedRegistries": ["npm"]}})";
   session::NetworkPaths paths("/run/sandshim/@sessions/s1");
-  auto policy = boost::json::parse(session::RelayPolicyJson(p)).as_object();
+  auto relay = session::CheckEgressRules(p);
+  REQUIRE(relay.ok());
+  REQUIRE(relay->has_value());
+  CHECK((*relay)->upstream_proxy == "http://u:pw@corp:3128");
+  // The file the relay reads is the typed policy written out: it reads back the same.
+  auto policy = boost::json::parse(net::PolicyJson(**relay)).as_object();
   CHECK(policy["network"].as_object()["upstreamProxy"] == "http://u:pw@corp:3128");
   CHECK(policy["network"].as_object()["allowedRegistries"].as_array().size() == 1);
-  auto args = session::RelayProxyArgs(p, paths, "s1", "/var/log/s1.jsonl", {});
+  auto back = net::ParsePolicy(net::PolicyJson(**relay));
+  REQUIRE(back.ok());
+  CHECK(back->allowed_registries == std::vector<std::string>{"npm"});
+  CHECK(back->upstream_proxy == "http://u:pw@corp:3128");
+  auto args = session::RelayProxyArgs(p, *relay, paths, "s1", "/var/log/s1.jsonl", {});
   std::string joined;
   for (const auto& a : args) joined += a + " ";
   CHECK(joined.find("pw") == std::string::npos);
@@ -132,13 +141,18 @@ TEST_CASE("relay: the upstream goes into the 0600 policy file, never into argv")
   CHECK(joined.find("--allow-domain pypi.org") != std::string::npos);
   CHECK(joined.find("--session s1") != std::string::npos);
   CHECK(joined.find("--audit /var/log/s1.jsonl") != std::string::npos);
-  // A top-level policy (no "network" wrapper) gets the upstream at the top level.
+  // A top-level policy (no "network" wrapper) reads the same, and gets the upstream.
   p.egress_policy_json = R"({"allowedDomains": ["a.com"]})";
-  CHECK(boost::json::parse(session::RelayPolicyJson(p)).as_object()["upstreamProxy"] == "http://u:pw@corp:3128");
+  auto top = session::CheckEgressRules(p);
+  REQUIRE(top.ok());
+  CHECK((*top)->allowed_domains == std::vector<std::string>{"a.com"});
+  CHECK((*top)->upstream_proxy == "http://u:pw@corp:3128");
   // Nothing to write: no policy, no upstream.
   p.egress_policy_json.clear();
   p.proxy.clear();
-  CHECK(session::RelayPolicyJson(p).empty());
-  auto bare = session::RelayProxyArgs(p, paths, "s1", "/a", {});
+  auto none = session::CheckEgressRules(p);
+  REQUIRE(none.ok());
+  CHECK_FALSE(none->has_value());
+  auto bare = session::RelayProxyArgs(p, *none, paths, "s1", "/a", {});
   CHECK(std::find(bare.begin(), bare.end(), "--policy") == bare.end());
 }

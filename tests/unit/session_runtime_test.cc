@@ -49,7 +49,9 @@ TEST_CASE("session record round-trips through JSON") {
   r.id = "s1";
   r.name = "agent-7";
   r.backend = "native";
-  r.state = "stopped";
+  r.state = SessionState::kStopped;
+  r.network = NetworkMode::kProxy;
+  r.layer = LayerKind::kGvisorOverlay;
   r.execs = 3;
   r.exec_failures = 1;
   r.exec_seconds = 2.5;
@@ -57,12 +59,34 @@ TEST_CASE("session record round-trips through JSON") {
   auto back = RecordFromJson(RecordToJson(r));
   REQUIRE(back.ok());
   CHECK(back->name == "agent-7");
-  CHECK(back->state == "stopped");
+  CHECK(back->state == SessionState::kStopped);
+  CHECK(back->network == NetworkMode::kProxy);
+  CHECK(back->layer == LayerKind::kGvisorOverlay);
+  CHECK(RecordToJson(r).at("layer") == "gvisor-overlay");  // the names session.json always held
   CHECK(back->execs == 3);
   CHECK(back->exec_failures == 1);
   CHECK(back->exec_seconds == 2.5);
   CHECK_FALSE(RecordFromJson(boost::json::parse("[]")).ok());
   CHECK_FALSE(RecordFromJson(boost::json::parse("{}")).ok());
+}
+
+TEST_CASE("session record: a mistyped or unknown field is an error naming it, not a default") {
+  auto error = [](const char* text) {
+    auto r = RecordFromJson(boost::json::parse(text));
+    return r.ok() ? std::string("(read)") : r.error().msg;
+  };
+  // Before: a negative counter read as 0, a string as 0, an unknown state as itself.
+  CHECK(error(R"({"id":"s","execs":-1})") == "session.json: execs: must not be negative");
+  CHECK(error(R"({"id":"s","id_base":"100000"})") == "session.json: id_base: not a number");
+  CHECK(error(R"({"id":"s","state":"paused"})") == "session.json: state: unknown value \"paused\"");
+  CHECK(error(R"({"id":"s","network":"bridge"})") == "session.json: network: unknown value \"bridge\"");
+  CHECK(error(R"({"id":"s","relay_args":[1]})") == "session.json: relay_args[0]: not a string");
+  // Records written before a field existed still read, with its default.
+  auto old = RecordFromJson(boost::json::parse(R"({"id":"s","backend":"native"})"));
+  REQUIRE(old.ok());
+  CHECK(old->state == SessionState::kRunning);
+  CHECK(old->network == NetworkMode::kNone);
+  CHECK(old->layer == LayerKind::kNone);
 }
 
 TEST_CASE("metrics: Prometheus text with escaped labels and epoch timestamps") {
