@@ -116,9 +116,11 @@ Result<json::object> SessionSpec(const SessionProfile& p) {
         {{"type", "RLIMIT_AS"}, {"hard", p.memory_bytes}, {"soft", p.memory_bytes}});
   } else if (p.memory_bytes > 0) {
     res["memory"] = {{"limit", p.memory_bytes}};
+  } else {
+    res["memory"] = {{"limit", kDefaultSessionMemoryBackstop}};
   }
   if (p.cpus > 0) res["cpu"] = {{"quota", static_cast<int64_t>(p.cpus * 100000)}, {"period", 100000}};
-  if (p.pids > 0) res["pids"] = {{"limit", p.pids}};
+  res["pids"] = {{"limit", p.pids > 0 ? p.pids : kDefaultSessionPids}};
   linux_obj["resources"] = std::move(res);
   if (p.network != "none") {  // host: no network namespace entry; proxy: join the session's
     json::array kept;

@@ -28,9 +28,9 @@ struct SessionProfile {
   std::string proxy;                         // sets HTTP(S)_PROXY, NO_PROXY and lowercase forms
   uint32_t uid = 1000, gid = 1000;
   std::string hostname = "sandbox";
-  int64_t memory_bytes = 0;                  // 0: no limit
-  double cpus = 0;                           // 0: no limit
-  int64_t pids = 0;                          // 0: no limit
+  int64_t memory_bytes = 0;                  // 0: none asked for (the host backstop still applies)
+  double cpus = 0;                           // 0: no limit (CPU is shared by the scheduler, not used up)
+  int64_t pids = 0;                          // 0: none asked for (kDefaultSessionPids applies)
   // none: a private namespace with only loopback. proxy: the same, joined by path
   // (netns_path, made by the session layer), with a relay on 127.0.0.1:kRelayPort inside
   // that is the only way out; the proxy variables point at it and `proxy` (if set) becomes
@@ -55,6 +55,16 @@ struct SessionProfile {
   uint32_t id_base = 0;
   std::string workspace_source;
 };
+
+// Review M7: a session without limits could take the host down (a fork bomb; a memory hog,
+// or writes to a native session's layer, whose upper directory is on the state root's tmpfs
+// and whose pages are charged to the session's memory cgroup). So every session has these
+// unless it asks for its own: processes (gVisor: inside the sandbox, with the host backstop
+// runsc/spec_fixups sizes) and the host memory cgroup. The memory default is a backstop on the
+// host cgroup only, never RLIMIT_AS inside gVisor (which an explicit --memory sets): runtimes
+// such as V8 and Go reserve far more address space than they use.
+inline constexpr int64_t kDefaultSessionPids = 1024;
+inline constexpr int64_t kDefaultSessionMemoryBackstop = 4ll << 30;
 
 // Where the relay listens inside a proxy-mode session (each session has its own namespace).
 inline constexpr uint16_t kRelayPort = 3128;

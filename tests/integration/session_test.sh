@@ -226,6 +226,25 @@ ro" "$out" "profile defaults, flag wins, read-only root" || return
   assert_contains "$(cat "$WORK/err")" "memroy" "the error names the bad key"
 }
 
+# Review M7: a session that asks for no limits still has a pids limit and a host memory
+# backstop on its cgroup (gVisor: the pids limit is enforced inside, the host gets the
+# backstop runsc/spec_fixups sizes for it).
+check_default_limits() { # BACKEND
+  local be=$1 id ws pid cg pids mem want_pids=1024
+  id=$(uniq_name lim) ws=$WORK/wslim-$id
+  [ "$be" = gvisor ] && want_pids=$((64 + 16 * 1024))
+  mkdir -p "$ws"
+  SX_BE=$be sx create "$id" --rootfs "$WORK/rootfs" --workspace "$ws" >/dev/null || { fail "create"; return; }
+  pid=$("$SANDSHIM_BIN" --root "$ROOT" state "sess-$id" 2>/dev/null | jq -r .pid)
+  cg=$(awk -F: '$2 == "pids" {print $3}' "/proc/$pid/cgroup" 2>/dev/null)
+  pids=$(cat "/sys/fs/cgroup/pids$cg/pids.max" 2>/dev/null)
+  cg=$(awk -F: '$2 == "memory" {print $3}' "/proc/$pid/cgroup" 2>/dev/null)
+  mem=$(cat "/sys/fs/cgroup/memory$cg/memory.limit_in_bytes" 2>/dev/null)
+  SX_BE=$be sx delete "$id" >/dev/null 2>&1
+  assert_eq "$want_pids" "$pids" "host pids.max of a session created without --pids" || return
+  assert_eq $((4 << 30)) "$mem" "host memory limit of a session created without --memory"
+}
+
 backends=${SESSION_BACKEND:-gvisor native}
 for be in $backends; do
   command -v runsc >/dev/null || [ "$be" = native ] || continue
@@ -244,6 +263,7 @@ for be in $backends; do
   run_check "session on $be: stop leaves nothing to exec in, start brings it back" with_session "$be" sx_stop_start
   run_check "session on $be: metrics per session and by state" with_session "$be" sx_metrics
   run_check "session on $be: gc --idle keeps a used session, removes an idle one, frees its name" with_session "$be" sx_gc_idle
+  run_check "session on $be: default pids limit and memory backstop" check_default_limits "$be"
 done
 run_check "session profile file" check_profile_file
 run_check "session bad input leaves nothing" check_bad_input

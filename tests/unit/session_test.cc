@@ -153,6 +153,23 @@ TEST_CASE("session spec: on gVisor the memory limit is also per process inside, 
   CHECK(doc["linux"].as_object()["resources"].as_object()["memory"].as_object()["limit"].to_number<int64_t>() == 128ll << 20);
 }
 
+TEST_CASE("session spec: without limits asked for, a pids limit and a host memory backstop (M7)") {
+  SessionProfile p;
+  p.rootfs = "/r";
+  p.workspace = "/w";
+  for (bool gvisor : {true, false}) {
+    p.limit_memory_inside = gvisor;
+    auto doc = *SessionSpec(p);
+    const auto& res = doc["linux"].as_object()["resources"].as_object();
+    CHECK(res.at("pids").as_object().at("limit").to_number<int64_t>() == kDefaultSessionPids);
+    CHECK(res.at("memory").as_object().at("limit").to_number<int64_t>() == kDefaultSessionMemoryBackstop);
+    // Never RLIMIT_AS by default: V8 and Go reserve more address space than they use.
+    CHECK(boost::json::serialize(doc["process"]).find("RLIMIT_AS") == std::string::npos);
+  }
+  p.pids = 64;
+  CHECK(SessionSpec(p)->at("linux").as_object().at("resources").as_object().at("pids").as_object().at("limit") == 64);
+}
+
 TEST_CASE("session bind sources: pinned at create, a swap for a symlink or another dir is refused") {
   auto base = std::filesystem::temp_directory_path() / ("sshim-pin-" + std::to_string(::getpid()));
   std::filesystem::remove_all(base);
