@@ -119,8 +119,12 @@ static Status ReadLinux(const Fields& l, Spec& s) {
 Result<Spec> ParseSpec(std::string_view json_text) {
   auto v = TRY(ParseJson(json_text, "config.json"));
   if (!v.is_object()) return MakeError("config.json: top level must be an object", EINVAL);
+  return SpecFromJson(std::move(v.get_object()));
+}
+
+Result<Spec> SpecFromJson(boost::json::object doc) {
   Spec s;
-  s.doc = std::move(v.get_object());
+  s.doc = std::move(doc);
   Fields top(s.doc, "config.json");
   s.oci_version = TRY(top.StringOr("ociVersion"));
   s.hostname = TRY(top.StringOr("hostname"));

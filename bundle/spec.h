@@ -76,6 +76,8 @@ struct Spec {
 };
 
 Result<Spec> ParseSpec(std::string_view json_text);
+// The same from a document already in memory (one sandshim built: no text in between).
+Result<Spec> SpecFromJson(boost::json::object doc);
 // Reads <bundle>/config.json.
 Result<Spec> LoadSpec(const std::filesystem::path& bundle_dir);
 std::string Serialize(const Spec& spec);

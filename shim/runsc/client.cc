@@ -1,8 +1,6 @@
 #include "shim/runsc/client.h"
 
 #include <fcntl.h>
-#include <poll.h>
-#include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +9,7 @@
 #include <chrono>
 
 #include "shim/core/fs.h"
+#include "shim/core/wait_file.h"
 #include "shim/core/log.h"
 #include "shim/core/netns_scope.h"
 #include "shim/core/process_run.h"
@@ -57,27 +56,6 @@ void PrivateStdioDevices(const std::filesystem::path& dir, const std::vector<int
     if (copy < 0) continue;
     ::dup2(copy, fd);  // dup2 clears FD_CLOEXEC on fd
     ::close(copy);
-  }
-}
-
-// Until `file` exists (true), `child` has exited (false) or the deadline passes (an error):
-// inotify on the file's directory and the child's pidfd, polled together.
-Result<bool> FileOrExit(const std::filesystem::path& file, const process::Child& child,
-                        process::Clock::time_point deadline) {
-  UniqueFd in(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
-  if (!in.valid()) return ErrnoError("inotify_init1");
-  if (::inotify_add_watch(in.get(), file.parent_path().c_str(), IN_CREATE | IN_MOVED_TO) < 0)
-    return ErrnoError("watch " + file.parent_path().string());
-  for (;;) {
-    if (fs::Exists(file)) return true;  // checked after the watch is set: no creation missed
-    auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - process::Clock::now()).count();
-    if (left <= 0) return MakeError("timed out", ETIMEDOUT);
-    pollfd fds[2] = {{in.get(), POLLIN, 0}, {child.pidfd(), POLLIN, 0}};
-    if (::poll(fds, 2, static_cast<int>(left)) < 0 && errno != EINTR) return ErrnoError("poll");
-    if (fds[1].revents) return fs::Exists(file);
-    char buf[4096];
-    while (::read(in.get(), buf, sizeof buf) > 0) {
-    }
   }
 }
 
@@ -225,7 +203,7 @@ Result<pid_t> Client::ExecDetached(std::string_view id, const ExecOpts& opts,
   auto child = TRY(process::Spawn({.argv = argv, .new_session = true, .netns = g_.netns}));
   // runsc writes the internal pid once the process runs in the sandbox; if the runsc exec
   // exits first, the exec failed (or the process was very short-lived and already done).
-  auto started = FileOrExit(internal_pid_file, child, process::Clock::now() + std::chrono::seconds(30));
+  auto started = fs::WaitForFile(internal_pid_file, child.pidfd(), process::Clock::now() + std::chrono::seconds(30));
   if (!started) return Failed("exec", "process did not start within 30s: " + started.error().msg);
   if (!*started) {
     std::string msg = LastLoggedError();

@@ -14,9 +14,9 @@
 
 #include <chrono>
 #include <random>
-#include <thread>
 
 #include "shim/core/fs.h"
+#include "shim/core/wait_file.h"
 #include "shim/core/log.h"
 #include "shim/core/process_tree.h"
 #include "shim/native/console.h"
@@ -122,8 +122,9 @@ class RunscExecRunning : public proc::Running {
   Status Signal(int sig) override { return child_->Signal(sig); }  // runsc exec forwards it
   int TerminalMaster() const override { return master_.get(); }
   Status KillTree(int sig) override {
-    // runsc writes the pid once the command runs; a deadline may come before that.
-    for (int i = 0; i < 50 && !fs::Exists(internal_); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    // runsc writes the pid once the command runs; a deadline may come before that (a second
+    // at most, or until runsc exec is gone).
+    (void)fs::WaitForFile(internal_, child_->WaitFd(), std::chrono::steady_clock::now() + std::chrono::seconds(1));
     auto root = static_cast<pid_t>(std::atoi(fs::ReadFile(internal_).value_or("0").c_str()));
     auto send = [&](pid_t p, int s) { (void)client_.KillPid(rid_, p, s); };
     size_t n = proc::SignalTree([&] { return RunscTable(client_, rid_); }, send, root, kSandboxInit, sig);

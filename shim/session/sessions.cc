@@ -202,7 +202,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   NetworkPaths net_paths(dir);
   if (p.network == "proxy") p.netns_path = net_paths.netns.string();
   // Which backend, and (native) sandshim re-executed from a sealed copy, before anything exists.
-  auto choice = TRY(containers_.Choose(TRY(bundle::ParseSpec(json::serialize(TRY(bundle::SessionSpec(p)))))));
+  auto choice = TRY(containers_.Choose(TRY(bundle::SpecFromJson(TRY(bundle::SessionSpec(p))))));
   runtime::EnsureSealedFor(choice.traits);
   auto layer = LayerKind::kNone;
   p.limit_memory_inside = choice.traits.memory_limited_inside;
