@@ -96,10 +96,10 @@ Error Client::Failed(std::string_view what, const std::string& describe) {
   return MakeError("runsc " + std::string(what) + ": " + describe, EIO);
 }
 
-Result<std::string> Client::Captured(std::vector<std::string> argv, std::string_view what) {
+Result<std::string> Client::Captured(std::vector<std::string> argv, std::string_view what, process::Reap reap) {
   LogArgv(argv);
   auto ns = TRY(NetnsScope::Enter(g_.netns));
-  auto o = TRY(process::Run({.argv = std::move(argv), .timeout = std::chrono::seconds(60), .reap = kReap}));
+  auto o = TRY(process::Run({.argv = std::move(argv), .timeout = std::chrono::seconds(60), .reap = reap}));
   if (!o.Success()) return Failed(what, o.Describe());
   return o.out;
 }
@@ -150,7 +150,9 @@ Status Client::Kill(std::string_view id, int signal, bool all) {
 }
 
 Status Client::KillPid(std::string_view id, pid_t pid, int signal) {
-  TRY(Captured(KillPidArgv(g_, id, pid, signal), "kill"));
+  // A process inside the sandbox: no host process of ours ends, so nothing to reap but runsc
+  // (an exec's KillTree runs this while its runsc exec child, reaped by its owner, exits).
+  TRY(Captured(KillPidArgv(g_, id, pid, signal), "kill", process::Reap::kOnlyThis));
   return Ok();
 }
 
@@ -212,7 +214,9 @@ Result<pid_t> Client::ExecDetached(std::string_view id, const ExecOpts& opts,
   return child.Release();  // the caller reaps its status
 }
 
-Result<std::string> Client::Ps(std::string_view id, bool json) { return Captured(PsArgv(g_, id, json), "ps"); }
+Result<std::string> Client::Ps(std::string_view id, bool json) {
+  return Captured(PsArgv(g_, id, json), "ps", process::Reap::kOnlyThis);  // see KillPid
+}
 
 Result<std::string> Client::Stats(std::string_view id) { return Captured(EventsStatsArgv(g_, id), "events"); }
 

@@ -46,7 +46,10 @@ class Client {
   Status Destroy(const Owner& owner, const std::string& cgroups_path);
 
  private:
-  Result<std::string> Captured(std::vector<std::string> argv, std::string_view what);
+  // reap: kAdoptedToo where runsc may end a sandbox we adopted (a zombie looks alive to
+  // runsc's kill(pid, 0) polls); kOnlyThis where another owner waits for our children.
+  Result<std::string> Captured(std::vector<std::string> argv, std::string_view what,
+                               process::Reap reap = process::Reap::kAdoptedToo);
   Error Failed(std::string_view what, const std::string& describe);
   std::string LastLoggedError();
 

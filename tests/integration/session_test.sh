@@ -144,6 +144,17 @@ sx_tty() {
   assert_contains "$out" "got=typed-in" "--tty passes input"
 }
 
+# With a terminal the command runs under runsc exec (gVisor); ending its tree at the deadline
+# ran runsc ps/kill, whose wait reaped our own runsc exec child too: "waitpid: No child
+# processes" and status 1 instead of 124.
+sx_tty_timeout() {
+  local t0=$SECONDS rc=0
+  sx exec -t --timeout 2s "$SX_ID" -- sh -c 'sleep 1001 & sleep 1002' </dev/null >"$SX_WS.tt" 2>&1 || rc=$?
+  assert_eq 124 "$rc" "timeout exit status with --tty ($(tail -n 1 "$SX_WS.tt"))" || return
+  [ $((SECONDS - t0)) -lt 15 ] || { fail "timeout took $((SECONDS - t0)) s"; return; }
+  assert_not_contains "$(sx exec "$SX_ID" -- ps)" "sleep 100" "the whole tree of the timed-out exec is gone"
+}
+
 sx_shell_carries_state() {
   sx exec --shell "$SX_ID" -- 'mkdir -p /tmp/deep && cd /tmp/deep && export CARRIED=yes' || { fail "shell 1"; return; }
   assert_eq "/tmp/deep yes" "$(sx exec --shell "$SX_ID" -- 'echo $(pwd) $CARRIED')" "cd and export carry over"
@@ -255,6 +266,7 @@ for be in $backends; do
   run_check "session on $be: TERM to sandshim reaches the command" with_session "$be" sx_term_forwarded
   run_check "session on $be: --timeout gives 124 and ends the whole tree" with_session "$be" sx_timeout_ends_tree
   run_check "session on $be: --tty gives a terminal and passes input" with_session "$be" sx_tty
+  run_check "session on $be: --tty with --timeout gives 124 and ends the tree" with_session "$be" sx_tty_timeout
   run_check "session on $be: --shell carries cd and export over" with_session "$be" sx_shell_carries_state
   run_check "session on $be: --json document keeps the exit status" with_session "$be" sx_json
   run_check "session on $be: the pids limit stops a fork bomb, the session survives" with_session "$be" sx_pids_limit
