@@ -57,19 +57,20 @@ _blob() { # FILE DIR: moves FILE into DIR/blobs/sha256 by digest, prints "digest
   echo "sha256:$sum $size"
 }
 
-# build_oci_archive ROOTFS TAR [REF]: a one-layer OCI image archive (oci-layout +
+# build_oci_archive ROOTFS TAR [REF [CONFIG]]: a one-layer OCI image archive (oci-layout +
 # index.json) that `ctr images import` and `podman load` both accept, so those tests
-# do not need a dockerd. REF is recorded under both annotation names in use.
+# do not need a dockerd. REF is recorded under both annotation names in use. CONFIG is
+# the image's run config as JSON (default: PATH and /bin/sh).
 build_oci_archive() {
   local rootfs=$1 out=$2 ref=${3:-docker.io/$TEST_IMAGE}
+  local run_config=${4:-'{"Env": ["PATH=/usr/sbin:/usr/bin:/sbin:/bin"], "Cmd": ["/bin/sh"]}'}
   local d layer cfg man
   d=$(mktemp -d) || return 1
   mkdir -p "$d/blobs/sha256"
   tar -C "$rootfs" --numeric-owner --sort=name -cf "$d/layer.tar" . || { rm -rf "$d"; return 1; }
   layer=$(_blob "$d/layer.tar" "$d")
-  jq -n --arg diff "${layer% *}" '{
-      architecture: "amd64", os: "linux",
-      config: {Env: ["PATH=/usr/sbin:/usr/bin:/sbin:/bin"], Cmd: ["/bin/sh"]},
+  jq -n --arg diff "${layer% *}" --argjson run "$run_config" '{
+      architecture: "amd64", os: "linux", config: $run,
       rootfs: {type: "layers", diff_ids: [$diff]}}' >"$d/config.json"
   cfg=$(_blob "$d/config.json" "$d")
   jq -n --arg cd "${cfg% *}" --argjson cs "${cfg#* }" --arg ld "${layer% *}" --argjson ls "${layer#* }" '{
