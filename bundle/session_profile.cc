@@ -1,6 +1,7 @@
 #include "bundle/session_profile.h"
 
 #include <charconv>
+#include <optional>
 
 #include "bundle/process.h"
 #include "bundle/spec.h"
@@ -44,6 +45,40 @@ Result<int64_t> Size(const json::value& v, std::string_view key) {
   return static_cast<int64_t>(TRY(Num(v, key)));
 }
 
+// [{"name": "GH", "hosts": ["api.github.com"], "header": "Authorization: Bearer {}",
+//   "from_file" | "from_env" | "from_fd": ...}]: the same checks as the flags.
+Status ApplySecretsJson(const json::value& v, SessionProfile* p) {
+  const char* shape = "profile: \"secrets\" must be an array of {\"name\", \"hosts\", \"header\", \"from_file\"|\"from_env\"|\"from_fd\"}";
+  if (!v.is_array()) return MakeError(shape, EINVAL);
+  for (const auto& e : v.as_array()) {
+    if (!e.is_object()) return MakeError(shape, EINVAL);
+    std::string name, header;
+    std::vector<std::string> hosts;
+    std::optional<std::pair<SecretSourceKind, std::string>> source;
+    for (const auto& [k, f] : e.as_object()) {
+      std::string key = "secrets." + std::string(k);
+      if (k == "name") name = TRY(Str(f, key));
+      else if (k == "header") header = TRY(Str(f, key));
+      else if (k == "hosts") {
+        if (!f.is_array()) return MakeError("profile: \"" + key + "\" must be an array of strings", EINVAL);
+        for (const auto& h : f.as_array()) hosts.push_back(TRY(Str(h, key)));
+      } else if (k == "from_file" || k == "from_env" || k == "from_fd") {
+        auto kind = k == "from_file" ? SecretSourceKind::kFile : k == "from_env" ? SecretSourceKind::kEnv : SecretSourceKind::kFd;
+        std::string where = f.is_int64() ? std::to_string(f.as_int64()) : TRY(Str(f, key));
+        source.emplace(kind, where);
+      } else {
+        return MakeError("profile: unknown key \"" + key + "\"", EINVAL);
+      }
+    }
+    std::string text = name + ":host=";
+    for (size_t i = 0; i < hosts.size(); ++i) text += (i ? "," : "") + hosts[i];
+    if (!header.empty()) text += ":header=" + header;
+    p->secrets.push_back(TRY(ParseSecretSpec(text)));
+    if (source) p->secret_sources.push_back(TRY(ParseSecretSource(source->first, name + "=" + source->second)));
+  }
+  return Ok();
+}
+
 }  // namespace
 
 Status ApplyProfileJson(const json::object& doc, SessionProfile* p, ProfileExtras* extras) {
@@ -84,6 +119,10 @@ Status ApplyProfileJson(const json::object& doc, SessionProfile* p, ProfileExtra
       // layer, which owns the parser, before anything is created.
       if (!v.is_object()) return MakeError("profile: \"network_policy\" must be an object", EINVAL);
       p->egress_policy_json = json::serialize(v);
+    } else if (key == "secrets") {
+      TRY(ApplySecretsJson(v, p));
+    } else if (key == "secret_trust_bundle") {
+      p->secret_trust_bundle = TRY(Str(v, key));
     } else if (key == "mounts") {
       if (!v.is_array()) return MakeError("profile: \"mounts\" must be an array of \"SRC:DST[:ro]\"", EINVAL);
       for (const auto& m : v.as_array()) p->mounts.push_back(TRY(ParseMount(TRY(Str(m, "mounts")))));
@@ -119,6 +158,14 @@ static json::value PolicySummary(const std::string& text) {
   return doc;
 }
 
+// Names, hosts and where each goes: never a value (there is none here) nor a placeholder.
+static json::array SecretsSummary(const std::vector<SecretSpec>& secrets) {
+  json::array out;
+  for (const auto& s : secrets)
+    out.push_back(json::object{{"name", s.name}, {"hosts", json::value_from(s.hosts)}, {"header", s.header}});
+  return out;
+}
+
 json::object ProfileSummary(const SessionProfile& p) {
   json::array env_keys, mounts;
   for (const auto& [k, v] : p.env) env_keys.emplace_back(k);
@@ -139,6 +186,7 @@ json::object ProfileSummary(const SessionProfile& p) {
           {"allow_cidrs", json::value_from(p.allow_cidrs)},
           {"allow_private", p.allow_private},
           {"network_policy", PolicySummary(p.egress_policy_json)},
+          {"secrets", SecretsSummary(p.secrets)},
           {"tmp_size", p.tmp_size},
           {"writable_layer", p.writable_layer}};
 }

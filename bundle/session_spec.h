@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bundle/secret_spec.h"
 #include "shim/core/result.h"
 
 namespace sandshim::bundle {
@@ -41,6 +42,12 @@ struct SessionProfile {
   std::vector<std::string> allow_domains, deny_domains, allow_cidrs;
   bool allow_private = false;
   std::string egress_policy_json;            // {"network": {"allowedDomains": [...], ...}}, or empty
+  // proxy mode: secrets the relay injects (docs/SECRETS.md); where their values come from
+  // (never the values), and the CA file intercepted origins are verified with (empty: the
+  // host's store). The session layer adds each placeholder, the CA variables and mount.
+  std::vector<SecretSpec> secrets;
+  std::vector<SecretSource> secret_sources;
+  std::string secret_trust_bundle;
   std::string tmp_size = "256m";
   // A per-session writable layer over the shared base (the base itself is never written):
   // the caller sets root_path to the merged directory, or asks gVisor for an overlay.

@@ -1,4 +1,4 @@
-// debootstrap:SUITE: a minimal Debian (--variant=minbase) from the mirror apt already uses,
+// debootstrap:SUITE[+PKG,...]: a minimal Debian (--variant=minbase) from the mirror apt already uses,
 // so it works wherever `apt-get install` does (a proxy or snapshot mirror included).
 #include <sstream>
 
@@ -80,7 +80,11 @@ Result<ImageConfig> BuildDebootstrap(const SourceRef& r, const BuildOptions& o, 
   // On a terminal the user watches debootstrap's own progress (on stderr: stdout carries
   // only the result); otherwise it stays quiet and only a failure's tail is reported.
   bool show = o.progress && o.progress->enabled();
-  c.argv = {"debootstrap", "--variant=minbase", r.arg, d.rootfs.string(), mirror};
+  // "bookworm+curl,python3": debootstrap's --include adds the packages (and what they depend on).
+  auto plus = r.arg.find('+');
+  c.argv = {"debootstrap", "--variant=minbase"};
+  if (plus != std::string::npos) c.argv.push_back("--include=" + r.arg.substr(plus + 1));
+  c.argv.insert(c.argv.end(), {r.arg.substr(0, plus), d.rootfs.string(), mirror});
   if (show) c.argv.insert(c.argv.begin(), {"/bin/sh", "-c", "exec \"$@\" 1>&2", "sh"});
   c.capture = !show;
   c.forward_signals = true;

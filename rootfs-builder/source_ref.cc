@@ -24,6 +24,23 @@ bool IsSuite(std::string_view s) {
   return s[0] != '-' && s != "." && s != "..";
 }
 
+// Debian package names: lowercase letters, digits, + - . (policy 5.6.1), listed with commas.
+bool IsPackageList(std::string_view s) {
+  if (s.empty()) return false;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t end = std::min(s.find(',', start), s.size());
+    auto name = s.substr(start, end - start);
+    if (name.size() < 2 || !std::isalnum(static_cast<unsigned char>(name[0]))) return false;
+    for (char c : name)
+      if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '+' ||
+            c == '-' || c == '.'))
+        return false;
+    start = end + 1;
+  }
+  return true;
+}
+
 std::string Absolute(std::string_view p) {
   std::error_code ec;
   auto abs = std::filesystem::absolute(std::filesystem::path(p), ec);
@@ -47,7 +64,7 @@ std::string_view KindName(SourceKind k) {
 Result<SourceRef> ParseSourceRef(std::string_view s) {
   auto bad = [&](std::string why) {
     return MakeError("source \"" + std::string(s) + "\": " + why +
-                         " (want busybox, debootstrap:SUITE, docker:IMAGE, oci:DIR[:TAG], oci-archive:FILE, tar:FILE)",
+                         " (want busybox, debootstrap:SUITE[+PKG,...], docker:IMAGE, oci:DIR[:TAG], oci-archive:FILE, tar:FILE)",
                      EINVAL);
   };
   if (s == "busybox") return SourceRef{SourceKind::kBusybox, "", ""};
@@ -57,7 +74,11 @@ Result<SourceRef> ParseSourceRef(std::string_view s) {
   if (rest.empty()) return bad("nothing after \"" + std::string(kind) + ":\"");
   SourceRef r;
   if (kind == "debootstrap") {
-    if (!IsSuite(rest)) return bad("not a suite name");
+    // SUITE[+PKG,PKG...]: the extra packages are part of the reference, so of the cache key.
+    size_t plus = rest.find('+');
+    if (!IsSuite(rest.substr(0, plus))) return bad("not a suite name");
+    if (plus != std::string_view::npos && !IsPackageList(rest.substr(plus + 1)))
+      return bad("not a comma-separated list of Debian package names after '+'");
     r.kind = SourceKind::kDebootstrap;
     r.arg = rest;
   } else if (kind == "docker") {

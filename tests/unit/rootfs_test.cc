@@ -114,6 +114,11 @@ TEST_CASE("rootfs source refs") {
   CHECK_FALSE(ParseSourceRef("ftp:x").ok());
   CHECK_FALSE(ParseSourceRef("tar:").ok());
   CHECK_FALSE(ParseSourceRef("debootstrap:../x").ok());
+  CHECK(ParseSourceRef("debootstrap:bookworm+curl,python3,libstdc++6")->arg == "bookworm+curl,python3,libstdc++6");
+  CHECK_FALSE(ParseSourceRef("debootstrap:bookworm+").ok());
+  CHECK_FALSE(ParseSourceRef("debootstrap:bookworm+curl,,x").ok());
+  CHECK_FALSE(ParseSourceRef("debootstrap:bookworm+--force").ok());
+  CHECK_FALSE(ParseSourceRef("debootstrap:bookworm+Curl").ok());
   CHECK_FALSE(ParseSourceRef("docker:--help").ok());
 }
 
