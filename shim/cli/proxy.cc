@@ -74,6 +74,11 @@ void RegisterProxy(Verbs& v) {
   sub->add_option("--resolve", o.resolve, "test seam: NAME=IP[,IP] fixed answer; repeat a name for successive lookups");
   sub->add_option("--audit", o.audit_file, "append one JSON line per connection to this file");
   sub->add_option("--session", o.session, "session id written into audit lines");
+  sub->add_option("--secrets", o.secrets_file, "secret rules (JSON: name, hosts, header, placeholder; no values)");
+  sub->add_option("--secrets-socket", o.secrets_socket, "with --secrets: the 0600 unix socket values arrive on");
+  sub->add_option("--secrets-ca-key", o.secrets_ca_key, "with --secrets: the session CA's key (PEM)");
+  sub->add_option("--secrets-ca-cert", o.secrets_ca_cert, "with --secrets: the session CA's certificate (PEM)");
+  sub->add_option("--secrets-trust", o.secrets_trust, "with --secrets: CA bundle intercepted origins are verified with (default: the system's)");
   sub->add_option("--max-connections", o.max_connections, "concurrent connections; more get 503")->capture_default_str();
   sub->add_option("--max-header-bytes", o.max_header_bytes, "request head size limit; larger get 431")->capture_default_str();
   sub->add_option("--idle-timeout", o.idle_timeout_s, "seconds without traffic before a tunnel is closed")->capture_default_str();

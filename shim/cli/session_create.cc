@@ -14,6 +14,8 @@ struct SessionCreateArgs {
       workspace_dest, proxy, user, hostname, memory, network, tmp_size;
   std::vector<std::string> env, env_files, mounts, allow_domains, deny_domains, allow_cidrs, resolve;
   std::string egress_policy;
+  std::vector<std::string> secrets, secret_files, secret_fds, secret_envs;  // docs/SECRETS.md
+  std::string secret_trust;
   bool allow_private = false;
   double cpus = 0;
   int64_t pids = 0;
@@ -52,9 +54,21 @@ static Result<session::ProfileInputs> Inputs(const SessionCreateArgs& a, CLI::Ap
   return in;
 }
 
+// --secret and its value sources add to the profile's (the values themselves are read later).
+static Status AddSecretFlags(const SessionCreateArgs& a, bundle::SessionProfile& p) {
+  for (const auto& s : a.secrets) p.secrets.push_back(TRY(bundle::ParseSecretSpec(s)));
+  using K = bundle::SecretSourceKind;
+  for (auto [kind, list] : {std::pair{K::kFile, &a.secret_files}, {K::kFd, &a.secret_fds}, {K::kEnv, &a.secret_envs}})
+    for (const auto& s : *list) p.secret_sources.push_back(TRY(bundle::ParseSecretSource(kind, s)));
+  if (!a.secret_trust.empty()) p.secret_trust_bundle = std::filesystem::absolute(a.secret_trust).string();
+  return Ok();
+}
+
 static Result<bundle::SessionProfile> Profile(const SessionCreateArgs& a, CLI::App* sub) {
   rootfs::Progress progress = rootfs::Progress::Auto(a.json);
-  return session::ResolveProfile(TRY(Inputs(a, sub, &progress)));
+  auto p = TRY(session::ResolveProfile(TRY(Inputs(a, sub, &progress))));
+  TRY(AddSecretFlags(a, p));
+  return p;
 }
 
 void RegisterSessionCreate(Verbs& v, CLI::App* parent) {
@@ -117,6 +131,17 @@ void RegisterSessionCreate(Verbs& v, CLI::App* parent) {
   sub->add_option("--egress-resolve", a->resolve, "test seam: NAME=IP fixed answers for the relay's resolver")
       ->allow_extra_args(false)
       ->group("");  // hidden
+  sub->add_option("--secret", a->secrets,
+                  "proxy mode: NAME:host=HOST[,host=HOST][:header=Authorization: Bearer {}]; NAME holds a placeholder "
+                  "inside, the proxy puts the value into requests to HOST only (repeatable; docs/SECRETS.md)")
+      ->allow_extra_args(false);
+  sub->add_option("--secret-file", a->secret_files, "NAME=PATH: a secret's value from a file")->allow_extra_args(false);
+  sub->add_option("--secret-fd", a->secret_fds, "NAME=FD: a secret's value from an inherited descriptor")
+      ->allow_extra_args(false);
+  sub->add_option("--secret-env", a->secret_envs, "NAME=VAR: a secret's value from sandshim's environment")
+      ->allow_extra_args(false);
+  sub->add_option("--secret-trust-bundle", a->secret_trust,
+                  "CA bundle the proxy verifies origins it intercepts with (default: the host's store)");
   sub->add_option("--tmp-size", a->tmp_size, "size of the tmpfs /tmp (default 256m)");
   sub->add_flag("--read-only-root", a->read_only_root,
                 "no writable layer: the root is the base, read-only (default: a private writable layer)");

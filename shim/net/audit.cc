@@ -26,6 +26,8 @@ std::string FormatAudit(const AuditRecord& r, const std::string& ts) {
                         {"reason", r.reason},
                         {"bytes_up", r.bytes_up},
                         {"bytes_down", r.bytes_down}};
+  if (!r.secret.empty()) o["secret"] = r.secret;
+  if (!r.path.empty()) o["path"] = r.path;
   // Boost.JSON prints doubles in exponent form (5.7E0); a fixed three-decimal number reads
   // better in a log and parses the same.
   std::string line = boost::json::serialize(o);

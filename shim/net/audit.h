@@ -7,7 +7,8 @@
 //    "decision":"allow","rule":"pypi.org","status":200,"reason":"...",
 //    "bytes_up":517,"bytes_down":4096,"duration_ms":12.5}
 //
-// decision is "allow", "deny" (a rule refused: the rule field names it) or "error" (the
+// decision is "allow", "deny" (or "inject": one line per secret put into a request, with
+// "secret" and "path"; never the value), (a rule refused: the rule field names it) or "error" (the
 // request was malformed, resolution or the connection failed, or a limit was hit).
 // bytes_up counts what reached the destination, bytes_down what came back to the client;
 // neither counts the proxy's own status lines.
@@ -24,6 +25,9 @@ namespace sandshim::net {
 
 struct AuditRecord {
   std::string session, client, method, host, address, decision, rule, reason;
+  // An injection line (decision "inject"): the secret's name and the request's path
+  // (without its query); both empty on connection lines, and then not written.
+  std::string secret, path;
   uint16_t port = 0;
   int status = 0;
   uint64_t bytes_up = 0, bytes_down = 0;

@@ -43,6 +43,11 @@ std::vector<std::string> ProxyArgs(const ProxyProcessOptions& o) {
   if (o.allow_private) a.emplace_back("--allow-private");
   one("--audit", o.audit_file);
   one("--session", o.session);
+  one("--secrets", o.secrets_file);
+  one("--secrets-socket", o.secrets_socket);
+  one("--secrets-ca-key", o.secrets_ca_key);
+  one("--secrets-ca-cert", o.secrets_ca_cert);
+  one("--secrets-trust", o.secrets_trust);
   a.insert(a.end(), {"--max-connections", std::to_string(o.max_connections), "--max-header-bytes",
                      std::to_string(o.max_header_bytes), "--idle-timeout", std::to_string(o.idle_timeout_s),
                      "--relay-mode", o.relay_mode});

@@ -95,9 +95,9 @@ static std::string Lower(std::string_view v) {
 }
 
 std::string OriginHead(std::string_view method, const Target& t,
-                       const std::vector<std::pair<std::string, std::string>>& headers) {
+                       const std::vector<std::pair<std::string, std::string>>& headers, uint16_t default_port) {
   std::string h = std::string(method) + " " + t.origin_form + " HTTP/1.1\r\n";
-  h += "Host: " + (t.port == 80 ? t.host : Authority(t.host, t.port)) + "\r\n";
+  h += "Host: " + (t.port == default_port ? t.host : Authority(t.host, t.port)) + "\r\n";
   // Headers the client listed in Connection are hop-by-hop too (RFC 9110 7.6.1).
   std::string conn_tokens = ",";
   for (const auto& [name, value] : headers)

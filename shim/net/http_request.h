@@ -35,8 +35,9 @@ std::string Authority(std::string_view host, uint16_t port);
 // was checked (the client's own Host is dropped: a CDN routes by Host, so "GET
 // http://allowed/ Host: elsewhere" would reach an origin nobody allowed). Hop-by-hop headers
 // and those the client's Connection header names are dropped; Connection: close is added.
+// default_port: the scheme's (80; 443 inside an intercepted TLS connection), left out of Host.
 std::string OriginHead(std::string_view method, const Target& t,
-                       const std::vector<std::pair<std::string, std::string>>& headers);
+                       const std::vector<std::pair<std::string, std::string>>& headers, uint16_t default_port = 80);
 
 // One plain-HTTP request per connection, each one checked: after a head, only its own body
 // goes to the origin. The body's length comes from Content-Length; a Transfer-Encoding body

@@ -25,6 +25,7 @@
 #include "shim/net/relay.h"
 #include "shim/net/relay_privdrop.h"
 #include "shim/net/relay_seccomp.h"
+#include "shim/net/secret_control.h"
 
 namespace sandshim::net {
 
@@ -74,6 +75,24 @@ Result<std::string> ResolveUpstream(const std::string& flag, const std::string& 
   return url;
 }
 
+// Everything secrets need, read while still root: the rules, the CA, the trust store.
+static Result<std::shared_ptr<InterceptShared>> LoadSecrets(const ProxyProcessOptions& o) {
+  if (o.secrets_file.empty()) return std::shared_ptr<InterceptShared>();
+  if (o.secrets_socket.empty() || o.secrets_ca_key.empty() || o.secrets_ca_cert.empty())
+    return MakeError("--secrets needs --secrets-socket, --secrets-ca-key and --secrets-ca-cert", EINVAL);
+  auto sh = std::make_shared<InterceptShared>();
+  auto rules = TRY(ParseSecretRules(TRY_CTX(fs::ReadFile(o.secrets_file), "--secrets")));
+  sh->book = TRY(SecretBook::Make(rules));
+  auto key = TRY_CTX(fs::ReadFile(o.secrets_ca_key), "--secrets-ca-key");
+  auto made = LeafMinter::Load(key, TRY_CTX(fs::ReadFile(o.secrets_ca_cert), "--secrets-ca-cert"));
+  Wipe(key.data(), key.size());
+  sh->minter = TRY(std::move(made));
+  sh->origin_tls = TRY(MakeOriginTls(o.secrets_trust));
+  sh->max_header_bytes = o.max_header_bytes;
+  sh->idle_timeout = std::chrono::seconds(o.idle_timeout_s);
+  return sh;
+}
+
 static Result<ProxyOptions> BuildOptions(const ProxyProcessOptions& o) {
   ProxyOptions p;
   std::vector<std::string> allow = o.allow_domains, deny = o.deny_domains, cidrs = o.allow_cidrs;
@@ -102,6 +121,7 @@ static Result<ProxyOptions> BuildOptions(const ProxyProcessOptions& o) {
   if (o.relay_mode != "copy" && o.relay_mode != "splice")
     return MakeError("--relay-mode must be copy or splice", EINVAL);
   p.splice = o.relay_mode == "splice";
+  p.secrets = TRY(LoadSecrets(o));
   return p;
 }
 
@@ -139,7 +159,16 @@ Status RunProxy(const ProxyProcessOptions& o) {
     for (const auto& r : o.resolve) TRY(fixed->Add(r));
     resolver = std::move(fixed);
   }
+  // Values live in this process only: no core dump, no ptrace or /proc/PID/mem by anyone
+  // but root; the control socket is made while root, in the session's private directory.
+  UniqueFd secret_listener;
+  auto secrets = popts.secrets;
+  if (secrets) {
+    ::prctl(PR_SET_DUMPABLE, 0);
+    secret_listener = TRY_CTX(ListenSecretControl(o.secrets_socket), "--secrets-socket");
+  }
   ProxyServer server(io, std::move(popts), std::move(resolver), std::move(audit));
+  if (secrets) ServeSecretControl(io, std::move(secret_listener), secrets->book);
   TRY(server.Serve(std::move(listener)));
 
   asio::signal_set signals(io, SIGTERM, SIGINT, SIGHUP);

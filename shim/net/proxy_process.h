@@ -24,6 +24,10 @@ struct ProxyProcessOptions {
   size_t max_header_bytes = 16 * 1024;
   unsigned idle_timeout_s = 600;
   std::string relay_mode = "copy";  // copy | splice
+  // Secrets (docs/SECRETS.md): the rules file (names, hosts, templates, placeholders; no
+  // values), the control socket values arrive on, the session CA (KEY and CERT PEM files,
+  // read while root) and the trust store intercepted origins are verified with.
+  std::string secrets_file, secrets_socket, secrets_ca_key, secrets_ca_cert, secrets_trust;
   std::string pid_file;  // written (atomically) once listening: {"pid","start","listen"}
   int ready_fd = -1;     // "ready ADDR:PORT\n" written then closed once listening
 };

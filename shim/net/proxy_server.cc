@@ -72,7 +72,9 @@ struct ProxyServer::Impl : std::enable_shared_from_this<Impl> {
   bool accepting = false;
 
   Impl(asio::io_context& i, ProxyOptions o, std::unique_ptr<Resolver> r, AuditLog a)
-      : io(i), opts(std::move(o)), resolver(std::move(r)), audit(std::move(a)), retry(i) {}
+      : io(i), opts(std::move(o)), resolver(std::move(r)), audit(std::move(a)), retry(i) {
+    if (opts.secrets) opts.secrets->audit = &audit;
+  }
   void Accept();
 };
 
@@ -172,6 +174,8 @@ class Conn : public std::enable_shared_from_this<Conn> {
     rec_.rule = d.rule;
     if (!d.allowed) return Reply(403, d.reason, "deny", d.rule);
     reason_ = d.reason;
+    if (!connect_ && !ApplySecrets()) return;
+    intercept_ = connect_ && srv_->opts.secrets && srv_->opts.secrets->book.Intercepts(target_.host, target_.port);
     if (!connect_) {
       auto length = parser_->content_length();
       auto body = PlainBodyLength(req.count(http::field::transfer_encoding) > 0, length.has_value(), length.value_or(0));
@@ -263,9 +267,41 @@ class Conn : public std::enable_shared_from_this<Conn> {
     });
   }
 
+  // Plain HTTP: the head's headers, with secrets put in (or the request refused: false).
+  bool ApplySecrets() {
+    for (const auto& f : parser_->get()) headers_.emplace_back(std::string(f.name_string()), std::string(f.value()));
+    if (!srv_->opts.secrets) return true;
+    auto inj = srv_->opts.secrets->book.Apply(target_.host, target_.port, target_.origin_form, headers_);
+    if (inj.refused) {
+      Reply(403, inj.reason, "deny", inj.rule);
+      return false;
+    }
+    injected_ = std::move(inj.injected);
+    return true;
+  }
+
+  void AuditInjections() {
+    std::string path = target_.origin_form.substr(0, target_.origin_form.find('?'));
+    for (const auto& name : injected_) {
+      AuditRecord a = rec_;
+      a.decision = "inject";
+      a.rule = a.secret = name;
+      a.path = path;
+      srv_->audit.Write(a);
+    }
+  }
+
   void OnConnected() {
     dst_.expires_never();
     client_.expires_never();
+    if (intercept_) {
+      // From here the interceptor owns both sockets; this object stays alive (and counted
+      // against --max-connections) as long as it does.
+      finished_ = true;
+      timer_.cancel();
+      return InterceptTls(srv_->opts.secrets, client_.release_socket(), dst_.release_socket(), target_, rec_,
+                          shared_from_this());
+    }
     error_code ignored;
     dst_.socket().set_option(tcp::no_delay(true), ignored);
     client_.socket().set_option(tcp::no_delay(true), ignored);
@@ -277,6 +313,7 @@ class Conn : public std::enable_shared_from_this<Conn> {
     } else {
       out_.clear();
       to_dst = OriginRequest();
+      AuditInjections();
     }
     // Bytes the client sent after its head (a TLS ClientHello, a request body) go first;
     // for plain HTTP only the body: a pipelined request after it was not checked.
@@ -296,6 +333,7 @@ class Conn : public std::enable_shared_from_this<Conn> {
     auto after_client = [self](error_code ec, size_t) {
       if (ec) return self->Finish();
       asio::async_write(self->dst_, asio::buffer(self->pending_up_), [self](error_code ec2, size_t n) {
+        Wipe(self->pending_up_.data(), self->pending_up_.size());  // it may hold a secret's value
         if (ec2) return self->Finish();
         self->up_.bytes += n;
         self->StartTunnel();
@@ -308,10 +346,9 @@ class Conn : public std::enable_shared_from_this<Conn> {
   }
 
   std::string OriginRequest() {
-    std::vector<std::pair<std::string, std::string>> headers;
-    for (const auto& f : parser_->get())
-      headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
-    return OriginHead(rec_.method, target_, headers);
+    auto head = OriginHead(rec_.method, target_, headers_);
+    for (auto& [k, v] : headers_) Wipe(v.data(), v.size());
+    return head;
   }
 
   void StartTunnel() {
@@ -479,7 +516,10 @@ class Conn : public std::enable_shared_from_this<Conn> {
   asio::steady_timer timer_;
   bool counted_;
   bool connect_ = false;
+  bool intercept_ = false;  // a CONNECT to a host a secret is for
   bool finished_ = false;
+  HeaderList headers_;                 // plain HTTP: what goes to the origin
+  std::vector<std::string> injected_;  // plain HTTP: secrets put into headers_
   Target target_;
   Addresses addrs_;
   std::string last_error_ = "no address", reason_;

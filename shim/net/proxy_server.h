@@ -25,6 +25,7 @@
 #include "shim/net/audit.h"
 #include "shim/net/domain_rules.h"
 #include "shim/net/resolver.h"
+#include "shim/net/tls_intercept.h"
 
 namespace sandshim::net {
 
@@ -48,6 +49,9 @@ struct ProxyOptions {
   std::chrono::milliseconds connect_timeout{10'000};
   std::chrono::milliseconds idle_timeout{600'000};
   bool splice = false;  // relay tunnels with splice(2) instead of read/send (see PumpCopy)
+  // Secrets (secret_book.h): injected into plain HTTP heads; CONNECTs to their hosts are
+  // intercepted (tls_intercept.h). Null: none. Its audit pointer is set by the server.
+  std::shared_ptr<InterceptShared> secrets;
 };
 
 class ProxyServer {

@@ -24,7 +24,7 @@ constexpr const char* kAllowed[] = {
     "epoll_create1", "epoll_ctl", "epoll_wait", "epoll_pwait", "poll", "ppoll", "select", "pselect6",
     "timerfd_create", "timerfd_settime", "timerfd_gettime", "eventfd2", "pipe2", "splice",
     // memory, threads, signals, time
-    "mmap", "munmap", "mprotect", "madvise", "brk", "mremap", "futex", "set_robust_list", "rseq",
+    "mmap", "munmap", "mprotect", "madvise", "mlock", "munlock", "brk", "mremap", "futex", "set_robust_list", "rseq",
     "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "sigaltstack", "restart_syscall", "sched_yield",
     "sched_getaffinity", "clock_gettime", "clock_getres", "gettimeofday", "clock_nanosleep", "nanosleep",
     "getrandom", "uname", "getpid", "gettid", "getuid", "geteuid", "getgid", "getegid", "getresuid",

@@ -19,6 +19,7 @@
 #include "shim/session/layer.h"
 #include "shim/session/network.h"
 #include "shim/session/relay_cgroup.h"
+#include "shim/session/secrets.h"
 #include "shim/net/relay.h"
 #include "shim/net/egress.h"
 
@@ -184,6 +185,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   TRY(ValidateId(id));
   if (!name.empty()) TRY_CTX(ValidateId(name), "--name");
   auto relay_policy = TRY(CheckEgressRules(profile));  // parsed once, passed along
+  TRY(CheckSecrets(profile, relay_policy));
   bundle::SessionProfile p = profile;
   std::error_code ec;
   p.workspace = std::filesystem::canonical(p.workspace, ec).string();
@@ -201,9 +203,12 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   auto dir = Dir(id);
   NetworkPaths net_paths(dir);
   if (p.network == "proxy") p.netns_path = net_paths.netns.string();
+  PlanSecrets(p, dir);  // placeholders in, the CA's bundle mounted: docs/SECRETS.md
   // Which backend, and (native) sandshim re-executed from a sealed copy, before anything exists.
   auto choice = TRY(containers_.Choose(TRY(bundle::SpecFromJson(TRY(bundle::SessionSpec(p))))));
   runtime::EnsureSealedFor(choice.traits);
+  // After the re-execution above (which would find an fd source already read), before anything exists.
+  auto secrets = TRY(ReadSecretValues(p.secret_sources));
   auto layer = LayerKind::kNone;
   p.limit_memory_inside = choice.traits.memory_limited_inside;
   if (p.writable_layer) {
@@ -231,6 +236,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   TRY(fs::MkdirAll(dir / "bundle", 0700));
   TRY(fs::WriteFileAtomic(dir / "last-used", "", 0600, /*sync=*/false));  // its mtime: see MarkUsed
   TRY(fs::WriteFileAtomic(dir / "sources.json", json::serialize(pins), 0600));
+  TRY(WriteSecretFiles(dir, p, id));
   // M11: a user namespace of its own where the kernel and filesystems allow idmapped mounts,
   // whatever the network: a proxy netns is joined before the userns is made (ns_order.h), and
   // a host or proxy netns stays the host userns's, so root inside has no CAP_NET_ADMIN there
@@ -276,7 +282,9 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   if (p.network == "proxy") {
     TRY(fs::MkdirAll(std::filesystem::path(r.audit).parent_path(), 0700));
     r.relay_args = RelayProxyArgs(p, relay_policy, net_paths, id, r.audit, resolve);
+    if (!p.secrets.empty()) std::ranges::copy(SecretRelayArgs(dir, p.secret_trust_bundle), std::back_inserter(r.relay_args));
     TRY(SetUpProxyNetwork(journal, net_paths, relay_policy, r.relay_args));
+    TRY(DeliverSecrets(dir, secrets));  // before the sandbox exists: its first request finds them
   }
   TRY(journal.Append({kContainerKind, {{"id", r.container_id}}}));
   fault::Point("session.create.after-journal");

@@ -17,6 +17,7 @@
 #include "shim/session/exec_runner.h"
 #include "shim/session/metrics.h"
 #include "shim/session/record.h"
+#include "shim/session/secrets.h"
 #include "shim/session/usage.h"
 
 namespace sandshim::session {
@@ -45,6 +46,10 @@ class Sessions {
   // resolve: the proxy's fixed-answer resolver (NAME=IP), a test seam; empty in real use.
   Result<SessionRecord> Create(const std::string& id, const std::string& name, const bundle::SessionProfile& p,
                                const std::vector<std::string>& resolve = {});
+  // `session secret set|rm` (session_secrets.cc): a new value for a declared secret, used from
+  // the next request on, or none (requests carrying its placeholder are then refused).
+  Status SetSecret(const std::string& ref, const std::string& name, const net::SecretBytes& value);
+  Status RemoveSecret(const std::string& ref, const std::string& name);
   // The record of a session that can take an exec (not stopped), read once and without the
   // lock. The caller seals itself for its backend (runtime::EnsureSealedFor) before Exec.
   Result<SessionRecord> ForExec(const std::string& ref);
@@ -86,6 +91,7 @@ class Sessions {
   Status Teardown(const std::string& id);
   // M12: moves the running relay into a child of the sandbox's cgroups (relay_cgroup.h).
   Status ChargeRelayToSession(const SessionRecord& r);
+  Status SendToRelay(const std::string& ref, const std::string& name, const net::SecretBytes* value);
   Status UpdateAfterExec(const std::string& id, const RunnerOutcome& o, const std::string& started);
 
   runtime::Options opts_;

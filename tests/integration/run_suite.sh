@@ -31,5 +31,6 @@ case $suite in
   podman_native) SANDSHIM_ARGS="--backend native" exec bash "$here/vs_runc.sh" podman ;;
   # tests/attack: one script per attack surface (attack_native_mounts -> native_mounts_test.sh).
   attack_*) exec bash "$here/../attack/${suite#attack_}_test.sh" ;;
+  secrets) exec bash "$here/secrets_test.sh" ;;
   *) echo "run_suite: unknown suite $suite" >&2; exit 2 ;;
 esac
