@@ -310,7 +310,7 @@ check_bad_input() { # one clear line, non-zero, nothing left
   }
   try "unknown secret NOPE" "${EGRESS[@]}" --secret "A:host=good.test" --secret-file "A=$WORK/values/api" \
     --secret-file "NOPE=$WORK/values/api" || return
-  try "can never match" "${EGRESS[@]}" --secret "A:host=*" --secret-file "A=$WORK/values/api" || return
+  try "is every host" "${EGRESS[@]}" --secret "A:host=*" --secret-file "A=$WORK/values/api" || return
   try "can never match" "${EGRESS[@]}" --secret "A:host=nowhere.test" --secret-file "A=$WORK/values/api" || return
   try "read $WORK/values/missing" "${EGRESS[@]}" --secret "A:host=good.test" --secret-file "A=$WORK/values/missing" || return
   try "not a regular file" "${EGRESS[@]}" --secret "A:host=good.test" --secret-file "A=$WORK/values" || return
