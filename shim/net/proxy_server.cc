@@ -294,6 +294,9 @@ class Conn : public std::enable_shared_from_this<Conn> {
   void OnConnected() {
     dst_.expires_never();
     client_.expires_never();
+    error_code ignored;
+    dst_.socket().set_option(tcp::no_delay(true), ignored);
+    client_.socket().set_option(tcp::no_delay(true), ignored);
     if (intercept_) {
       // From here the interceptor owns both sockets; this object stays alive (and counted
       // against --max-connections) as long as it does.
@@ -302,9 +305,6 @@ class Conn : public std::enable_shared_from_this<Conn> {
       return InterceptTls(srv_->opts.secrets, client_.release_socket(), dst_.release_socket(), target_, rec_,
                           shared_from_this());
     }
-    error_code ignored;
-    dst_.socket().set_option(tcp::no_delay(true), ignored);
-    client_.socket().set_option(tcp::no_delay(true), ignored);
     rec_.status = 200;
     rec_.decision = "allow";
     std::string to_dst;
