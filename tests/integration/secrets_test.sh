@@ -290,6 +290,15 @@ check_canary_sweep() { # no value anywhere, after every other check ran on both 
     [ "$(wc -c <"$WORK/dump-$BE")" -gt 100000 ] || return $(fail "$BE: the sandbox dump is too small to mean anything")
     grep -qaF -f "$WORK/values/all" "$WORK/dump-$BE" && return $(fail "$BE: a value is readable inside the sandbox")
     grep -qa "sshim-secret-" "$WORK/dump-$BE" || return $(fail "$BE: no placeholder seen inside (sweep broken?)")
+    # The session CA: its certificate is trusted inside, its key stays on the host, private to root.
+    local sec=$ROOT/@sessions/$id/secrets
+    assert_eq "700 600 600" "$(stat -c %a "$sec" "$sec/ca.key" "$sec/rules.json" | tr '\n' ' ' | sed 's/ $//')" \
+      "$BE: secrets directory, CA key and rules are root's only" || return
+    sed -n 2p "$sec/ca.key" >"$WORK/ca-key-line"
+    [ -s "$WORK/ca-key-line" ] || return $(fail "$BE: no CA key line to look for")
+    grep -qaF -f "$WORK/ca-key-line" "$WORK/dump-$BE" && return $(fail "$BE: the CA key is readable inside")
+    sed -n 2p "$sec/ca.crt" >"$WORK/ca-cert-line"
+    grep -qaF -f "$WORK/ca-cert-line" "$WORK/dump-$BE" || return $(fail "$BE: the CA certificate is not in the sandbox's trust")
   done
   found=$(host_sweep "$WORK/values/all")
   [ -z "$found" ] || fail "values found on the host: $found"

@@ -313,3 +313,37 @@ TEST_CASE("proxy: limits: a connection past max-connections gets 503 unread") {
   CHECK(refused.header("x-sandshim-rule") == "max-connections");
   CHECK(origin.connections() == 0);
 }
+
+TEST_CASE("proxy: secrets: the value goes into plain HTTP to its host only; a placeholder elsewhere is refused") {
+  testing::TempDir d;
+  Origin origin("127.0.0.1", 0);
+  REQUIRE(origin.ok());
+  const std::string ph = "sshim-secret-0123456789abcdef0123456789abcdef";
+  Proxy proxy(d.path() / "audit.jsonl", [&](ProxyOptions& o) {
+    o.secrets = std::make_shared<InterceptShared>();
+    o.secrets->book = SecretBook::Make({{"TOK", {"allowed.test"}, "", ph}}).value();
+    REQUIRE(o.secrets->book.Set("TOK", SecretBytes::From("the-value").value()).ok());
+  });
+  auto answer = Parse(proxy.Exchange(Get("allowed.test", origin.port(), "/x?q=1", "X-Token: t " + ph + "\r\n")));
+  CHECK(answer.status() == 200);
+  REQUIRE(origin.WaitConnections(1));
+  CHECK(Parse(origin.received(0)).header("x-token") == "t the-value");
+  // The same placeholder to a host the secret is not for: 403, nothing connected.
+  auto refused = Parse(proxy.Exchange(Get("hostaddr.test", origin.port(), "/", "X-Leak: " + ph + "\r\n")));
+  CHECK(refused.status() == 403);
+  CHECK(refused.header("x-sandshim-rule") == "secret-exfiltration");
+  CHECK(origin.connections() == 1);
+  auto audit = proxy.Audit(3);
+  int injected = 0, denied = 0;
+  for (const auto& l : audit) {
+    if (Str(l.at("decision")) == "inject") {
+      ++injected;
+      CHECK(Str(l.at("secret")) == "TOK");
+      CHECK(Str(l.at("path")) == "/x");
+    }
+    if (Str(l.at("decision")) == "deny") denied += Str(l.at("rule")) == "secret-exfiltration";
+    CHECK(boost::json::serialize(l).find("the-value") == std::string::npos);
+  }
+  CHECK(injected == 1);
+  CHECK(denied == 1);
+}
