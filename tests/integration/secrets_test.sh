@@ -127,6 +127,9 @@ session_for() { # BACKEND: sets SID to the backend's session, making it on first
     local id
     id=$(uniq_name "sec-$1")
     BE=$1 create_session "$id" || { REASON="create: $(cat "$WORK/create-$id.err")"; return 1; }
+    local got
+    got=$("$SANDSHIM_BIN" --root "$ROOT" session inspect --json "$id" | jq -r .backend)
+    [ "$got" = "$1" ] || { REASON="asked for $1, got $got"; return 1; }
     printf -v "$var" '%s' "$id"
   fi
   SID=${!var}
@@ -300,6 +303,12 @@ check_canary_sweep() { # no value anywhere, after every other check ran on both 
     sed -n 2p "$sec/ca.crt" >"$WORK/ca-cert-line"
     grep -qaF -f "$WORK/ca-cert-line" "$WORK/dump-$BE" || return $(fail "$BE: the CA certificate is not in the sandbox's trust")
   done
+  # What sandshim prints about sessions: metrics, inspect, list.
+  { "$SANDSHIM_BIN" --root "$ROOT" metrics
+    for id in $S_gvisor $S_native; do "$SANDSHIM_BIN" --root "$ROOT" session inspect --json "$id"; done
+    "$SANDSHIM_BIN" --root "$ROOT" session list --json; } >"$WORK/printed" 2>&1
+  grep -q "sshim_\|sandshim" "$WORK/printed" || return $(fail "metrics/inspect printed nothing: $(head -c 200 "$WORK/printed")")
+  grep -qaF -f "$WORK/values/all" "$WORK/printed" && return $(fail "a value in metrics, inspect or list")
   found=$(host_sweep "$WORK/values/all")
   [ -z "$found" ] || fail "values found on the host: $found"
 }
