@@ -285,6 +285,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
     if (!p.secrets.empty()) std::ranges::copy(SecretRelayArgs(dir, p.secret_trust_bundle), std::back_inserter(r.relay_args));
     TRY(SetUpProxyNetwork(journal, net_paths, relay_policy, r.relay_args));
     TRY(DeliverSecrets(dir, secrets));  // before the sandbox exists: its first request finds them
+    if (!p.secrets.empty()) fault::Point("session.create.after-secrets");
   }
   TRY(journal.Append({kContainerKind, {{"id", r.container_id}}}));
   fault::Point("session.create.after-journal");

@@ -188,12 +188,14 @@ assert_session_gone() { # ID
 check_session_create_points() {
   local p id
   echo precious >"$WORK/ws/keep.txt"
-  # Proxy network mode, so the crashes also hit a made namespace and a running relay.
+  # Proxy network mode, so the crashes also hit a made namespace and a running relay; a
+  # secret, so they also hit its CA, rules and control socket, and a relay holding its value.
+  echo fault-secret-value >"$WORK/secret-value"
   for p in session.create.after-dir session.create.after-journal session.create.after-netns \
-           session.create.after-relay session.create.after-container; do
+           session.create.after-relay session.create.after-secrets session.create.after-container; do
     id=$(uniq_name "$SESS-${p//./-}")
     crash "$p" session create "$id" --name "n-$id" --rootfs "$WORK/b/rootfs" --workspace "$WORK/ws" \
-      --network proxy --allow-domain example.test || return
+      --network proxy --allow-domain example.test --secret "K:host=example.test" --secret-file "K=$WORK/secret-value" || return
     sess gc >/dev/null || return $(fail "$p: session gc failed")
     assert_session_gone "$id" || { REASON="$p: $REASON"; return 1; }
   done
