@@ -1,5 +1,6 @@
 #include "shim/net/secret_control.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -21,11 +22,25 @@ using local = asio::local::stream_protocol;
 
 static constexpr size_t kMaxRequest = kMaxSecretBytes + 1024;
 
-static Result<sockaddr_un> Address(const std::filesystem::path& path) {
-  sockaddr_un a{};
-  a.sun_family = AF_UNIX;
-  if (path.native().size() >= sizeof a.sun_path) return MakeError("secret socket path too long: " + path.string(), ENAMETOOLONG);
-  std::memcpy(a.sun_path, path.c_str(), path.native().size());
+// A unix socket address for path. sun_path holds 107 bytes and a session directory under a
+// deep state root with a long id is longer: then the socket is named through an O_PATH handle
+// on its directory (/proc/self/fd/N/NAME), which the caller keeps open for the bind or connect.
+struct SocketAddress {
+  sockaddr_un addr{};
+  UniqueFd dir;
+};
+
+static Result<SocketAddress> Address(const std::filesystem::path& path) {
+  SocketAddress a;
+  a.addr.sun_family = AF_UNIX;
+  std::string name = path.string();
+  if (name.size() >= sizeof a.addr.sun_path) {
+    a.dir.Reset(::open(path.parent_path().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!a.dir.valid()) return ErrnoError("open " + path.parent_path().string());
+    name = "/proc/self/fd/" + std::to_string(a.dir.get()) + "/" + path.filename().string();
+    if (name.size() >= sizeof a.addr.sun_path) return MakeError("secret socket name too long: " + path.string(), ENAMETOOLONG);
+  }
+  std::memcpy(a.addr.sun_path, name.c_str(), name.size());
   return a;
 }
 
@@ -36,7 +51,7 @@ Result<UniqueFd> ListenSecretControl(const std::filesystem::path& path) {
   ::unlink(path.c_str());
   // Made 0600 from the start (umask), not chmod'ed after: no moment where others may connect.
   mode_t old = ::umask(0177);
-  int rc = ::bind(fd.get(), reinterpret_cast<sockaddr*>(&a), sizeof a);
+  int rc = ::bind(fd.get(), reinterpret_cast<sockaddr*>(&a.addr), sizeof a.addr);
   ::umask(old);
   if (rc != 0) return ErrnoError("bind " + path.string());
   if (::listen(fd.get(), 16) != 0) return ErrnoError("listen " + path.string());
@@ -108,7 +123,7 @@ Status Request(const std::filesystem::path& path, const std::string& req) {
   auto a = TRY(Address(path));
   UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!fd.valid()) return ErrnoError("secret socket");
-  if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0)
+  if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&a.addr), sizeof a.addr) != 0)
     return ErrnoError("the session's proxy (" + path.string() + ")");
   for (size_t off = 0; off < req.size();) {
     ssize_t n = ::write(fd.get(), req.data() + off, req.size() - off);

@@ -4,6 +4,12 @@
 // with OpenSSL as a client would), and what the session layer plans for the sandbox.
 #include <doctest/doctest.h>
 
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <thread>
+
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
@@ -264,4 +270,32 @@ TEST_CASE("session secrets: value sources") {
   CHECK(missing.error().msg.find("/nonexistent/v") != std::string::npos);
   CHECK_FALSE(session::ReadSecretValue({"K", bundle::SecretSourceKind::kFile, "/"}).ok());
   CHECK_FALSE(session::ReadSecretValue({"K", bundle::SecretSourceKind::kFd, "1"}).ok());
+}
+
+TEST_CASE("secret control socket: 0600, and usable under a path longer than sun_path") {
+  char tmpl[] = "/tmp/sshim-unit-sock.XXXXXX";
+  REQUIRE(::mkdtemp(tmpl));
+  std::filesystem::path dir = std::string(tmpl) + "/" + std::string(90, 'd');  // a deep state root, a long id
+  std::filesystem::create_directories(dir);
+  auto path = dir / "control.sock";
+  REQUIRE(path.string().size() > 108);
+  auto listener = net::ListenSecretControl(path);
+  REQUIRE(listener.ok());
+  struct stat st;
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  // One request, answered by hand, through the long name.
+  std::thread server([&] {
+    int c = ::accept(listener->get(), nullptr, nullptr);
+    char buf[256];
+    std::string got;
+    for (ssize_t n; (n = ::read(c, buf, sizeof buf)) > 0;) got.append(buf, static_cast<size_t>(n));
+    std::string answer = got == "rm\nTOK" ? "ok\n" : "error: unexpected " + got + "\n";
+    CHECK(::write(c, answer.data(), answer.size()) == static_cast<ssize_t>(answer.size()));
+    ::close(c);
+  });
+  auto s = net::RemoveSecret(path, "TOK");
+  server.join();
+  CHECK(s.ok());
+  std::filesystem::remove_all(tmpl);
 }
