@@ -1,0 +1,541 @@
+#!/usr/bin/env bash
+# What the OCI runtime-tools validation suite checks, as shell checks against one runtime
+# driven through the runc command line: lifecycle and `state` (runtime.md), then one check
+# per part of config.json that runtimetest verifies inside the container, then the verbs
+# programs drive (kill, ps, pause, features, list, --log). Every check passes on runc, so
+# vs_runc.sh runs this file with runc first and then sandshim, and prints both columns.
+#
+#   tests/integration/oci_test.sh runc|sandshim|PATH    (SANDSHIM_ARGS picks the backend)
+#
+# Checks a runtime cannot do by design say so in their name ("[gVisor: ...]") and skip on
+# that backend with the reason; docs/OCI.md lists them.
+set -u
+. "$(dirname "$0")/lib/image.sh"
+require_root
+require_cmds jq python3 ip
+[ $# -eq 1 ] || die "usage: $0 RUNTIME"
+resolve_runtime "$1"
+[ -x "$RT_BIN" ] || skip_all "runtime not found: $1"
+# gVisor is sandshim's default backend; only "--backend native" leaves it.
+GVISOR=0
+case ${RT_BIN##*/} in sandshim*) case " ${RT_ARGS[*]} " in *" --backend native "* | *" --backend=native "*) ;; *) GVISOR=1 ;; esac ;; esac
+
+WORK=$(mktemp -d /tmp/sandshim-it.XXXXXX)
+chmod 755 "$WORK"
+ROOT=$WORK/root
+install_traps
+on_exit 'rm -rf "$WORK"'
+on_exit 'rt list -q 2>/dev/null | xargs -r -n1 "$RT_BIN" --root "$ROOT" "${RT_ARGS[@]}" delete --force >/dev/null 2>&1'
+on_exit 'remove_cgroup_parent "$WORK" all'
+rt() { "$RT_BIN" --root "$ROOT" "${RT_ARGS[@]}" "$@"; }
+B=$WORK/bundle
+make_bundle "$B" true >/dev/null || die "cannot build the test bundle"
+CGP=$(cgroup_parent_for "$WORK")
+
+# bundle_with NAME JQ: a bundle sharing the rootfs, with $WORK/NAME.out bound rw at /out
+# (hooks and the container leave their evidence there).
+bundle_with() {
+  local d=$WORK/$1
+  mkdir -p "$d" "$d.out" && chmod 777 "$d.out"
+  jq --arg out "$d.out" --arg root "$B/rootfs" '.root.path = $root | .mounts += [{"destination":"/out","type":"bind","source":$out,"options":["rbind","rw"]}]
+    | .linux.cgroupsPath = "/'"$CGP"'/\(.hostname)-'"$1"'"' "$B/config.json" | jq "$2" >"$d/config.json"
+  echo "$d"
+}
+# run_spec NAME JQ: `run` a container from that bundle; OUT, ERR, RC as capture leaves them.
+run_spec() { capture rt run --bundle "$(bundle_with "$1" "$2")" "$(uniq_name "$1")"; }
+status_of() { rt state "$1" 2>/dev/null | jq -r .status; }
+is_status() { [ "$(status_of "$1")" = "$2" ]; }
+wait_status() { wait_until "${3:-10}" is_status "$1" "$2"; }
+# An id whose container is gone at the end of the check, whatever happened.
+new_id() { local id; id=$(uniq_name "$1"); echo "$id"; }
+gone() { rt delete --force "$1" >/dev/null 2>&1; true; }
+gvisor_skip() { [ "$GVISOR" = 1 ] && { skip "$1"; return 0; }; return 1; }
+
+LEAKS=("$CHECK_LEAKS" --match "$WORK" --root "$ROOT")
+no_leaks() {
+  local ids
+  ids=$(rt list -q 2>/dev/null)
+  [ -z "$ids" ] || { echo "$ids" | xargs -r -n1 "$RT_BIN" --root "$ROOT" "${RT_ARGS[@]}" delete --force >/dev/null 2>&1; fail "containers left: $ids"; return 1; }
+  "${LEAKS[@]}" --wait 5 --quiet >/dev/null || fail "leaks: $("${LEAKS[@]}" | tr '\n' ' ')"
+}
+AFTER_CHECK_HOOK=no_leaks
+
+# ---- lifecycle and state (runtime.md) ----
+
+check_create_state() {
+  local id b st
+  id=$(new_id created)
+  b=$(bundle_with created '.process.args = ["sh","-c","touch /out/started; exec sleep 1000"] | .annotations = {"org.example.k":"v"}')
+  rt create --bundle "$b" "$id" || { fail "create"; return; }
+  st=$(rt state "$id")
+  gone "$id"
+  assert_eq created "$(jq -r .status <<<"$st")" "status" || return
+  assert_eq "$id" "$(jq -r .id <<<"$st")" "id" || return
+  assert_eq "$b" "$(jq -r .bundle <<<"$st")" "bundle (absolute)" || return
+  [ "$(jq -r '.pid // 0' <<<"$st")" -gt 0 ] || { fail "pid > 0: $st"; return; }
+  [[ "$(jq -r .ociVersion <<<"$st")" =~ ^1\.[0-9]+\.[0-9]+ ]] || { fail "ociVersion: $st"; return; }
+  assert_eq v "$(jq -r '.annotations["org.example.k"]' <<<"$st")" "annotations from config.json" || return
+  [ ! -e "$b.out/started" ] || fail "the user process ran before start"
+}
+
+check_start_running_stopped() {
+  local id b
+  id=$(new_id start)
+  b=$(bundle_with start '.process.args = ["sh","-c","touch /out/started; read x < /out/fifo"]')
+  mkfifo "$b.out/fifo" && chmod 666 "$b.out/fifo"
+  rt create --bundle "$b" "$id" || { fail "create"; return; }
+  rt start "$id" || { gone "$id"; fail "start"; return; }
+  wait_until 10 test -e "$b.out/started" || { gone "$id"; fail "the process did not run after start"; return; }
+  assert_eq running "$(status_of "$id")" "status after start" || { gone "$id"; return; }
+  capture rt start "$id"
+  [ "$RC" -ne 0 ] || { gone "$id"; fail "a second start succeeded"; return; }
+  echo go >"$b.out/fifo"
+  wait_status "$id" stopped || { gone "$id"; fail "not stopped after exit: $(status_of "$id")"; return; }
+  rt delete "$id" || { fail "delete of a stopped container"; return; }
+  capture rt state "$id"
+  [ "$RC" -ne 0 ] && [ -n "$ERR" ] || fail "state after delete: rc=$RC err=$ERR"
+}
+
+check_kill_created() {
+  local id
+  id=$(new_id killc)
+  rt create --bundle "$(bundle_with killc '.process.args = ["sleep","1000"]')" "$id" || { fail "create"; return; }
+  rt kill "$id" KILL || { gone "$id"; fail "kill of a created container"; return; }
+  wait_status "$id" stopped || { gone "$id"; fail "status after kill: $(status_of "$id")"; return; }
+  rt delete "$id" || fail "delete after kill"
+}
+
+check_kill_stopped_fails() {
+  local id
+  id=$(new_id kills)
+  rt create --bundle "$(bundle_with kills '.process.args = ["true"]')" "$id" || { fail "create"; return; }
+  rt start "$id"
+  wait_status "$id" stopped || { gone "$id"; fail "not stopped"; return; }
+  capture rt kill "$id" TERM
+  gone "$id"
+  [ "$RC" -ne 0 ] || fail "kill of a stopped container succeeded"
+}
+
+check_delete_running_needs_force() {
+  local id
+  id=$(new_id delr)
+  rt run -d --bundle "$(bundle_with delr '.process.args = ["sleep","1000"]')" "$id" </dev/null >/dev/null ||
+    { fail "run -d"; return; }
+  capture rt delete "$id"
+  [ "$RC" -ne 0 ] || { fail "delete of a running container succeeded"; return; }
+  assert_eq running "$(status_of "$id")" "still running after a refused delete" || { gone "$id"; return; }
+  rt delete --force "$id" || { fail "delete --force"; return; }
+  capture rt state "$id"
+  [ "$RC" -ne 0 ] || fail "state after delete --force succeeded"
+}
+
+check_duplicate_id() {
+  local id b
+  id=$(new_id dup)
+  b=$(bundle_with dup '.process.args = ["sleep","1000"]')
+  rt create --bundle "$b" "$id" || { fail "create"; return; }
+  capture rt create --bundle "$b" "$id"
+  local st; st=$(status_of "$id")
+  gone "$id"
+  [ "$RC" -ne 0 ] || { fail "a second create with the same id succeeded"; return; }
+  assert_eq created "$st" "the first container after the refused create"
+}
+
+# create_fails NAME: config.json is already broken in $WORK/NAME; create must fail with an
+# error and leave no container.
+create_fails() {
+  local id=$1
+  capture rt create --bundle "$WORK/$2" "$id"
+  [ "$RC" -ne 0 ] || { gone "$id"; fail "create succeeded"; return; }
+  [ -n "$ERR" ] || { fail "no error on stderr"; return; }
+  capture rt state "$id"
+  [ "$RC" -ne 0 ] || { gone "$id"; fail "state finds a container after the failed create"; return; }
+  assert_eq "" "$(rt list -q 2>/dev/null)" "list after the failed create"
+}
+check_missing_config() {
+  mkdir -p "$WORK/noconf/rootfs"
+  create_fails "$(new_id noconf)" noconf
+}
+check_invalid_config() {
+  bundle_with badjson . >/dev/null && echo '{"ociVersion": "1.0.2", "process": ' >"$WORK/badjson/config.json"
+  create_fails "$(new_id badjson)" badjson
+}
+
+check_pid_file() {
+  local id
+  id=$(new_id pidf)
+  rt create --pid-file "$WORK/pidf.pid" --bundle "$(bundle_with pidf '.process.args = ["sleep","1000"]')" "$id" ||
+    { fail "create"; return; }
+  local want got
+  want=$(rt state "$id" | jq -r .pid)
+  got=$(cat "$WORK/pidf.pid" 2>/dev/null)
+  gone "$id"
+  assert_eq "$want" "$got" "pid file against state's pid"
+}
+
+# A console socket receiver: accepts one connection, takes the pty master from SCM_RIGHTS,
+# and copies what the container writes into FILE until EOF.
+console_receiver() { # SOCKET FILE
+  python3 - "$1" "$2" <<'PY' &
+import array, os, socket, sys
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1)
+c, _ = s.accept()
+fds = array.array("i")
+msg, anc, _, _ = c.recvmsg(1024, socket.CMSG_LEN(fds.itemsize))
+fds.frombytes(anc[0][2][:fds.itemsize])
+out = open(sys.argv[2], "wb")
+while True:
+    try:
+        b = os.read(fds[0], 4096)
+    except OSError:
+        break
+    if not b:
+        break
+    out.write(b); out.flush()
+PY
+}
+check_console_socket() {
+  local id sock=$WORK/console.sock out=$WORK/console.out rpid
+  id=$(new_id tty)
+  console_receiver "$sock" "$out"; rpid=$!
+  wait_until 5 test -S "$sock" || { kill "$rpid"; fail "receiver did not listen"; return; }
+  rt create --console-socket "$sock" --bundle "$(bundle_with tty '.process.terminal = true
+      | .process.args = ["sh","-c","test -t 0 && test -t 1 && echo TTY-OK $(tty)"]')" "$id" ||
+    { kill "$rpid"; fail "create with --console-socket"; return; }
+  rt start "$id"
+  wait_until 10 grep -q TTY-OK "$out"; local seen=$?
+  gone "$id"; kill "$rpid" 2>/dev/null; wait "$rpid" 2>/dev/null
+  [ "$seen" -eq 0 ] || { fail "container output on the pty: $(head -c 200 "$out" 2>/dev/null)"; return; }
+  assert_contains "$(cat "$out")" "/dev/pts/" "the process's tty"
+}
+
+check_hooks() {
+  local id b log want
+  id=$(new_id hooks)
+  b=$(bundle_with hooks '.process.args = ["sh","-c","echo process >> /out/hooks.log"]')
+  log=$b.out/hooks.log
+  # Host-side hooks and createContainer log the state they get on stdin; startContainer runs
+  # in the container, where the log is /out.
+  hook() { jq -n --arg n "$1" --arg f "$2" '{path:"/bin/sh", args:["sh","-c","s=$(cat); echo \"'"$1"' $s\" >> '"$2"'"]}'; }
+  jq --argjson pre "$(hook prestart "$log")" --argjson cr "$(hook createRuntime "$log")" \
+     --argjson cc "$(hook createContainer "$log")" --argjson sc "$(hook startContainer /out/hooks.log)" \
+     --argjson ps "$(hook poststart "$log")" --argjson pst "$(hook poststop "$log")" \
+     '.hooks = {prestart:[$pre], createRuntime:[$cr], createContainer:[$cc], startContainer:[$sc], poststart:[$ps], poststop:[$pst]}' \
+     "$b/config.json" >"$b/c.json" && mv "$b/c.json" "$b/config.json"
+  rt create --bundle "$b" "$id" || { fail "create"; return; }
+  rt start "$id"
+  wait_status "$id" stopped; rt delete "$id"
+  # poststart runs in the runtime once the start is signalled, so it races startContainer and
+  # the process (runc too); it must still come after createContainer and before poststop.
+  local all got
+  all=$(awk '{print $1}' "$log" 2>/dev/null | tr '\n' ' ')
+  got=$(grep -v '^poststart ' "$log" 2>/dev/null | awk '{print $1}' | tr '\n' ' ')
+  assert_eq "prestart createRuntime createContainer startContainer process poststop" "${got% }" "hooks in order: $all" || return
+  [[ "$all" =~ createContainer\ .*poststart\ .*poststop ]] || { fail "poststart between createContainer and poststop: $all"; return; }
+  local st; st=$(grep '^prestart ' "$log" | cut -d' ' -f2-)
+  assert_eq "$id" "$(jq -r .id <<<"$st")" "state.id given to prestart" || return
+  assert_eq "$b" "$(jq -r .bundle <<<"$st")" "state.bundle given to prestart" || return
+  [ "$(jq -r '.pid // 0' <<<"$st")" -gt 0 ] || { fail "state.pid given to prestart: $st"; return; }
+  [[ "$(jq -r .status <<<"$st")" =~ ^(creating|created)$ ]] || { fail "state.status given to prestart: $st"; return; }
+  assert_eq stopped "$(grep '^poststop ' "$log" | cut -d' ' -f2- | jq -r .status)" "state.status given to poststop"
+}
+
+# ---- config.json applied, as runtimetest checks it from inside ----
+
+check_process() {
+  run_spec proc '.process.args = ["sh","-c","echo \"$FOO|$(pwd)|$(umask)\"; grep -E \"^(Uid|Gid|Groups):\" /proc/self/status"]
+    | .process.env += ["FOO=bar baz"] | .process.cwd = "/home/user"
+    | .process.user = {uid: 1000, gid: 1000, additionalGids: [5, 7], umask: 18}
+    | .process.apparmorProfile = "" | .process.selinuxLabel = ""'
+  assert_eq 0 "$RC" "exit: $ERR" || return
+  assert_contains "$OUT" "bar baz|/home/user|0022" "env, cwd and umask" || return
+  assert_contains "$OUT" "$(printf 'Uid:\t1000\t1000\t1000\t1000')" "uid" || return
+  assert_contains "$OUT" "$(printf 'Gid:\t1000\t1000\t1000\t1000')" "gid" || return
+  [[ "$OUT" =~ Groups:[[:space:]]+5[[:space:]]+7 ]] || fail "additionalGids: $OUT"
+}
+
+check_exit_status() {
+  run_spec exitst '.process.args = ["sh","-c","exit 42"]'
+  assert_eq 42 "$RC" "run's exit status is the process's"
+}
+
+check_rlimits() {
+  run_spec rlim '.process.rlimits = [{type:"RLIMIT_NOFILE",soft:321,hard:654},{type:"RLIMIT_NPROC",soft:111,hard:222}]
+    | .process.args = ["sh","-c","grep -E \"open files|processes\" /proc/self/limits"]'
+  assert_eq 0 "$RC" "exit: $ERR" || return
+  [[ "$OUT" =~ open\ files[[:space:]]+321[[:space:]]+654 ]] || { fail "RLIMIT_NOFILE: $OUT"; return; }
+  [[ "$OUT" =~ processes[[:space:]]+111[[:space:]]+222 ]] || fail "RLIMIT_NPROC: $OUT"
+}
+
+check_no_new_privileges() {
+  run_spec nnp '.process.noNewPrivileges = true | .process.args = ["grep","NoNewPrivs","/proc/self/status"]'
+  [[ "$OUT" =~ NoNewPrivs:[[:space:]]+1 ]] || fail "NoNewPrivs: $OUT $ERR"
+}
+
+check_capabilities() {
+  # CAP_CHOWN (0) + CAP_KILL (5) bounding/permitted/inheritable; ambient CAP_KILL (needs it
+  # in permitted and inheritable). A root process's exec makes effective = permitted.
+  run_spec caps '.process.capabilities = {bounding:["CAP_CHOWN","CAP_KILL"], permitted:["CAP_CHOWN","CAP_KILL"],
+      inheritable:["CAP_CHOWN","CAP_KILL"], effective:["CAP_KILL"], ambient:["CAP_KILL"]}
+    | .process.args = ["grep","^Cap","/proc/self/status"]'
+  assert_eq 0 "$RC" "exit: $ERR" || return
+  local want
+  for want in "CapInh:	0000000000000021" "CapPrm:	0000000000000021" "CapEff:	0000000000000021" \
+              "CapBnd:	0000000000000021" "CapAmb:	0000000000000020"; do
+    assert_contains "$OUT" "$want" "capability set" || return
+  done
+}
+
+check_hostname() {
+  run_spec uts '.hostname = "oci-host" | .process.args = ["hostname"]'
+  assert_eq oci-host "$OUT" "hostname ($ERR)"
+}
+
+# runc 1.1 ignores domainname (its own column shows it); runtime-tools checks it.
+check_domainname() {
+  run_spec domain '.domainname = "oci.example" | .process.args = ["cat","/proc/sys/kernel/domainname"]'
+  assert_eq oci.example "$OUT" "domainname ($ERR)"
+}
+
+check_root_readonly() {
+  run_spec rootro '.root.readonly = true | .process.args = ["sh","-c","touch /rofile 2>&1; echo rc=$?; touch /out/rw && echo out-rw"]'
+  assert_contains "$OUT" "rc=1" "write to a readonly root" || return
+  assert_contains "$OUT" "out-rw" "a rw mount under a readonly root"
+}
+
+check_mounts() {
+  run_spec mnts '.mounts += [
+      {destination:"/mnt/t", type:"tmpfs", source:"tmpfs", options:["nosuid","nodev","mode=750","size=1m"]},
+      {destination:"/mnt/t/inner", type:"tmpfs", source:"tmpfs", options:["size=2m"]},
+      {destination:"/mnt/ro", type:"bind", source:"'"$B"'/rootfs/etc", options:["rbind","ro"]}]
+    | .process.args = ["sh","-c","df -k /mnt/t /mnt/t/inner | tail -n +2; stat -c %a /mnt/t; cat /mnt/ro/passwd >/dev/null && echo ro-read; touch /mnt/ro/x 2>/dev/null || echo ro-denied; grep -E \" /mnt/(t|ro)\" /proc/self/mountinfo"]'
+  assert_eq 0 "$RC" "exit: $ERR" || return
+  [[ "$OUT" =~ tmpfs[[:space:]]+1024[[:space:]] ]] || { fail "tmpfs size=1m: $OUT"; return; }
+  [[ "$OUT" =~ tmpfs[[:space:]]+2048[[:space:]] ]] || { fail "nested tmpfs (mount order): $OUT"; return; }
+  assert_contains "$OUT" "$(printf '\n750\n')" "tmpfs mode" || return
+  assert_contains "$OUT" "ro-read" "bind mount readable" || return
+  assert_contains "$OUT" "ro-denied" "bind mount read-only" || return
+  [[ "$OUT" =~ /mnt/t\ [^$'\n']*nosuid,nodev ]] || fail "tmpfs nosuid,nodev in mountinfo: $OUT"
+}
+
+check_masked_readonly_paths() {
+  touch "$B/rootfs/home/user/.profile"
+  run_spec masked '.linux.maskedPaths = ["/etc/hostname","/etc/passwd-missing","/home/user"] | .linux.readonlyPaths = ["/proc/sys","/home"]
+    | .process.args = ["sh","-c","echo hostname=$(cat /etc/hostname | wc -c); echo user=$(ls -A /home/user | wc -l); echo 1 > /proc/sys/kernel/domainname 2>/dev/null || echo sys-ro; touch /home/x 2>/dev/null || echo home-ro"]'
+  assert_contains "$OUT" "hostname=0" "masked file reads empty" || return
+  assert_contains "$OUT" "user=0" "masked directory is empty" || return
+  assert_contains "$OUT" "sys-ro" "readonly /proc/sys" || return
+  assert_contains "$OUT" "home-ro" "readonly /home"
+}
+
+check_sysctl() {
+  run_spec sysctl '.linux.sysctl = {"net.ipv4.ip_forward":"1","kernel.shmmax":"123456789"}
+    | .process.args = ["sh","-c","cat /proc/sys/net/ipv4/ip_forward /proc/sys/kernel/shmmax"]'
+  assert_eq "$(printf '1\n123456789')" "$OUT" "sysctl values ($ERR)"
+}
+
+check_devices() {
+  run_spec devs '.linux.devices = [{path:"/dev/oci-null",type:"c",major:1,minor:3,fileMode:438,uid:1000,gid:1000},
+      {path:"/dev/oci-loop",type:"b",major:7,minor:200,fileMode:384,uid:0,gid:0}]
+    | .linux.resources.devices = [{allow:false,access:"rwm"},{allow:true,type:"c",major:1,minor:3,access:"rwm"}]
+    | .process.args = ["sh","-c","stat -c \"%n %F %t:%T %a %u:%g\" /dev/oci-null /dev/oci-loop; echo x > /dev/oci-null && echo write-ok"]'
+  assert_contains "$OUT" "/dev/oci-null character special file 1:3 666 1000:1000" "char device" || return
+  assert_contains "$OUT" "/dev/oci-loop block special file 7:c8 600 0:0" "block device" || return
+  assert_contains "$OUT" "write-ok" "the allowed device is usable"
+}
+
+check_default_devices() {
+  run_spec defdev '.process.args = ["sh","-c","for d in null zero full random urandom tty ptmx; do stat -c \"%n %F %t:%T %a\" /dev/$d; done;
+      for l in fd stdin stdout stderr; do readlink /dev/$l; done; stat -c \"%n %F\" /dev/shm /dev/pts; head -c 4 /dev/zero | wc -c"]'
+  assert_eq 0 "$RC" "exit: $ERR" || return
+  local want
+  for want in "/dev/null character special file 1:3 666" "/dev/zero character special file 1:5 666" \
+      "/dev/full character special file 1:7 666" "/dev/random character special file 1:8 666" \
+      "/dev/urandom character special file 1:9 666" "/dev/tty character special file 5:0 666" \
+      "/proc/self/fd" "/proc/self/fd/0" "/proc/self/fd/1" "/proc/self/fd/2" "/dev/shm directory" "/dev/pts directory"; do
+    assert_contains "$OUT" "$want" "default device" || return
+  done
+  [[ "$OUT" =~ /dev/ptmx\ (character\ special\ file\ 5:2|symbolic\ link) ]] || fail "/dev/ptmx: $OUT"
+}
+
+check_namespaces_new() {
+  run_spec nsnew '.process.args = ["sh","-c","echo $$; for n in uts ipc net mnt; do readlink /proc/self/ns/$n; done"]'
+  assert_eq 0 "$RC" "exit: $ERR" || return
+  assert_eq 1 "$(head -1 <<<"$OUT")" "pid in a new pid namespace" || return
+  local ns
+  for ns in uts ipc net mnt; do
+    assert_not_contains "$OUT" "$(readlink /proc/self/ns/$ns)" "new $ns namespace" || return
+  done
+}
+
+check_namespace_path() {
+  local ns
+  ns=sandshim-oci-$$-$RANDOM
+  ip netns add "$ns" || { fail "ip netns add"; return; }
+  local ino; ino=$(stat -L -c %i "/var/run/netns/$ns")
+  run_spec nspath '(.linux.namespaces |= map(if .type == "network" then .path = "/var/run/netns/'"$ns"'" else . end))
+    | .process.args = ["readlink","/proc/self/ns/net"]'
+  ip netns del "$ns"
+  assert_eq "net:[$ino]" "$OUT" "the container's netns is the one named ($ERR)"
+}
+
+check_user_namespace() {
+  run_spec userns '.linux.namespaces += [{type:"user"}]
+    | .linux.uidMappings = [{containerID:0,hostID:100000,size:65536}] | .linux.gidMappings = [{containerID:0,hostID:200000,size:65536}]
+    | .process.args = ["sh","-c","cat /proc/self/uid_map /proc/self/gid_map"]'
+  assert_eq 0 "$RC" "exit: $ERR" || return
+  [[ "$OUT" =~ ^[[:space:]]*0[[:space:]]+100000[[:space:]]+65536 ]] || { fail "uid_map: $OUT"; return; }
+  [[ "$OUT" =~ $'\n'[[:space:]]*0[[:space:]]+200000[[:space:]]+65536 ]] || fail "gid_map: $OUT"
+}
+
+# cgroup_file CONTROLLER FILE SUBPATH: the file in the v1 hierarchy, or in cgroup2.
+cgroup_file() {
+  local f
+  for f in "/sys/fs/cgroup/$1/$3/$2" "/sys/fs/cgroup/$3/$2" "/sys/fs/cgroup/unified/$3/$2"; do
+    [ -e "$f" ] && { echo "$f"; return 0; }
+  done
+  return 1
+}
+check_cgroup_resources() {
+  local id b sub
+  id=$(new_id cg)
+  b=$(bundle_with cg '.linux.resources.memory = {limit: 67108864} | .linux.resources.pids = {limit: 77}
+    | .linux.resources.cpu = {shares: 512} | .process.args = ["sleep","1000"]')
+  sub=$(jq -r .linux.cgroupsPath "$b/config.json")
+  rt create --bundle "$b" "$id" || { fail "create"; return; }
+  local mem pids cpu
+  mem=$(cat "$(cgroup_file memory memory.limit_in_bytes "$sub")" 2>/dev/null)
+  pids=$(cat "$(cgroup_file pids pids.max "$sub")" 2>/dev/null)
+  cpu=$(cat "$(cgroup_file cpu cpu.shares "$sub")" 2>/dev/null)
+  gone "$id"
+  assert_eq 67108864 "$mem" "memory.limit_in_bytes in $sub" || return
+  assert_eq 77 "$pids" "pids.max" || return
+  assert_eq 512 "$cpu" "cpu.shares"
+}
+
+check_oom_score_adj() {
+  run_spec oom '.process.oomScoreAdj = 345 | .process.args = ["cat","/proc/self/oom_score_adj"]'
+  assert_eq 345 "$OUT" "oom_score_adj ($ERR)"
+}
+
+check_seccomp_errno() {
+  run_spec seccomp '.linux.seccomp = {defaultAction:"SCMP_ACT_ALLOW", architectures:["SCMP_ARCH_X86_64"],
+      syscalls:[{names:["mkdir","mkdirat"], action:"SCMP_ACT_ERRNO", errnoRet:13}]}
+    | .process.args = ["sh","-c","mkdir /tmp/oci-sc 2>&1; echo rc=$?; touch /tmp/oci-ok && echo touch-ok"]'
+  assert_contains "$OUT" "Permission denied" "mkdir returns errnoRet (EACCES)" || return
+  assert_contains "$OUT" "touch-ok" "other syscalls allowed"
+}
+
+# ---- verbs driven by programs ----
+
+check_kill_signals() {
+  local id b
+  id=$(new_id sig)
+  b=$(bundle_with sig '.process.args = ["sh","-c","trap \"echo USR1 >> /out/sig\" USR1; trap \"echo USR2 >> /out/sig\" USR2; trap \"echo TERM >> /out/sig; exit 0\" TERM; touch /out/ready; while :; do sleep 0.1; done"]')
+  rt run -d --bundle "$b" "$id" </dev/null >/dev/null || { fail "run -d"; return; }
+  wait_until 10 test -e "$b.out/ready" || { gone "$id"; fail "not ready"; return; }
+  rt kill "$id" USR1 && wait_until 5 grep -q USR1 "$b.out/sig" &&
+    rt kill "$id" SIGUSR2 && wait_until 5 grep -q USR2 "$b.out/sig" &&
+    rt kill "$id" 15 && wait_status "$id" stopped
+  local rc=$?
+  local got; got=$(tr '\n' ' ' <"$b.out/sig" 2>/dev/null)
+  gone "$id"
+  [ "$rc" -eq 0 ] || { fail "signals by name, SIG-name and number: got '$got'"; return; }
+  assert_eq "USR1 USR2 TERM " "$got" "signals delivered"
+}
+
+check_ps() {
+  local id out
+  id=$(new_id ps)
+  rt run -d --bundle "$(bundle_with ps '.process.args = ["sleep","1000"]')" "$id" </dev/null >/dev/null || { fail "run -d"; return; }
+  out=$(rt ps --format json "$id"); local rc=$?
+  local table; table=$(rt ps "$id")
+  gone "$id"
+  assert_eq 0 "$rc" "ps --format json" || return
+  [ "$(jq 'length' <<<"$out")" -ge 1 ] && jq -e 'all(.[]; type == "number")' <<<"$out" >/dev/null ||
+    { fail "ps json is an array of pids: $out"; return; }
+  assert_contains "$table" "PID" "ps table header" || return
+  assert_contains "$table" "sleep" "ps table lists the process"
+}
+
+check_pause_resume() {
+  local id
+  id=$(new_id pause)
+  rt run -d --bundle "$(bundle_with pause '.process.args = ["sleep","1000"]')" "$id" </dev/null >/dev/null || { fail "run -d"; return; }
+  rt pause "$id" || { gone "$id"; fail "pause"; return; }
+  local st; st=$(status_of "$id")
+  rt resume "$id" || { gone "$id"; fail "resume"; return; }
+  local st2; st2=$(status_of "$id")
+  gone "$id"
+  assert_eq paused "$st" "status after pause" || return
+  assert_eq running "$st2" "status after resume"
+}
+
+check_features() {
+  local f
+  f=$(rt features) || { fail "features"; return; }
+  jq -e '(.ociVersionMin | type == "string") and (.ociVersionMax | type == "string")
+    and (.hooks | index("prestart") != null) and (.mountOptions | type == "array")
+    and (.linux.namespaces | index("pid") != null) and (.linux.capabilities | type == "array")' <<<"$f" >/dev/null ||
+    fail "features shape: $(head -c 300 <<<"$f")"
+}
+
+check_list_json() {
+  local id b out
+  id=$(new_id list)
+  b=$(bundle_with list '.process.args = ["sleep","1000"]')
+  rt create --bundle "$b" "$id" || { fail "create"; return; }
+  out=$(rt list --format json)
+  local q; q=$(rt list -q)
+  gone "$id"
+  assert_eq "$id" "$q" "list -q" || return
+  jq -e --arg id "$id" --arg b "$b" 'map(select(.id == $id)) | length == 1 and .[0].status == "created"
+    and .[0].bundle == $b and .[0].pid > 0' <<<"$out" >/dev/null || fail "list json: $out"
+}
+
+check_log_json() {
+  local log=$WORK/rt.log
+  capture rt --log "$log" --log-format json state "no-such-$$"
+  [ "$RC" -ne 0 ] || { fail "state of a missing container succeeded"; return; }
+  [ -n "$ERR" ] || { fail "no error on stderr"; return; }
+  jq -se 'map(select(.level == "error" and (.msg | type == "string"))) | length >= 1' "$log" >/dev/null ||
+    fail "no JSON error line in --log: $(head -c 300 "$log" 2>/dev/null)"
+}
+
+run_check "create: status created, state fields, process not started" check_create_state
+run_check "start: running, second start fails, exit: stopped, delete, state fails" check_start_running_stopped
+run_check "kill a created container" check_kill_created
+run_check "kill a stopped container fails" check_kill_stopped_fails
+run_check "delete a running container needs --force" check_delete_running_needs_force
+run_check "create with an existing id fails, first intact" check_duplicate_id
+run_check "create without config.json fails, leaves nothing" check_missing_config
+run_check "create with invalid config.json fails, leaves nothing" check_invalid_config
+run_check "--pid-file holds the state pid" check_pid_file
+run_check "--console-socket with process.terminal" check_console_socket
+run_check "hooks in order with the state on stdin" check_hooks
+run_check "process: args env cwd uid gid additionalGids umask" check_process
+run_check "run exits with the process's status" check_exit_status
+run_check "process.rlimits" check_rlimits
+run_check "process.noNewPrivileges" check_no_new_privileges
+run_check "process.capabilities: five sets" check_capabilities
+run_check "hostname" check_hostname
+run_check "domainname" check_domainname
+run_check "root.readonly" check_root_readonly
+run_check "mounts: tmpfs size/mode/options, nested order, bind ro" check_mounts
+run_check "linux.maskedPaths and readonlyPaths" check_masked_readonly_paths
+run_check "linux.sysctl" check_sysctl
+run_check "linux.devices: char and block, mode uid gid" check_devices
+run_check "default devices and /dev links" check_default_devices
+run_check "namespaces: new pid uts ipc net mnt" check_namespaces_new
+run_check "namespaces: join a network namespace by path" check_namespace_path
+run_check "user namespace with uid/gid mappings" check_user_namespace
+run_check "cgroupsPath: memory pids cpu limits in the cgroup files" check_cgroup_resources
+run_check "process.oomScoreAdj" check_oom_score_adj
+run_check "seccomp: a denied syscall returns errnoRet" check_seccomp_errno
+run_check "kill by name, SIG-name and number" check_kill_signals
+run_check "ps: json pids and table" check_ps
+run_check "pause and resume" check_pause_resume
+run_check "features document" check_features
+run_check "list --format json and -q" check_list_json
+run_check "--log --log-format json carries the error" check_log_json
+finish_checks
