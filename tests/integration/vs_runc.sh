@@ -4,7 +4,7 @@
 # runc and then with sandshim (SANDSHIM_ARGS, default "--backend native"), streams both
 # outputs, and ends with a side-by-side table.
 #
-#   tests/integration/vs_runc.sh docker|ctr|podman
+#   tests/integration/vs_runc.sh docker|ctr|podman|oci
 #
 # Exit: 1 if sandshim failed any check (a check runc also fails is marked, not excused:
 # our suites expect sandshim to pass everything); 0 otherwise; 77 if sandshim's run was
@@ -12,9 +12,9 @@
 set -u
 
 HERE=$(cd "$(dirname "$0")" && pwd)
-[ $# -eq 1 ] || { echo "usage: $0 docker|ctr|podman" >&2; exit 2; }
+[ $# -eq 1 ] || { echo "usage: $0 docker|ctr|podman|oci" >&2; exit 2; }
 client=$1
-case $client in docker | ctr | podman) ;; *) echo "vs_runc: unknown client '$client'" >&2; exit 2 ;; esac
+case $client in docker | ctr | podman | oci) ;; *) echo "vs_runc: unknown client '$client'" >&2; exit 2 ;; esac
 export SANDSHIM_ARGS=${SANDSHIM_ARGS:---backend native}
 
 tmp=$(mktemp -d /tmp/sandshim-vsrunc.XXXXXX)
