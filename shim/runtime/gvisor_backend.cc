@@ -24,6 +24,7 @@
 #include "shim/runsc/pod.h"
 #include "shim/runsc/spec_fixups.h"
 #include "shim/runtime/gvisor_hooks.h"
+#include "shim/runtime/gvisor_path_masks.h"
 
 namespace sandshim::runtime {
 namespace json = boost::json;
@@ -181,6 +182,7 @@ Result<std::filesystem::path> RunscBundle(const CreateRequest& r, const std::vec
     }
   auto dir = r.state_dir / "bundle";
   TRY(fs::MkdirAll(dir, 0700));  // runsc reads it as root: the spec's env stays private
+  TRY_CTX(AddPathMasks(doc, r.spec, r.bundle, dir), "masked/read-only paths");
   TRY(fs::WriteFileAtomic(dir / "config.json", json::serialize(doc), 0600));
   return dir;
 }
