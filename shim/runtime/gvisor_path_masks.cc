@@ -44,8 +44,9 @@ std::vector<json::object> PathMaskMounts(const bundle::Spec& spec, const HostLoo
       out.push_back(RoBind(p, mask ? (dir ? empty_dir : empty_file) : hp.host));
     }
   };
-  each(spec.masked_paths, true);
+  // runc's order: read-only paths first, so a masked path below one stays masked.
   each(spec.readonly_paths, false);
+  each(spec.masked_paths, true);
   return out;
 }
 

@@ -1,6 +1,7 @@
 // linux.maskedPaths and linux.readonlyPaths on gVisor. runsc (2022) ignores both, so a spec
 // that hides /etc/secret or makes /data read-only got neither. sandshim turns each path into
-// a mount runsc does make, appended after the spec's own (runc applies them after mounts):
+// a mount runsc does make, appended after the spec's own (runc applies them after mounts,
+// read-only paths before masked ones):
 //   masked file -> a read-only bind of an empty file; masked directory -> of an empty directory
 //   read-only path -> a read-only bind of the path onto itself
 // Paths under /proc and /sys are left to gVisor: its procfs and sysfs are the Sentry's own,
