@@ -145,7 +145,9 @@ check_duplicate_id() {
 # error and leave no container.
 create_fails() {
   local id=$1
-  capture rt create --bundle "$WORK/$2" "$id"
+  # Files, not a pipe: a create that wrongly succeeds leaves an init holding its stdout.
+  rt create --bundle "$WORK/$2" "$id" </dev/null >"$WORK/create.out" 2>"$WORK/create.err"
+  RC=$? ERR=$(cat "$WORK/create.err")
   [ "$RC" -ne 0 ] || { gone "$id"; fail "create succeeded"; return; }
   [ -n "$ERR" ] || { fail "no error on stderr"; return; }
   capture rt state "$id"
@@ -159,6 +161,35 @@ check_missing_config() {
 check_invalid_config() {
   bundle_with badjson . >/dev/null && echo '{"ociVersion": "1.0.2", "process": ' >"$WORK/badjson/config.json"
   create_fails "$(new_id badjson)" badjson
+}
+
+# A config runtime-tools expects to be refused at create (process_rlimits_fail,
+# process_capabilities_fail): an error, and no container.
+check_bad_field() { # NAME JQ
+  bundle_with "$1" "$2" >/dev/null
+  create_fails "$(new_id "$1")" "$1"
+}
+
+check_delete_created() {
+  local id
+  id=$(new_id delc)
+  rt create --bundle "$(bundle_with delc '.process.args = ["sleep","1000"]')" "$id" || { fail "create"; return; }
+  local pid; pid=$(rt state "$id" | jq -r .pid)
+  rt delete "$id" || { gone "$id"; fail "delete of a created container"; return; }
+  wait_until 5 sh -c "! kill -0 $pid" || fail "the container's pid $pid outlived delete"
+}
+
+check_kill_default_term() {
+  local id b
+  id=$(new_id term)
+  b=$(bundle_with term '.process.args = ["sh","-c","trap \"echo TERM > /out/sig; exit 0\" TERM; touch /out/ready; while :; do sleep 0.1; done"]')
+  rt run -d --bundle "$b" "$id" </dev/null >/dev/null || { fail "run -d"; return; }
+  wait_until 10 test -e "$b.out/ready" || { gone "$id"; fail "not ready"; return; }
+  rt kill "$id"
+  wait_status "$id" stopped; local st; st=$(status_of "$id")
+  gone "$id"
+  assert_eq TERM "$(cat "$b.out/sig" 2>/dev/null)" "kill without a signal sends SIGTERM" || return
+  assert_eq stopped "$st" "status after TERM"
 }
 
 check_pid_file() {
@@ -212,8 +243,8 @@ check_hooks() {
   local id b log want ns_hooks=1
   [ "$1" = runtime ] && ns_hooks=0
   [ "$ns_hooks" = 1 ] && gvisor_skip "runsc does not run createContainer/startContainer hooks (they would run inside the sandbox, which has no host binaries)" && return "$EXIT_SKIP"
-  id=$(new_id hooks)
-  b=$(bundle_with hooks '.process.args = ["sh","-c","echo process >> /out/hooks.log"]')
+  id=$(new_id "hooks$1")
+  b=$(bundle_with "hooks$1" '.process.args = ["sh","-c","echo process >> /out/hooks.log"]')
   log=$b.out/hooks.log
   # Host-side hooks and createContainer log the state they get on stdin; startContainer runs
   # in the container, where the log is /out.
@@ -447,6 +478,43 @@ check_cgroup_resources() {
 }
 
 # The host view (state pid) everywhere; the process's own view where it is the host's.
+check_cgroup_cpu_blkio() {
+  local id b sub
+  id=$(new_id cg2)
+  b=$(bundle_with cg2 '.linux.resources.cpu = {quota: 20000, period: 100000, cpus: "0", mems: "0"}
+    | .linux.resources.memory = {limit: 134217728, reservation: 67108864}
+    | .process.args = ["sleep","1000"]')
+  sub=$(jq -r .linux.cgroupsPath "$b/config.json")
+  rt create --bundle "$b" "$id" || { fail "create"; return; }
+  local quota period cpus mems resv
+  quota=$(cat "$(cgroup_file cpu cpu.cfs_quota_us "$sub")" 2>/dev/null)
+  period=$(cat "$(cgroup_file cpu cpu.cfs_period_us "$sub")" 2>/dev/null)
+  cpus=$(cat "$(cgroup_file cpuset cpuset.cpus "$sub")" 2>/dev/null)
+  mems=$(cat "$(cgroup_file cpuset cpuset.mems "$sub")" 2>/dev/null)
+  resv=$(cat "$(cgroup_file memory memory.soft_limit_in_bytes "$sub")" 2>/dev/null)
+  gone "$id"
+  assert_eq "20000 100000" "$quota $period" "cpu quota and period" || return
+  assert_eq "0 0" "$cpus $mems" "cpuset cpus and mems" || return
+  assert_eq 67108864 "$resv" "memory reservation"
+}
+
+# This kernel's I/O scheduler (BFQ) offers blkio.bfq.weight, not blkio.weight.
+check_cgroup_blkio() {
+  local id b sub weight rbps dev
+  dev=$(cat /sys/block/vd[a-z]/dev /sys/block/sd[a-z]/dev /sys/block/nvme*/dev 2>/dev/null | head -1)
+  [ -n "$dev" ] || { skip "no disk to throttle"; return; }
+  id=$(new_id blkio)
+  b=$(bundle_with blkio '.linux.resources.blockIO = {weight: 300, throttleReadBpsDevice: [{major: '"${dev%:*}"', minor: '"${dev#*:}"', rate: 1048576}]}
+    | .process.args = ["sleep","1000"]')
+  sub=$(jq -r .linux.cgroupsPath "$b/config.json")
+  rt create --bundle "$b" "$id" || { fail "create"; return; }
+  weight=$(cat "$(cgroup_file blkio blkio.weight "$sub")" 2>/dev/null || cat "$(cgroup_file blkio blkio.bfq.weight "$sub")" 2>/dev/null)
+  rbps=$(cat "$(cgroup_file blkio blkio.throttle.read_bps_device "$sub")" 2>/dev/null)
+  gone "$id"
+  assert_contains "$weight" 300 "blkio weight" || return
+  assert_eq "$dev 1048576" "$rbps" "blkio read bps throttle"
+}
+
 check_oom_score_adj() {
   local id b host inside
   id=$(new_id oom)
@@ -555,6 +623,11 @@ run_check "delete a running container needs --force" check_delete_running_needs_
 run_check "create with an existing id fails, first intact" check_duplicate_id
 run_check "create without config.json fails, leaves nothing" check_missing_config
 run_check "create with invalid config.json fails, leaves nothing" check_invalid_config
+run_check "delete a created container ends its process" check_delete_created
+run_check "kill without a signal sends SIGTERM" check_kill_default_term
+run_check "create with an unknown rlimit type fails" check_bad_field badrlim '.process.rlimits = [{type:"RLIMIT_BOGUS",soft:1,hard:1}]'
+run_check "create with an unknown capability fails" check_bad_field badcap '.process.capabilities.bounding += ["CAP_BOGUS"]'
+run_check "create with a relative root.path outside the bundle missing fails" check_bad_field badroot '.root.path = "no-such-rootfs"'
 run_check "--pid-file holds the state pid" check_pid_file
 run_check "--console-socket with process.terminal" check_console_socket
 run_check "hooks: runtime hooks in order with the state on stdin" check_hooks runtime
@@ -578,6 +651,8 @@ run_check "namespaces: new uts ipc net mnt [gVisor: no /proc/self/ns]" check_nam
 run_check "namespaces: join a network namespace by path" check_namespace_path
 run_check "user namespace with uid/gid mappings [gVisor: ignored by runsc]" check_user_namespace
 run_check "cgroupsPath: memory pids cpu limits in the cgroup files" check_cgroup_resources
+run_check "cgroupsPath: cpu quota/period, cpuset, memory reservation" check_cgroup_cpu_blkio
+run_check "cgroupsPath: blkio weight and throttle" check_cgroup_blkio
 run_check "process.oomScoreAdj" check_oom_score_adj
 run_check "seccomp: a denied syscall fails, others run" check_seccomp_errno any
 run_check "seccomp: a denied syscall returns errnoRet [gVisor: runsc returns EPERM]" check_seccomp_errno errnoRet
