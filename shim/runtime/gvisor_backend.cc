@@ -200,6 +200,19 @@ static Status CheckExecutable(const CreateRequest& r) {
   return Ok();
 }
 
+// The sandbox is in the cgroup runsc made; the guest has not run yet (create), so the weights
+// hold from its first instruction, as runc's do.
+static Status ApplyBlkioWeights(const CreateRequest& r, const json::object& weights) {
+  std::vector<std::filesystem::path> dirs;
+  for (auto& d : native::CgroupDirs(r.spec.cgroups_path, r.id))
+    if (fs::Exists(d)) dirs.push_back(std::move(d));
+  if (dirs.empty()) {
+    log::Warn("blockIO weights not applied: the sandbox has no host cgroup (no linux.cgroupsPath)");
+    return Ok();
+  }
+  return native::UpdateCgroups(dirs, json::object{{"blockIO", weights}});
+}
+
 Result<Created> GvisorBackend::Create(const CreateRequest& r, Journal& j) {
   TRY(CheckExecutable(r));
   if (auto pod = runsc::PodInfoOf(r.spec.annotations); pod.role == runsc::PodRole::kContainer)
@@ -208,8 +221,11 @@ Result<Created> GvisorBackend::Create(const CreateRequest& r, Journal& j) {
   fault::Point("create.after-journal");
   auto pid_file = r.pid_file.value_or(r.state_dir / "init.pid");
   HostNetns host;
-  auto bundle_dir = TRY(RunscBundle(r, flags, TRY(host.Path()), /*hooks_by_sandshim=*/true));
+  CreateRequest for_runsc = r;
+  auto blkio_weights = runsc::TakeBlkioWeights(for_runsc.spec.doc);
+  auto bundle_dir = TRY(RunscBundle(for_runsc, flags, TRY(host.Path()), /*hooks_by_sandshim=*/true));
   TRY(ClientFor(flags, r.state_dir, runsc::SharedControlNetns(root_)).Create(RunscId(root_, r.id), {.bundle = bundle_dir, .pid_file = pid_file, .console_socket = r.console_socket}));
+  if (!blkio_weights.empty()) TRY(ApplyBlkioWeights(r, blkio_weights));
   pid_t pid = TRY(ReadPidFile(pid_file));
   auto start = proc::StartTime(pid);
   ContainerRecord rec;
