@@ -214,6 +214,10 @@ static Status ApplyBlkioWeights(const CreateRequest& r, const json::object& weig
 }
 
 Result<Created> GvisorBackend::Create(const CreateRequest& r, Journal& j) {
+  // runsc would create the container with no pty anywhere (its output lost, as runc refuses
+  // it); the native backend's words.
+  if (r.spec.terminal && !r.console_socket)
+    return MakeError("terminal requested but no --console-socket given", EINVAL);
   TRY(CheckExecutable(r));
   if (auto pod = runsc::PodInfoOf(r.spec.annotations); pod.role == runsc::PodRole::kContainer)
     return CreateInPod(r, j, pod.sandbox_id);

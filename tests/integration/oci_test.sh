@@ -277,6 +277,30 @@ check_hooks() {
   assert_eq stopped "$(grep '^poststop ' "$log" | cut -d' ' -f2- | jq -r .status)" "state.status given to poststop"
 }
 
+# runtime.md: a failing prestart hook fails create and the container goes (nothing left).
+check_prestart_failure() {
+  bundle_with hookfail '.hooks = {prestart: [{path: "/bin/false"}]} | .process.args = ["sleep","1000"]' >/dev/null
+  create_fails "$(new_id hookfail)" hookfail
+}
+
+# runtime.md: a failing poststart hook is only a warning, the container runs on (runc 1.1
+# runs poststart hooks at create and fails it: its own column shows that).
+check_poststart_failure() {
+  local b id
+  id=$(new_id hookwarn)
+  b=$(bundle_with hookwarn '.hooks = {poststart: [{path: "/bin/false"}]} | .process.args = ["sh","-c","touch /out/ran; sleep 1000"]')
+  rt create --bundle "$b" "$id" </dev/null >/dev/null 2>&1 || { fail "create with a failing poststart hook"; return; }
+  rt start "$id" >/dev/null 2>&1
+  wait_until 10 test -e "$b.out/ran"; local ran=$?
+  gone "$id"
+  [ "$ran" -eq 0 ] || fail "the process did not run after a failing poststart hook"
+}
+
+check_terminal_needs_console_socket() {
+  bundle_with ttynosock '.process.terminal = true | .process.args = ["true"]' >/dev/null
+  create_fails "$(new_id ttynosock)" ttynosock
+}
+
 # ---- config.json applied, as runtimetest checks it from inside ----
 
 check_process() {
@@ -628,6 +652,9 @@ run_check "kill without a signal sends SIGTERM" check_kill_default_term
 run_check "create with an unknown rlimit type fails" check_bad_field badrlim '.process.rlimits = [{type:"RLIMIT_BOGUS",soft:1,hard:1}]'
 run_check "create with an unknown capability fails" check_bad_field badcap '.process.capabilities.bounding += ["CAP_BOGUS"]'
 run_check "create with a relative root.path outside the bundle missing fails" check_bad_field badroot '.root.path = "no-such-rootfs"'
+run_check "a failing prestart hook fails create, leaves nothing" check_prestart_failure
+run_check "a failing poststart hook does not stop the container" check_poststart_failure
+run_check "create with process.terminal and no --console-socket fails" check_terminal_needs_console_socket
 run_check "--pid-file holds the state pid" check_pid_file
 run_check "--console-socket with process.terminal" check_console_socket
 run_check "hooks: runtime hooks in order with the state on stdin" check_hooks runtime
