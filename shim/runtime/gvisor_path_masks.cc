@@ -50,19 +50,26 @@ std::vector<json::object> PathMaskMounts(const bundle::Spec& spec, const HostLoo
   return out;
 }
 
-// rel beneath dir, resolved as if dir were "/".
-static HostPath Beneath(int dir, const std::string& rel) {
-  struct open_how how {};
-  how.flags = O_PATH | O_CLOEXEC;
-  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-  UniqueFd fd(static_cast<int>(::syscall(SYS_openat2, dir, rel.empty() ? "." : rel.c_str(), &how, sizeof how)));
+// What fd is: its kind and the host path it was reached by.
+static HostPath Describe(int fd) {
   struct stat st;
-  if (!fd.valid() || ::fstat(fd.get(), &st) != 0) return {};
+  if (::fstat(fd, &st) != 0) return {};
   char buf[PATH_MAX];
-  auto link = "/proc/self/fd/" + std::to_string(fd.get());
+  auto link = "/proc/self/fd/" + std::to_string(fd);
   ssize_t n = ::readlink(link.c_str(), buf, sizeof buf);
   if (n <= 0 || n >= static_cast<ssize_t>(sizeof buf)) return {HostPath::Kind::kUnknown, ""};
   return {S_ISDIR(st.st_mode) ? HostPath::Kind::kDir : HostPath::Kind::kFile, std::string(buf, n)};
+}
+
+// rel beneath dir, resolved as if dir were "/" ("" is dir itself, which may be a file: a
+// bind mount of one file).
+static HostPath Beneath(int dir, const std::string& rel) {
+  if (rel.empty()) return Describe(dir);
+  struct open_how how {};
+  how.flags = O_PATH | O_CLOEXEC;
+  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+  UniqueFd fd(static_cast<int>(::syscall(SYS_openat2, dir, rel.c_str(), &how, sizeof how)));
+  return fd.valid() ? Describe(fd.get()) : HostPath{};
 }
 
 Status AddPathMasks(json::object& doc, const bundle::Spec& spec, const std::filesystem::path& bundle_dir,

@@ -397,6 +397,23 @@ check_masked_readonly_paths() {
   assert_contains "$OUT" "home-ro" "readonly /home"
 }
 
+# A masked or read-only path that is a symlink in the image is resolved inside the rootfs: a
+# link to "../../../etc" must never put the host's /etc over the container's.
+check_masked_symlink_stays_inside() {
+  local host_root
+  host_root=$(head -1 /etc/passwd)
+  [ "$host_root" != "$(head -1 "$B/rootfs/etc/passwd")" ] || { skip "host and image /etc/passwd start alike: no control"; return; }
+  ln -sfn ../../../../etc "$B/rootfs/lnk-etc"
+  # Control: followed on the host, the link is the host's /etc.
+  [ "$(readlink -f "$B/rootfs/lnk-etc")" = /etc ] || { rm -f "$B/rootfs/lnk-etc"; fail "control: the link does not reach the host's /etc"; return; }
+  run_spec rolink '.linux.readonlyPaths = ["/lnk-etc"] | .linux.maskedPaths = ["/lnk-etc/hostname"]
+    | .process.args = ["sh","-c","head -1 /etc/passwd; echo hostname=$(cat /etc/hostname | wc -c)"]'
+  rm -f "$B/rootfs/lnk-etc"
+  assert_not_contains "$OUT" "$host_root" "the host's /etc/passwd in the container ($ERR)" || return
+  assert_contains "$OUT" "root:x:0:0:root:/root:/bin/sh" "the image's /etc/passwd" || return
+  assert_contains "$OUT" "hostname=0" "the masked path behind the link"
+}
+
 check_sysctl() {
   gvisor_skip "runsc does not apply linux.sysctl (its /proc/sys is the Sentry's own)" && return "$EXIT_SKIP"
   run_spec sysctl '.linux.sysctl = {"net.ipv4.ip_forward":"1","kernel.shmmax":"123456789"}
@@ -670,6 +687,7 @@ run_check "root.readonly" check_root_readonly
 run_check "mounts: tmpfs size/mode, nested order, bind ro" check_mounts
 run_check "mounts: nosuid,nodev,noexec in mountinfo [gVisor: flags not shown]" check_mount_flags
 run_check "linux.maskedPaths and readonlyPaths" check_masked_readonly_paths
+run_check "maskedPaths/readonlyPaths through an image symlink stay inside the rootfs" check_masked_symlink_stays_inside
 run_check "linux.sysctl [gVisor: not applied by runsc]" check_sysctl
 run_check "linux.devices: char and block, mode uid gid [gVisor: not created by runsc]" check_devices
 run_check "default devices and /dev links" check_default_devices
