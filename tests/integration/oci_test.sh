@@ -479,6 +479,21 @@ check_namespace_path() {
   [ "$GVISOR" = 1 ] || assert_eq "net:[$ino]" "$inside" "the process's own netns"
 }
 
+# runtime-tools' linux_ns_path for the others: join a uts and an ipc namespace held by a
+# process of ours; the container sees that namespace's hostname.
+check_uts_ipc_path() {
+  gvisor_skip "runsc gives the sandbox the Sentry's own UTS and IPC namespaces; a path is not joined (hostname reads '?')" && return "$EXIT_SKIP"
+  local holder name=ocijoin-$RANDOM
+  unshare --uts --ipc sh -c "hostname $name; exec sleep 1000" </dev/null >/dev/null 2>&1 &
+  holder=$!
+  wait_until 5 test "$(readlink /proc/$holder/ns/uts)" != "$(readlink /proc/self/ns/uts)"
+  sleep 0.2
+  run_spec nsuts 'del(.hostname) | (.linux.namespaces |= map(if .type == "uts" or .type == "ipc" then .path = "/proc/'"$holder"'/ns/\(.type)" else . end))
+    | .process.args = ["hostname"]'
+  kill "$holder"; wait "$holder" 2>/dev/null
+  assert_eq "$name" "$OUT" "hostname of the joined uts namespace ($ERR)"
+}
+
 check_user_namespace() {
   gvisor_skip "runsc ignores linux.uidMappings/gidMappings (the Sentry's user namespace maps everything)" && return "$EXIT_SKIP"
   run_spec userns '.linux.namespaces += [{type:"user"}]
@@ -694,6 +709,7 @@ run_check "default devices and /dev links" check_default_devices
 run_check "namespaces: new pid namespace" check_pid_namespace
 run_check "namespaces: new uts ipc net mnt [gVisor: no /proc/self/ns]" check_namespaces_new
 run_check "namespaces: join a network namespace by path" check_namespace_path
+run_check "namespaces: join uts and ipc namespaces by path [gVisor: not joined by runsc]" check_uts_ipc_path
 run_check "user namespace with uid/gid mappings [gVisor: ignored by runsc]" check_user_namespace
 run_check "cgroupsPath: memory pids cpu limits in the cgroup files" check_cgroup_resources
 run_check "cgroupsPath: cpu quota/period, cpuset, memory reservation" check_cgroup_cpu_blkio
