@@ -414,6 +414,18 @@ check_masked_symlink_stays_inside() {
   assert_contains "$OUT" "hostname=0" "the masked path behind the link"
 }
 
+# runtime-tools' linux_rootfs_propagation: the propagation of the container's "/" as
+# mountinfo's optional fields show it (shared:N for shared, none for private; slave is not
+# checked: on a host whose / is private, a slave of it shows nothing either).
+check_rootfs_propagation() {
+  gvisor_skip "gVisor's mountinfo has no propagation fields (the Sentry's mounts are private)" && return "$EXIT_SKIP"
+  run_spec propshared '.linux.rootfsPropagation = "shared" | .process.args = ["sh","-c","grep -E \"^[0-9]+ [0-9]+ [0-9:]+ [^ ]+ / \" /proc/self/mountinfo"]'
+  [[ "$OUT" =~ shared:[0-9]+ ]] || { fail "rootfsPropagation shared: $OUT $ERR"; return; }
+  run_spec propprivate '.linux.rootfsPropagation = "private" | .process.args = ["sh","-c","grep -E \"^[0-9]+ [0-9]+ [0-9:]+ [^ ]+ / \" /proc/self/mountinfo"]'
+  [ -n "$OUT" ] || { fail "no / in mountinfo: $ERR"; return; }
+  [[ ! "$OUT" =~ (master|shared):[0-9]+ ]] || fail "rootfsPropagation private: $OUT"
+}
+
 check_sysctl() {
   gvisor_skip "runsc does not apply linux.sysctl (its /proc/sys is the Sentry's own)" && return "$EXIT_SKIP"
   run_spec sysctl '.linux.sysctl = {"net.ipv4.ip_forward":"1","kernel.shmmax":"123456789"}
@@ -703,6 +715,7 @@ run_check "mounts: tmpfs size/mode, nested order, bind ro" check_mounts
 run_check "mounts: nosuid,nodev,noexec in mountinfo [gVisor: flags not shown]" check_mount_flags
 run_check "linux.maskedPaths and readonlyPaths" check_masked_readonly_paths
 run_check "maskedPaths/readonlyPaths through an image symlink stay inside the rootfs" check_masked_symlink_stays_inside
+run_check "linux.rootfsPropagation shared and private [gVisor: no propagation fields]" check_rootfs_propagation
 run_check "linux.sysctl [gVisor: not applied by runsc]" check_sysctl
 run_check "linux.devices: char and block, mode uid gid [gVisor: not created by runsc]" check_devices
 run_check "default devices and /dev links" check_default_devices
