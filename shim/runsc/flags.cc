@@ -46,6 +46,9 @@ std::vector<std::string> PolicyFlags(const bundle::Spec& spec, const PolicyInput
   std::vector<std::string> policy{"--network=" + NetworkMode(spec)};
   if (!in.platform.empty()) policy.push_back("--platform=" + in.platform);
   if (WantsNetRaw(spec)) policy.emplace_back("--net-raw");
+  // runsc ignores linux.seccomp unless asked: a denied syscall would succeed where runc returns
+  // the spec's errno. With the flag the Sentry applies the filter to the guest's syscalls.
+  if (spec.has_seccomp) policy.emplace_back("--oci-seccomp");
   if (!in.debug_log.empty()) {
     policy.emplace_back("--debug");
     policy.push_back("--debug-log=" + in.debug_log);

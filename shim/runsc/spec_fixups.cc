@@ -35,6 +35,20 @@ static bool MovePidsLimit(json::object& doc) {
 
 bool FixupSpec(json::object& doc) { return MovePidsLimit(doc); }
 
+json::object TakeBlkioWeights(json::object& doc) {
+  json::object out;
+  auto* linux_obj = doc.if_contains("linux") ? doc["linux"].if_object() : nullptr;
+  auto* res = linux_obj && linux_obj->if_contains("resources") ? (*linux_obj)["resources"].if_object() : nullptr;
+  auto* blkio = res && res->if_contains("blockIO") ? (*res)["blockIO"].if_object() : nullptr;
+  if (!blkio) return out;
+  for (const char* k : {"weight", "leafWeight", "weightDevice"})
+    if (auto it = blkio->find(k); it != blkio->end()) {
+      out[k] = it->value();
+      blkio->erase(it);
+    }
+  return out;
+}
+
 bool MountsTmp(const json::object& doc) {
   const auto* mounts = doc.if_contains("mounts") ? doc.at("mounts").if_array() : nullptr;
   if (!mounts) return false;

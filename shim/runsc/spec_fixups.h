@@ -31,6 +31,12 @@ int64_t HostPidsLimit(int64_t container_limit);
 // Returns true when doc changed.
 bool FixupSpec(boost::json::object& doc);
 
+// linux.resources.blockIO's weights (weight, leafWeight, weightDevice), taken out of doc and
+// returned as a blockIO object (empty: none). runsc (2022) writes them to blkio.weight only,
+// which a kernel with the BFQ scheduler does not have (it has blkio.bfq.weight), so create
+// failed with ENOENT; sandshim writes them into the sandbox's cgroup itself after create.
+boost::json::object TakeBlkioWeights(boost::json::object& doc);
+
 // Whether the spec mounts something at /tmp itself.
 bool MountsTmp(const boost::json::object& doc);
 // Adds a bind of image_tmp (the rootfs's own /tmp, which the caller has checked is a real

@@ -24,6 +24,7 @@
 #include "shim/runsc/pod.h"
 #include "shim/runsc/spec_fixups.h"
 #include "shim/runtime/gvisor_hooks.h"
+#include "shim/runtime/gvisor_path_masks.h"
 
 namespace sandshim::runtime {
 namespace json = boost::json;
@@ -181,6 +182,7 @@ Result<std::filesystem::path> RunscBundle(const CreateRequest& r, const std::vec
     }
   auto dir = r.state_dir / "bundle";
   TRY(fs::MkdirAll(dir, 0700));  // runsc reads it as root: the spec's env stays private
+  TRY_CTX(AddPathMasks(doc, r.spec, r.bundle, dir), "masked/read-only paths");
   TRY(fs::WriteFileAtomic(dir / "config.json", json::serialize(doc), 0600));
   return dir;
 }
@@ -198,7 +200,24 @@ static Status CheckExecutable(const CreateRequest& r) {
   return Ok();
 }
 
+// The sandbox is in the cgroup runsc made; the guest has not run yet (create), so the weights
+// hold from its first instruction, as runc's do.
+static Status ApplyBlkioWeights(const CreateRequest& r, const json::object& weights) {
+  std::vector<std::filesystem::path> dirs;
+  for (auto& d : native::CgroupDirs(r.spec.cgroups_path, r.id))
+    if (fs::Exists(d)) dirs.push_back(std::move(d));
+  if (dirs.empty()) {
+    log::Warn("blockIO weights not applied: the sandbox has no host cgroup (no linux.cgroupsPath)");
+    return Ok();
+  }
+  return native::UpdateCgroups(dirs, json::object{{"blockIO", weights}});
+}
+
 Result<Created> GvisorBackend::Create(const CreateRequest& r, Journal& j) {
+  // runsc would create the container with no pty anywhere (its output lost, as runc refuses
+  // it); the native backend's words.
+  if (r.spec.terminal && !r.console_socket)
+    return MakeError("terminal requested but no --console-socket given", EINVAL);
   TRY(CheckExecutable(r));
   if (auto pod = runsc::PodInfoOf(r.spec.annotations); pod.role == runsc::PodRole::kContainer)
     return CreateInPod(r, j, pod.sandbox_id);
@@ -206,8 +225,11 @@ Result<Created> GvisorBackend::Create(const CreateRequest& r, Journal& j) {
   fault::Point("create.after-journal");
   auto pid_file = r.pid_file.value_or(r.state_dir / "init.pid");
   HostNetns host;
-  auto bundle_dir = TRY(RunscBundle(r, flags, TRY(host.Path()), /*hooks_by_sandshim=*/true));
+  CreateRequest for_runsc = r;
+  auto blkio_weights = runsc::TakeBlkioWeights(for_runsc.spec.doc);
+  auto bundle_dir = TRY(RunscBundle(for_runsc, flags, TRY(host.Path()), /*hooks_by_sandshim=*/true));
   TRY(ClientFor(flags, r.state_dir, runsc::SharedControlNetns(root_)).Create(RunscId(root_, r.id), {.bundle = bundle_dir, .pid_file = pid_file, .console_socket = r.console_socket}));
+  if (!blkio_weights.empty()) TRY(ApplyBlkioWeights(r, blkio_weights));
   pid_t pid = TRY(ReadPidFile(pid_file));
   auto start = proc::StartTime(pid);
   ContainerRecord rec;

@@ -29,6 +29,9 @@ case $suite in
   cri_native) SANDSHIM_ARGS="--backend native" exec bash "$here/cri_test.sh" ;;
   podman) exec bash "$here/podman_test.sh" "$SANDSHIM_BIN" ;;
   podman_native) SANDSHIM_ARGS="--backend native" exec bash "$here/vs_runc.sh" podman ;;
+  # runtime-tools validation cases (oci_test.sh), runc's column beside sandshim's.
+  oci) VS_RUNC_SKIP_OK=1 SANDSHIM_ARGS="--backend gvisor" exec bash "$here/vs_runc.sh" oci ;;
+  oci_native) SANDSHIM_ARGS="--backend native" exec bash "$here/vs_runc.sh" oci ;;
   # tests/attack: one script per attack surface (attack_native_mounts -> native_mounts_test.sh).
   attack_*) exec bash "$here/../attack/${suite#attack_}_test.sh" ;;
   secrets) exec bash "$here/secrets_test.sh" ;;

@@ -58,6 +58,24 @@ TEST_CASE("flags: platform, NET_RAW only when granted, user flags win") {
   CHECK(FlagName("-net-raw") == "net-raw");
 }
 
+TEST_CASE("spec fixups: blkio weights are taken out for sandshim to write, throttles stay") {
+  auto doc = boost::json::parse(R"({"linux":{"resources":{"blockIO":{"weight":300,"leafWeight":10,
+    "weightDevice":[{"major":8,"minor":0,"weight":500}],"throttleReadBpsDevice":[{"major":8,"minor":0,"rate":1}]}}}})").as_object();
+  auto w = TakeBlkioWeights(doc);
+  CHECK(boost::json::serialize(w) == R"({"weight":300,"leafWeight":10,"weightDevice":[{"major":8,"minor":0,"weight":500}]})");
+  CHECK(boost::json::serialize(doc) == R"({"linux":{"resources":{"blockIO":{"throttleReadBpsDevice":[{"major":8,"minor":0,"rate":1}]}}}})");
+  auto none = boost::json::parse(R"({"linux":{}})").as_object();
+  CHECK(TakeBlkioWeights(none).empty());
+}
+
+TEST_CASE("flags: a spec with linux.seccomp asks runsc to apply it") {
+  CHECK(PolicyFlags(SpecWith(R"({"type":"network"})"), {}) == V{"--network=none"});
+  auto sc = *bundle::ParseSpec(R"({"ociVersion":"1","root":{"path":"r"},"process":{"args":["a"],"cwd":"/"},
+    "linux":{"namespaces":[{"type":"network"}],"seccomp":{"defaultAction":"SCMP_ACT_ALLOW"}}})");
+  CHECK(PolicyFlags(sc, {}) == V{"--network=none", "--oci-seccomp"});
+  CHECK(PolicyFlags(sc, {.user_flags = {"--oci-seccomp=false"}}) == V{"--network=none", "--oci-seccomp=false"});
+}
+
 TEST_CASE("leftovers: runsc processes recognised by root and id or bundle") {
   Owner o{"/r/@runsc", "c1", "/bundles/c1"};
   CHECK(BelongsTo({"runsc-sandbox", "--root=/r/@runsc", "--network=none", "boot", "--bundle=/bundles/c1", "c1"}, o));
