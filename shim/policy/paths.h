@@ -1,0 +1,37 @@
+// Paths as the policy sees them, without touching any filesystem (the paths are the
+// sandbox's, not the host's): lexical normalisation, glob matching for file rules, and the
+// set of directories a script may be in after its `cd`s.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sandshim::policy {
+
+// "/a/./b/../c//" -> "/a/c"; ".." never climbs above "/".
+std::string NormalizePath(std::string_view absolute);
+// * within one component, ** across components (and "/x/**" matches "/x"), ? one character.
+bool GlobMatch(std::string_view glob, std::string_view path);
+// Devices every command may use whatever the file rules say (2>/dev/null, >&2).
+bool IsHarmlessDevice(std::string_view path);
+
+// Where the shell may be: every directory it could be in at this point (a `cd` that may
+// fail leaves both), or unknown (a cd to a variable; --shell's saved directory).
+class CwdSet {
+ public:
+  CwdSet() = default;  // unknown
+  explicit CwdSet(std::string dir) : dirs_{NormalizePath(dir)}, known_(true) {}
+  bool known() const { return known_; }
+  // `cd target`; target nullopt: dynamic or absent.
+  void Cd(const std::optional<std::string>& target);
+  // Every absolute path `p` may name, or nullopt when that cannot be known.
+  std::optional<std::vector<std::string>> Resolve(std::string_view p) const;
+
+ private:
+  std::vector<std::string> dirs_;
+  bool known_ = false;
+};
+
+}  // namespace sandshim::policy
