@@ -84,6 +84,9 @@ Status ApplyProfileJson(const json::object& doc, SessionProfile* p, ProfileExtra
       // layer, which owns the parser, before anything is created.
       if (!v.is_object()) return MakeError("profile: \"network_policy\" must be an object", EINVAL);
       p->egress_policy_json = json::serialize(v);
+    } else if (key == "policy" || key == "sources") {  // #19, checked by the session layer
+      if (!v.is_object()) return MakeError("profile: \"" + key + "\" must be an object", EINVAL);
+      (key == "policy" ? p->command_policy_json : p->sources_json) = json::serialize(v);
     } else if (key == "mounts") {
       if (!v.is_array()) return MakeError("profile: \"mounts\" must be an array of \"SRC:DST[:ro]\"", EINVAL);
       for (const auto& m : v.as_array()) p->mounts.push_back(TRY(ParseMount(TRY(Str(m, "mounts")))));

@@ -41,6 +41,8 @@ struct SessionProfile {
   std::vector<std::string> allow_domains, deny_domains, allow_cidrs;
   bool allow_private = false;
   std::string egress_policy_json;            // {"network": {"allowedDomains": [...], ...}}, or empty
+  // #19: the command policy and sources.json (docs/POLICY.md), as JSON text, or empty.
+  std::string command_policy_json, sources_json;
   std::string tmp_size = "256m";
   // A per-session writable layer over the shared base (the base itself is never written):
   // the caller sets root_path to the merged directory, or asks gVisor for an overlay.
