@@ -99,13 +99,10 @@ class Judge {
 
   // A path the command reads or writes (access nullopt: either, from an unknown command).
   void Path(const Word& w, std::optional<Access> access, const std::string& text) {
-    auto resolved = w.dynamic ? std::nullopt : ctx_.cwd.Resolve(w.text);
-    if (!resolved) {
-      if (access && (p_.deny.Has(*access) || p_.ask.Has(*access) || p_.allow.Has(*access)))
-        Raise(Decision::kAsk, "", text, "a path known only at run time: " + w.raw);
-      return;
-    }
-    for (const auto& path : *resolved) {
+    auto resolved = w.dynamic ? Resolution{{}, true} : ctx_.cwd.Resolve(w.text);
+    if (resolved.unknown && access && (p_.deny.Has(*access) || p_.ask.Has(*access) || p_.allow.Has(*access)))
+      Raise(Decision::kAsk, "", text, "a path known only at run time: " + w.raw);
+    for (const auto& path : resolved.paths) {
       for (const auto& r : p_.deny.file)
         if ((!access || r.access == *access) && GlobMatch(r.glob, path)) return Raise(Decision::kDeny, r.text, text, "");
       for (const auto& r : p_.ask.file)

@@ -57,28 +57,25 @@ bool IsHarmlessDevice(std::string_view p) {
 }
 
 void CwdSet::Cd(const std::optional<std::string>& target) {
-  if (!known_) return;
   if (!target || target->empty() || *target == "-") {
-    known_ = false;
-    dirs_.clear();
+    unknown_ = true;  // $HOME, $OLDPWD or a variable
     return;
   }
   auto next = Resolve(*target);
-  if (!next) return;
-  for (auto& d : *next)
+  unknown_ |= next.unknown;
+  for (auto& d : next.paths)
     if (std::find(dirs_.begin(), dirs_.end(), d) == dirs_.end()) dirs_.push_back(std::move(d));
   if (dirs_.size() > kMaxCwds) {
-    known_ = false;
+    unknown_ = true;
     dirs_.clear();
   }
 }
 
-std::optional<std::vector<std::string>> CwdSet::Resolve(std::string_view p) const {
-  if (!p.empty() && p.front() == '/') return std::vector<std::string>{NormalizePath(p)};
-  if (!known_) return std::nullopt;
-  std::vector<std::string> out;
-  for (const auto& d : dirs_) out.push_back(NormalizePath(d + "/" + std::string(p)));
-  return out;
+Resolution CwdSet::Resolve(std::string_view p) const {
+  if (!p.empty() && p.front() == '/') return {{NormalizePath(p)}, false};
+  Resolution r{{}, unknown_};
+  for (const auto& d : dirs_) r.paths.push_back(NormalizePath(d + "/" + std::string(p)));
+  return r;
 }
 
 }  // namespace sandshim::policy

@@ -17,21 +17,26 @@ bool GlobMatch(std::string_view glob, std::string_view path);
 // Devices every command may use whatever the file rules say (2>/dev/null, >&2).
 bool IsHarmlessDevice(std::string_view path);
 
+// What a path in a command may name: these absolute paths, and (unknown) maybe others.
+struct Resolution {
+  std::vector<std::string> paths;
+  bool unknown = false;
+};
+
 // Where the shell may be: every directory it could be in at this point (a `cd` that may
-// fail leaves both), or unknown (a cd to a variable; --shell's saved directory).
+// fail leaves both), and maybe somewhere unknown (--shell's saved directory, a cd to a
+// variable).
 class CwdSet {
  public:
   CwdSet() = default;  // unknown
-  explicit CwdSet(std::string dir) : dirs_{NormalizePath(dir)}, known_(true) {}
-  bool known() const { return known_; }
+  explicit CwdSet(std::string dir) : dirs_{NormalizePath(dir)}, unknown_(false) {}
   // `cd target`; target nullopt: dynamic or absent.
   void Cd(const std::optional<std::string>& target);
-  // Every absolute path `p` may name, or nullopt when that cannot be known.
-  std::optional<std::vector<std::string>> Resolve(std::string_view p) const;
+  Resolution Resolve(std::string_view p) const;
 
  private:
   std::vector<std::string> dirs_;
-  bool known_ = false;
+  bool unknown_ = true;
 };
 
 }  // namespace sandshim::policy

@@ -37,17 +37,20 @@ Result<ExecPolicy> CompileExecPolicy(const std::string& policy_json, const std::
 Status ApplyCommandPolicy(bundle::SessionProfile& p) {
   if (p.command_policy_json.empty() && p.sources_json.empty()) return Ok();
   auto compiled = TRY(CompileExecPolicy(p.command_policy_json, p.sources_json, p.workspace_dest));
+  if (compiled.rules)
+    for (const auto& r : compiled.rules->deny.network)
+      if (r.host == "*" && p.network == "host")
+        return MakeError("--policy denies " + r.text + ": the session cannot have the host's network (use none or proxy)", EINVAL);
+  // Hosts matter only where the proxy is the way out: with none nothing leaves anyway.
+  if (p.network != "proxy") return Ok();
   const auto& s = compiled.sources;
   p.allow_domains.insert(p.allow_domains.end(), s.allow_domains.begin(), s.allow_domains.end());
   p.deny_domains.insert(p.deny_domains.end(), s.deny_domains.begin(), s.deny_domains.end());
   if (!compiled.rules) return Ok();
   for (const auto& r : compiled.rules->allow.network)
     if (r.host != "*") p.allow_domains.push_back(r.host);
-  for (const auto& r : compiled.rules->deny.network) {
+  for (const auto& r : compiled.rules->deny.network)
     if (r.host != "*") p.deny_domains.push_back(r.host);
-    else if (p.network == "host")
-      return MakeError("--policy denies " + r.text + ": the session cannot have the host's network (use none or proxy)", EINVAL);
-  }
   return Ok();
 }
 
@@ -89,6 +92,14 @@ void LimitExecMemory(json::object& process, int64_t bytes) {
     return;
   }
   rl->get_array().push_back(json::object{{"type", "RLIMIT_AS"}, {"soft", bytes}, {"hard", bytes}});
+}
+
+std::vector<std::string> UnderMemoryLimit(const std::vector<std::string>& argv, int64_t bytes) {
+  // A tighter limit the session already has stays (ulimit cannot raise it; its error is moot).
+  std::vector<std::string> out = {"/bin/sh", "-c", "ulimit -v " + std::to_string(bytes >> 10) + " 2>/dev/null; exec \"$@\"",
+                                  "sh"};
+  out.insert(out.end(), argv.begin(), argv.end());
+  return out;
 }
 
 static std::string Script(const SessionExec& e) {

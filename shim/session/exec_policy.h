@@ -40,6 +40,10 @@ Result<std::optional<ExecPolicy>> LoadExecPolicy(const std::filesystem::path& se
 // sources.json's max_memory_mb for one exec: RLIMIT_AS on its process (the tighter of it
 // and any the session already sets), which both backends apply to the exec'd process.
 void LimitExecMemory(boost::json::object& process, int64_t bytes);
+// gVisor starts an exec through the sandbox's control server, whose request carries no
+// rlimits (measured: the exec kept the session's RLIMIT_AS): there the limit is set by a
+// /bin/sh that then execs the command in its place (same process, same argv after it).
+std::vector<std::string> UnderMemoryLimit(const std::vector<std::string>& argv, int64_t bytes);
 
 // The command as judged and as approvals know it: argv, or --shell's script.
 std::string ApprovalKey(const SessionExec& e);

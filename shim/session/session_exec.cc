@@ -48,6 +48,8 @@ Result<RunnerOutcome> Sessions::Exec(const SessionRecord& r, const SessionExec& 
     for (const auto& a : ov.args) script += (script.empty() ? "" : " ") + a;
     ov.args = ShellArgv(script);
   }
+  if (gate.memory_bytes > 0 && runtime::TraitsOf(r.backend).memory_limited_inside)
+    ov.args = UnderMemoryLimit(ov.args, gate.memory_bytes);
   auto spec = TRY(bundle::LoadSpec(Dir(id) / "bundle"));
   runtime::ExecRequest req;
   req.process = TRY(bundle::ProcessFromOverrides(spec, ov));

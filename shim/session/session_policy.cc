@@ -1,7 +1,5 @@
 // Sessions' side of the command policy (#19): judge an exec before anything runs, keep the
 // approvals under the session lock, and put every decision in the audit trail.
-#include "shim/core/fault.h"
-#include "shim/core/log.h"
 #include "shim/session/audit.h"
 #include "shim/session/exec_policy.h"
 #include "shim/session/sessions.h"
@@ -44,7 +42,6 @@ Result<ExecGate> Sessions::Admit(const SessionRecord& r, const SessionExec& e, c
     ApprovalStore store(Dir(r.id) / kApprovalsFile);
     auto c = TRY_CTX(store.Consult(ApprovalKey(e), v.command, v.rule, v.reason, p.rules->approval_ttl),
                      "session " + r.id + ": approvals");
-    fault::Point("session.policy.after-consult");
     audit["approval"] = c.id;
     if (c.run) {
       audit["decision"] = "allow";

@@ -157,6 +157,8 @@ const Case kTable[] = {
     {"npm install left-pad", Decision::kAsk},
     {"cd $HOME && grep x a", Decision::kAsk},
     {"grep x a", Decision::kAsk, nullptr, true},
+    {"cd /etc && grep root shadow", Decision::kDeny, "file(read:/etc/shadow:*)", true},
+    {"cd /workspace && grep x a", Decision::kAsk, nullptr, true},  // the cd may fail
     {"xargs grep x", Decision::kAsk},
     {"echo $'\\x63url'", Decision::kAsk},
     {"case x in a) echo;; esac", Decision::kAsk},
