@@ -55,6 +55,7 @@ class Judge {
 
  private:
   void Raise(Decision d, std::string rule, const std::string& command, std::string reason) {
+    if (d == Decision::kAsk) d = p_.unmatched;
     if (d <= verdict.decision) return;  // the first of the strongest decides
     verdict = {d, std::move(rule), command, std::move(reason)};
   }

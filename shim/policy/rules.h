@@ -52,6 +52,9 @@ struct Policy {
   // "*": any manager).
   std::map<std::string, std::vector<std::string>> blocked_packages;
   std::chrono::seconds approval_ttl{15 * 60};
+  // What is neither denied nor allowed becomes: ask; allow where there is no policy file,
+  // only sources.json, whose blocked packages are refusals and nothing else.
+  Decision unmatched = Decision::kAsk;
 };
 
 struct PolicyVars {

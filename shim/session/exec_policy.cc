@@ -26,10 +26,7 @@ Result<ExecPolicy> CompileExecPolicy(const std::string& policy_json, const std::
     out.rules->blocked_packages = out.sources.blocked_packages;
   } else if (!out.sources.blocked_packages.empty()) {
     // Blocked packages alone: everything runs except their installs.
-    policy::Policy all;
-    all.allow.shell.push_back({.text = "(no policy)", .words = {}, .prefix = true});
-    all.blocked_packages = out.sources.blocked_packages;
-    out.rules = std::move(all);
+    out.rules = policy::Policy{.blocked_packages = out.sources.blocked_packages, .unmatched = policy::Decision::kAllow};
   }
   return out;
 }

@@ -111,6 +111,20 @@ TEST_CASE("exec policy: approvals key the exact command; --shell is judged as a 
   CHECK(session::JudgeExec(*p->rules, e, p->workspace).decision == policy::Decision::kDeny);
 }
 
+TEST_CASE("exec policy: sources.json alone refuses blocked installs and nothing else") {
+  auto p = session::CompileExecPolicy("", R"J({"blocked_packages": ["evil"]})J", "/workspace");
+  REQUIRE(p.ok());
+  REQUIRE(p->rules);
+  session::SessionExec e;
+  e.shell = true;
+  e.overrides.args = {"./build.sh && case x in *) ;; esac"};
+  CHECK(session::JudgeExec(*p->rules, e, p->workspace).decision == policy::Decision::kAllow);
+  e.overrides.args = {"cd /tmp && sh -c 'pip install evil'"};
+  auto v = session::JudgeExec(*p->rules, e, p->workspace);
+  CHECK(v.decision == policy::Decision::kDeny);
+  CHECK(v.rule == "sources(blocked_packages:pip:evil)");
+}
+
 TEST_CASE("exec policy: sources join the egress lists; a denied network refuses the host's") {
   bundle::SessionProfile prof;
   prof.command_policy_json = R"J({"permissions": {"deny": ["network(outbound:*)", "network(outbound:evil.example)"]}})J";
