@@ -103,7 +103,18 @@ p_once() {
   assert_eq used "$(px approvals --json "$PX_ID" | jq -r --arg id "$id" '.[] | select(.id == $id) | .state')" "listed used" || return
   audit policy | jq -se --arg id "$id" 'any(.[]; .approval == $id and .approved == "once" and .decision == "allow")' >/dev/null ||
     { fail "audit lacks the approved run"; return; }
-  audit approval | jq -se --arg id "$id" 'any(.[]; .approval == $id and .state == "once")' >/dev/null || fail "audit lacks the approval"
+  audit approval | jq -se --arg id "$id" 'any(.[]; .approval == $id and .state == "once")' >/dev/null ||
+    { fail "audit lacks the approval"; return; }
+  # Four execs race for one once approval: exactly one runs.
+  px approve "$PX_ID" "$id2" --once >/dev/null || { fail "approve the second"; return; }
+  local n pids=()
+  for n in 1 2 3 4; do
+    "$SANDSHIM_BIN" --root "$ROOT" --backend "$PX_BE" session exec "$PX_ID" -- touch "/workspace/t1" \
+      >/dev/null 2>&1 && echo ran >>"$WORK/race-$PX_ID" &
+    pids+=($!)
+  done
+  wait "${pids[@]}"
+  assert_eq 1 "$(grep -c ran "$WORK/race-$PX_ID" 2>/dev/null)" "racing execs on one once approval"
 }
 
 p_always_and_reject() {
