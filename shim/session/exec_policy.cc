@@ -115,7 +115,8 @@ policy::Verdict JudgeExec(const policy::Policy& rules, const SessionExec& e, con
   ctx.guarded = {kShellStateDir};
   if (e.shell) return policy::DecideScript(rules, Script(e), ctx);  // starts where the last --shell ended
   const auto& cwd = e.overrides.cwd;
-  ctx.cwd = policy::CwdSet(!cwd.empty() && cwd.front() == '/' ? cwd : workspace);
+  if (cwd.empty()) ctx.cwd = policy::CwdSet(workspace);
+  else if (cwd.front() == '/') ctx.cwd = policy::CwdSet(cwd);  // a relative --cwd: unknown, left so
   return policy::DecideArgv(rules, e.overrides.args, ctx);
 }
 
