@@ -61,6 +61,19 @@ class Judge {
   }
 
   void Simple(const SimpleCommand& c, int depth) {
+    if (c.started_in) {
+      // Judged in the one directory it surely starts in; a cd it makes joins the rest.
+      CwdSet before = ctx_.cwd;
+      ctx_.cwd = CwdSet(ctx_.cwd.Resolve(*c.started_in).paths.front());
+      SimpleIn(c, depth);
+      before.Merge(ctx_.cwd);
+      ctx_.cwd = before;
+      return;
+    }
+    SimpleIn(c, depth);
+  }
+
+  void SimpleIn(const SimpleCommand& c, int depth) {
     auto text = JoinWords(c.argv);
     for (const auto& a : c.assignments) Assignment(a, text.empty() ? a.raw : text);
     for (const auto& r : c.redirects) {

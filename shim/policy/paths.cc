@@ -71,6 +71,16 @@ void CwdSet::Cd(const std::optional<std::string>& target) {
   }
 }
 
+void CwdSet::Merge(const CwdSet& other) {
+  unknown_ |= other.unknown_;
+  for (const auto& d : other.dirs_)
+    if (std::find(dirs_.begin(), dirs_.end(), d) == dirs_.end()) dirs_.push_back(d);
+  if (dirs_.size() > kMaxCwds) {
+    unknown_ = true;
+    dirs_.clear();
+  }
+}
+
 Resolution CwdSet::Resolve(std::string_view p) const {
   if (!p.empty() && p.front() == '/') return {{NormalizePath(p)}, false};
   Resolution r{{}, unknown_};

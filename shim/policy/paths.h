@@ -33,6 +33,8 @@ class CwdSet {
   // `cd target`; target nullopt: dynamic or absent.
   void Cd(const std::optional<std::string>& target);
   Resolution Resolve(std::string_view p) const;
+  // Where the shell may be after one of two histories.
+  void Merge(const CwdSet& other);
 
  private:
   std::vector<std::string> dirs_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 
 namespace sandshim::policy {
 namespace {
@@ -39,11 +40,18 @@ class Parser {
       if (IsBlank(c)) { ++i_; continue; }
       if (c == '#') { SkipComment(); continue; }  // only ever seen where a word would start
       if (c == '\\' && i_ + 1 < s_.size() && s_[i_ + 1] == '\n') { i_ += 2; continue; }
-      if (c == '\n') { EndCommand(); ++i_; ReadHereDocs(); continue; }
-      if (c == ';' || c == '&' || c == '|') { EndCommand(); ++i_; continue; }
+      if (c == '\n') { EndCommand(); Connect(Link::kOther); ++i_; ReadHereDocs(); continue; }
+      if (c == ';' || c == '&' || c == '|') {
+        EndCommand();
+        bool twice = c != ';' && i_ + 1 < s_.size() && s_[i_ + 1] == c;
+        Connect(c == '&' && twice ? Link::kAnd : c == '|' && !twice ? Link::kPipe : Link::kOther);
+        i_ += twice ? 2 : 1;
+        continue;
+      }
       if (c == '(') { OpenParen(); continue; }
       if (c == ')') {
         EndCommand();
+        ended_ = Ended::kMayChangeDir;  // a ( ) group: what it did to its directory stays inside
         ++i_;
         if (subshells_ > 0) { --subshells_; continue; }
         if (nested) return i_;
@@ -87,15 +95,51 @@ class Parser {
   // A finished simple command is kept; the keyword state resets at every separator.
   void EndCommand() {
     if (!cur_.argv.empty() || !cur_.assignments.empty() || !cur_.redirects.empty()) {
+      cur_.started_in = guard_;
+      ended_ = after_pipe_ ? Ended::kOther : negated_ ? Ended::kMayChangeDir : Classify(cur_);
       out_.commands.push_back(std::move(cur_));
     }
     cur_ = {};
     skip_words_ = false;
+    negated_ = false;
+  }
+
+  // What the command just ended does to the shell's directory, for `cd /x && cmd`.
+  enum class Ended { kOther, kCdAbsolute, kMayChangeDir };
+  Ended Classify(const SimpleCommand& c) {
+    if (c.argv.empty()) return Ended::kOther;
+    const auto& name = c.argv[0];
+    if (name.dynamic) return Ended::kMayChangeDir;
+    if (name.text == "cd" && c.argv.size() == 2 && !c.argv[1].dynamic && !c.argv[1].text.empty() &&
+        c.argv[1].text.front() == '/') {
+      cd_target_ = c.argv[1].text;
+      return Ended::kCdAbsolute;
+    }
+    static constexpr std::array<std::string_view, 11> kDirChangers = {
+        "cd", "pushd", "popd", "eval", "source", ".", "command", "builtin", "exec", "alias", "unalias"};
+    return std::find(kDirChangers.begin(), kDirChangers.end(), name.text) != kDirChangers.end() ? Ended::kMayChangeDir
+                                                                                               : Ended::kOther;
+  }
+
+  // After `A && B`, B runs only if A succeeded: after `cd /x &&` it runs in /x. A pipeline's
+  // members run where its first did (a cd inside one is a subshell's); any other link ends
+  // what is known.
+  enum class Link { kAnd, kPipe, kOther };
+  void Connect(Link link) {
+    if (link == Link::kAnd) {
+      if (ended_ == Ended::kCdAbsolute) guard_ = cd_target_;
+      else if (ended_ == Ended::kMayChangeDir) guard_.reset();
+    } else if (link == Link::kOther) {
+      guard_.reset();
+    }
+    after_pipe_ = link == Link::kPipe;
+    ended_ = Ended::kOther;
   }
 
   void AddWord(Word w) {
     if (skip_words_) return;  // the header of a for loop: its words are data
     if (AtCommandStart() && !w.quoted && !w.dynamic) {
+      if (w.text == "!") negated_ = true;  // `! cd /x && y`: y runs when the cd failed
       if (IsPrefixKeyword(w.text)) return;
       if (w.text == "for" || w.text == "select") { skip_words_ = true; return; }
       if (w.text == "case") Uncertain("case statement");
@@ -302,6 +346,10 @@ class Parser {
   size_t i_ = 0, last_word_end_ = std::string_view::npos;
   int subshells_ = 0;
   bool skip_words_ = false;
+  bool after_pipe_ = false, negated_ = false;
+  Ended ended_ = Ended::kOther;
+  std::string cd_target_;
+  std::optional<std::string> guard_;  // the directory the next command surely starts in
   SimpleCommand cur_;
   std::vector<HereDoc> pending_;
 };

@@ -7,6 +7,7 @@
 // error) is recorded as a reason for uncertainty, which the policy turns into "ask".
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,9 @@ struct SimpleCommand {
   std::vector<Word> assignments;  // NAME=value prefixes, as written
   std::vector<Word> argv;
   std::vector<Redirect> redirects;
+  // Set when the command runs only after `cd DIR &&` succeeded (DIR absolute, nothing
+  // between that could have moved the shell): it starts in DIR.
+  std::optional<std::string> started_in;
 };
 
 struct ParsedScript {

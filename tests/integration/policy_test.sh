@@ -157,7 +157,8 @@ p_limits_and_shell() {
   [ $((SECONDS - t0)) -lt 20 ] || { fail "the timeout took $((SECONDS - t0)) s"; return; }
   assert_eq $((300 * 1024)) "$(px exec --shell "$PX_ID" -- 'ulimit -v')" "max_memory_mb is the exec's RLIMIT_AS" || return
   # --shell keeps its state across allowed execs; a chain with a denied part runs nothing.
-  px exec --shell "$PX_ID" -- 'cd /workspace && export GREP_COLOR=never' || { fail "--shell allowed"; return; }
+  px exec --shell "$PX_ID" -- 'cd /workspace && grep needle seed > m1' || { fail "--shell allowed"; return; }
+  [ -s "$PX_WS/m1" ] || { fail "the allowed --shell command made no file"; return; }
   rc=0; px exec --shell "$PX_ID" -- 'grep needle seed > m2; curl x' >/dev/null 2>&1 || rc=$?
   assert_eq 77 "$rc" "--shell chain with a denied part" || return
   [ ! -e "$PX_WS/m2" ] || { fail "part of a denied --shell chain ran"; return; }

@@ -158,7 +158,21 @@ const Case kTable[] = {
     {"cd $HOME && grep x a", Decision::kAsk},
     {"grep x a", Decision::kAsk, nullptr, true},
     {"cd /etc && grep root shadow", Decision::kDeny, "file(read:/etc/shadow:*)", true},
-    {"cd /workspace && grep x a", Decision::kAsk, nullptr, true},  // the cd may fail
+    {"cd /workspace; grep x a", Decision::kAsk, nullptr, true},  // the cd may fail
+    // After `cd /abs &&` the next commands surely start there.
+    {"cd /workspace/src && grep x y.c", Decision::kAllow, nullptr, true},
+    {"cd /workspace && grep x a | grep y b && grep z c", Decision::kAllow, nullptr, true},
+    {"cd /workspace && cd /etc && grep root shadow", Decision::kDeny, "file(read:/etc/shadow:*)", true},
+    {"cd /workspace && cd ../etc && grep root shadow", Decision::kDeny, "file(read:/etc/shadow:*)", true},
+    {"cd /workspace && eval cd /etc && grep root shadow", Decision::kDeny, "file(read:/etc/shadow:*)", true},
+    {"cd /workspace && command cd /tmp && grep x a", Decision::kAsk, nullptr, true},
+    {"cd /workspace || grep x a", Decision::kAsk, nullptr, true},
+    {"! cd /workspace && grep x a", Decision::kAsk, nullptr, true},
+    {"(cd /workspace) && grep x a", Decision::kAsk, nullptr, true},
+    {"cd /workspace | cat && grep x a", Decision::kAsk, nullptr, true},
+    {"cd /workspace & grep x a", Decision::kAsk, nullptr, true},
+    {"cd /workspace && grep x a; grep y b", Decision::kAsk, nullptr, true},
+    {"cd /workspace && $CD && grep x a", Decision::kAsk, nullptr, true},
     {"xargs grep x", Decision::kAsk},
     {"echo $'\\x63url'", Decision::kAsk},
     {"case x in a) echo;; esac", Decision::kAsk},
