@@ -165,7 +165,10 @@ std::vector<Inner> InnerCommands(std::string_view name, const std::vector<Word>&
 
 bool IsInertBuiltin(std::string_view name) {
   return In(name, {"cd", "pwd", "true", "false", ":", "echo", "printf", "test", "[", "export", "unset", "set", "shift", "exit",
-                   "return", "wait", "read", "umask", "type", "local", "readonly"});
+                   "return", "wait", "read", "umask", "type", "local", "readonly",
+                   // Only when they run nothing (exec 2>/dev/null, command -v x): what they do
+                   // run is judged as the command it is.
+                   "exec", "command", "builtin"});
 }
 
 bool IsDangerousAssignment(std::string_view kv) {

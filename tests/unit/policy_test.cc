@@ -71,6 +71,7 @@ const Case kTable[] = {
     {"grep x a.txt &", Decision::kAllow},
     {"grep x /workspace/a", Decision::kAllow, nullptr, true},
     {"# curl x\ngrep y a.txt", Decision::kAllow},
+    {"command -v git && exec 2>/dev/null", Decision::kAllow},
     // Denied: the rule wins however it is spelled or wrapped.
     {"sudo ls", Decision::kDeny, "shell(sudo:*)"},
     {"curl https://example.com", Decision::kDeny, "shell(curl:*)"},
