@@ -79,6 +79,10 @@ const Case kTable[] = {
     {"rm -fr /", Decision::kDeny, "shell(rm -rf /:*)"},
     {"rm -r -f /", Decision::kDeny, "shell(rm -rf /:*)"},
     {"rm -rf -- //", Decision::kDeny, "shell(rm -rf /:*)"},
+    {"rm -R -f /", Decision::kDeny, "shell(rm -rf /:*)"},
+    {"rm --recursive --force /", Decision::kDeny, "shell(rm -rf /:*)"},
+    {"rm --rec --forc /.", Decision::kDeny, "shell(rm -rf /:*)"},
+    {"rm -r /workspace/build", Decision::kAsk},  // not the rule's operand: no rule, ask
     {"/bin/rm -rf /", Decision::kDeny, "shell(rm -rf /:*)"},
     {"\\rm -rf /", Decision::kDeny, "shell(rm -rf /:*)"},
     {"'rm' -rf /", Decision::kDeny, "shell(rm -rf /:*)"},
