@@ -100,11 +100,12 @@ Result<Consultation> ApprovalStore::Consult(const std::string& key, const std::s
     }
   }
   for (const auto& a : all)
-    if (a.key == key && a.state == ApprovalState::kPending && Live(a, now)) return Consultation{false, a.id};
+    if (a.key == key && a.state == ApprovalState::kPending && Live(a, now))
+      return Consultation{false, a.id, ApprovalState::kPending, a.expires};
   Approval a{TRY(NewId("ap-")), key, command, rule, reason, ApprovalState::kPending, now, now + ttl.count()};
   all.push_back(a);
   TRY(Save(all));
-  return Consultation{false, a.id};
+  return Consultation{false, a.id, ApprovalState::kPending, a.expires};
 }
 
 Result<Approval> ApprovalStore::Decide(const std::string& id, ApprovalState to, std::chrono::seconds ttl) {

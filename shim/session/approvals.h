@@ -43,6 +43,7 @@ struct Consultation {
   bool run = false;
   std::string id;
   ApprovalState used = ApprovalState::kPending;  // kOnce or kAlways when run
+  int64_t expires = 0;                           // waiting: when the approval lapses (unix s)
 };
 
 class ApprovalStore {

@@ -51,6 +51,7 @@ Result<ExecGate> Sessions::Admit(const SessionRecord& r, const SessionExec& e, c
     }
     (void)AppendAudit(r.audit, "policy", std::move(audit));
     line["approval"] = c.id;
+    line["expires"] = c.expires;  // unix seconds: approve before then
     gate.refused = Refusal(kPolicyAsk, std::move(line));
     return gate;
   }

@@ -33,6 +33,7 @@ TEST_CASE("approvals: an ask waits, and asking again names the same approval") {
   auto first = f.Ask();
   CHECK_FALSE(first.run);
   CHECK(first.id.rfind("ap-", 0) == 0);
+  CHECK(first.expires == f.now + 60);
   CHECK(f.Ask().id == first.id);
   CHECK(f.Ask("argv:[\"ls\",\"-l\"]").id != first.id);  // another command, another approval
   struct stat st;
