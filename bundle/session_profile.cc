@@ -123,6 +123,9 @@ Status ApplyProfileJson(const json::object& doc, SessionProfile* p, ProfileExtra
       TRY(ApplySecretsJson(v, p));
     } else if (key == "secret_trust_bundle") {
       p->secret_trust_bundle = TRY(Str(v, key));
+    } else if (key == "policy" || key == "sources") {  // #19, checked by the session layer
+      if (!v.is_object()) return MakeError("profile: \"" + key + "\" must be an object", EINVAL);
+      (key == "policy" ? p->command_policy_json : p->sources_json) = json::serialize(v);
     } else if (key == "mounts") {
       if (!v.is_array()) return MakeError("profile: \"mounts\" must be an array of \"SRC:DST[:ro]\"", EINVAL);
       for (const auto& m : v.as_array()) p->mounts.push_back(TRY(ParseMount(TRY(Str(m, "mounts")))));

@@ -48,6 +48,8 @@ struct SessionProfile {
   std::vector<SecretSpec> secrets;
   std::vector<SecretSource> secret_sources;
   std::string secret_trust_bundle;
+  // #19: the command policy and sources.json (docs/POLICY.md), as JSON text, or empty.
+  std::string command_policy_json, sources_json;
   std::string tmp_size = "256m";
   // A per-session writable layer over the shared base (the base itself is never written):
   // the caller sets root_path to the merged directory, or asks gVisor for an overlay.

@@ -43,7 +43,8 @@ void RegisterSession(Verbs& v) {
                  {{"stop", "start"}, reg(RegisterSessionStopStart)},
                  {{"delete"}, reg(RegisterSessionDelete)},
                  {{"gc"}, reg(RegisterSessionGc)},
-                 {{"secret"}, reg(RegisterSessionSecret)}});
+                 {{"secret"}, reg(RegisterSessionSecret)},
+                 {{"approve", "reject", "approvals"}, reg(RegisterSessionApprovals)}});
 }
 
 }  // namespace sandshim::cli

@@ -19,5 +19,6 @@ void RegisterSessionStopStart(Verbs& v, CLI::App* parent);
 void RegisterSessionDelete(Verbs& v, CLI::App* parent);
 void RegisterSessionGc(Verbs& v, CLI::App* parent);
 void RegisterSessionSecret(Verbs& v, CLI::App* parent);
+void RegisterSessionApprovals(Verbs& v, CLI::App* parent);  // approve, reject, approvals (#19)
 
 }  // namespace sandshim::cli

@@ -16,6 +16,7 @@ struct SessionCreateArgs {
   std::string egress_policy;
   std::vector<std::string> secrets, secret_files, secret_fds, secret_envs;  // docs/SECRETS.md
   std::string secret_trust;
+  std::string policy, sources;  // #19
   bool allow_private = false;
   double cpus = 0;
   int64_t pids = 0;
@@ -39,6 +40,8 @@ static Result<session::ProfileInputs> Inputs(const SessionCreateArgs& a, CLI::Ap
   in.memory = flag("--memory", a.memory);
   in.user = flag("--user", a.user);
   in.egress_policy_file = flag("--egress-policy", a.egress_policy);
+  in.policy_file = flag("--policy", a.policy);
+  in.sources_file = flag("--sources", a.sources);
   if (given("--cpus")) in.cpus = a.cpus;
   if (given("--pids")) in.pids = a.pids;
   if (given("--read-only-root")) in.read_only_root = a.read_only_root;
@@ -128,6 +131,10 @@ void RegisterSessionCreate(Verbs& v, CLI::App* parent) {
   sub->add_flag("--allow-private", a->allow_private, "proxy mode: allow private, CGNAT and unique-local addresses");
   sub->add_option("--egress-policy", a->egress_policy,
                   "proxy mode: JSON policy ({\"network\":{\"allowedDomains\":[...],\"allowedRegistries\":[...]}})");
+  sub->add_option("--policy", a->policy,
+                  "command policy: {\"permissions\":{\"allow\":[...],\"deny\":[...]}}, judged at every exec (docs/POLICY.md)");
+  sub->add_option("--sources", a->sources,
+                  "sources.json: registries, blocked packages, git remotes, web domains, exec limits (docs/POLICY.md)");
   sub->add_option("--egress-resolve", a->resolve, "test seam: NAME=IP fixed answers for the relay's resolver")
       ->allow_extra_args(false)
       ->group("");  // hidden

@@ -1,6 +1,8 @@
 // `session exec [flags] ID -- CMD...`: run a command in a session. Its stdout and stderr
 // stay apart, stdin is passed through, and its exit status is ours (128+n for a signal,
 // 124 when --timeout ended it).
+#include <iostream>
+
 #include "bundle/process.h"
 #include "bundle/session_profile.h"
 #include "shim/cli/env_arg.h"
@@ -13,6 +15,18 @@ struct SessionExecArgs {
   std::string timeout;
   bool shell = false, json = false;
 };
+
+// The policy's answer: its JSON line on stdout (inside --json's document), a line for
+// people on stderr; the status says denied or ask.
+static int PrintRefusal(const session::RunnerOutcome& out, bool json) {
+  auto line = boost::json::parse(out.refusal).as_object();
+  if (json) PrintJson(boost::json::object{{"exit", out.status}, {"policy", line}});
+  else std::cout << out.refusal << "\n";
+  std::string what = line["decision"] == "deny" ? "denied by " + std::string(line["rule"].as_string())
+                                                : "needs approval " + std::string(line["approval"].as_string());
+  std::cerr << "session exec: " << what << ": " << std::string(line["command"].as_string()) << "\n";
+  return out.status;
+}
 
 void RegisterSessionExec(Verbs& v, CLI::App* parent) {
   auto a = std::make_shared<SessionExecArgs>();
@@ -47,6 +61,7 @@ void RegisterSessionExec(Verbs& v, CLI::App* parent) {
     runtime::EnsureSealedFor(runtime::TraitsOf(target->backend));
     auto out = s->Exec(*target, e);
     if (!out) return ExitWith(Status(out.error().Wrap("session exec " + id)));
+    if (!out->refusal.empty()) return PrintRefusal(*out, a->json);  // #19: nothing ran
     if (a->json)
       PrintJson(boost::json::object{{"exit", out->status},
                                     {"timed_out", out->timed_out},

@@ -89,6 +89,7 @@ void RegisterSession(Verbs& v);
 void RegisterMetrics(Verbs& v);
 void RegisterRootfs(Verbs& v);
 void RegisterProxy(Verbs& v);
+void RegisterPolicy(Verbs& v);  // #19: policy check
 
 // The whole program: parse, set up logging, run the chosen verb.
 int Main(int argc, char** argv);

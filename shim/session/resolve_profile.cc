@@ -5,6 +5,7 @@
 
 #include "bundle/process.h"
 #include "shim/core/fs.h"
+#include "shim/session/exec_policy.h"
 
 namespace sandshim::session {
 
@@ -45,6 +46,8 @@ static Status ApplyFlags(const ProfileInputs& in, bundle::SessionProfile& p) {
   p.allow_cidrs.insert(p.allow_cidrs.end(), in.allow_cidrs.begin(), in.allow_cidrs.end());
   if (in.egress_policy_file)
     p.egress_policy_json = TRY_CTX(fs::ReadFile(*in.egress_policy_file), "--egress-policy");
+  if (in.policy_file) p.command_policy_json = TRY_CTX(fs::ReadFile(*in.policy_file), "--policy");
+  if (in.sources_file) p.sources_json = TRY_CTX(fs::ReadFile(*in.sources_file), "--sources");
   return Ok();
 }
 
@@ -98,6 +101,7 @@ Result<bundle::SessionProfile> ResolveProfile(const ProfileInputs& in, const Roo
   TRY(ApplyImage(in, extras.image, build, p));
   if (p.workspace.empty()) return MakeError("--workspace is required", EINVAL);
   TRY(bundle::CheckProxyCredentials(p.proxy, p.network));
+  TRY(ApplyCommandPolicy(p));
   return p;
 }
 

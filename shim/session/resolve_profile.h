@@ -20,6 +20,7 @@ struct ProfileInputs {
   // Flags as given; nullopt: not given, the profile's value (or the default) stays.
   std::optional<std::string> rootfs, image, workspace, workspace_dest, proxy, hostname, network, tmp_size, memory, user;
   std::optional<std::string> egress_policy_file;  // replaces the profile's network_policy
+  std::optional<std::string> policy_file, sources_file;  // #19: replace the profile's policy / sources
   std::optional<double> cpus;
   std::optional<int64_t> pids;
   std::optional<bool> read_only_root, allow_private;

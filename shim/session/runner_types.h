@@ -23,6 +23,9 @@ struct RunnerOutcome {
   uint64_t bytes_out = 0, bytes_err = 0;
   std::string out, err;  // with capture_limit
   std::chrono::milliseconds duration{0};
+  // #19: nothing ran because the command policy refused it (status kPolicyDenied or
+  // kPolicyAsk): the one JSON line saying why.
+  std::string refusal;
 };
 
 }  // namespace sandshim::session

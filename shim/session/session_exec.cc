@@ -8,6 +8,7 @@
 #include "shim/core/fs.h"
 #include "shim/core/log.h"
 #include "shim/session/audit.h"
+#include "shim/session/exec_policy.h"
 #include "shim/session/sessions.h"
 #include "shim/session/shell_state.h"
 
@@ -37,6 +38,8 @@ Result<SessionRecord> Sessions::ForExec(const std::string& ref) {
 // gVisor the command starts through the sandbox's control server.
 Result<RunnerOutcome> Sessions::Exec(const SessionRecord& r, const SessionExec& e) {
   const std::string& id = r.id;
+  auto gate = TRY(Gate(r, e));  // #19: the command policy decides before anything runs
+  if (gate.refused) return *gate.refused;
   MarkUsed(id);
   auto started = log::NowRfc3339();
   bundle::ExecOverrides ov = e.overrides;
@@ -45,11 +48,14 @@ Result<RunnerOutcome> Sessions::Exec(const SessionRecord& r, const SessionExec& 
     for (const auto& a : ov.args) script += (script.empty() ? "" : " ") + a;
     ov.args = ShellArgv(script);
   }
+  if (gate.memory_bytes > 0 && runtime::TraitsOf(r.backend).memory_limited_inside)
+    ov.args = UnderMemoryLimit(ov.args, gate.memory_bytes);
   auto spec = TRY(bundle::LoadSpec(Dir(id) / "bundle"));
   runtime::ExecRequest req;
   req.process = TRY(bundle::ProcessFromOverrides(spec, ov));
+  if (gate.memory_bytes > 0) LimitExecMemory(req.process, gate.memory_bytes);
   fault::Point("session.exec.before-backend");
-  RunnerOptions ro{.timeout = e.timeout, .capture_limit = e.capture_limit};
+  RunnerOptions ro{.timeout = e.timeout.count() > 0 ? e.timeout : gate.timeout, .capture_limit = e.capture_limit};
   auto runner = TRY(ov.tty ? ExecRunner::Terminal(ro) : ExecRunner::Pipes(ro));
   auto outcome = runner->Run(containers_.StartExec(r.container_id, req, runner->Stdio()));
   runner.reset();  // our terminal back to normal before anything more is said

@@ -15,6 +15,7 @@
 #include "shim/runtime/journal.h"
 #include "shim/session/audit.h"
 #include "shim/session/bind_sources.h"
+#include "shim/session/exec_policy.h"
 #include "shim/session/idmap.h"
 #include "shim/session/layer.h"
 #include "shim/session/network.h"
@@ -237,6 +238,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   TRY(fs::WriteFileAtomic(dir / "last-used", "", 0600, /*sync=*/false));  // its mtime: see MarkUsed
   TRY(fs::WriteFileAtomic(dir / "sources.json", json::serialize(pins), 0600));
   TRY(WriteSecretFiles(dir, p, id));
+  TRY(WriteExecPolicy(dir, p));  // #19: judged at every exec
   // M11: a user namespace of its own where the kernel and filesystems allow idmapped mounts,
   // whatever the network: a proxy netns is joined before the userns is made (ns_order.h), and
   // a host or proxy netns stays the host userns's, so root inside has no CAP_NET_ADMIN there

@@ -14,6 +14,7 @@
 #include "bundle/process.h"
 #include "bundle/session_spec.h"
 #include "shim/runtime/containers.h"
+#include "shim/session/approvals.h"
 #include "shim/session/exec_runner.h"
 #include "shim/session/metrics.h"
 #include "shim/session/record.h"
@@ -28,6 +29,14 @@ struct SessionExec {
   bool shell = false;                    // persistent shell: args are one script
   size_t capture_limit = 0;              // >0: keep the output in the outcome instead
 };
+
+// #19: what the command policy makes of one exec (session_policy.cc).
+struct ExecGate {
+  std::optional<RunnerOutcome> refused;   // denied or asked: nothing runs, this is the answer
+  std::chrono::milliseconds timeout{0};   // sources.json's default timeout (0: none)
+  int64_t memory_bytes = 0;               // sources.json's per-exec memory limit (0: none)
+};
+struct ExecPolicy;
 
 struct Inspection {
   SessionRecord record;
@@ -55,6 +64,13 @@ class Sessions {
   Result<SessionRecord> ForExec(const std::string& ref);
   // Runs a command in the session and stays with it (exit status, timeout, audit).
   Result<RunnerOutcome> Exec(const SessionRecord& r, const SessionExec& e);
+  // #19, the command policy (session_policy.cc). Gate judges e by the session's policy;
+  // Admit by the policy given (the seam for per-context policies).
+  Result<ExecGate> Gate(const SessionRecord& r, const SessionExec& e);
+  Result<ExecGate> Admit(const SessionRecord& r, const SessionExec& e, const ExecPolicy& policy);
+  // approve (kOnce, kAlways) or reject (kRejected) a pending approval.
+  Result<Approval> DecideApproval(const std::string& ref, const std::string& approval, ApprovalState to);
+  Result<std::vector<Approval>> Approvals(const std::string& ref);
   // ref is an id or a name.
   Result<SessionRecord> Get(const std::string& ref);
   std::vector<SessionRecord> List();

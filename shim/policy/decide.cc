@@ -1,0 +1,171 @@
+#include "shim/policy/decide.h"
+
+#include <algorithm>
+
+#include "shim/policy/file_access.h"
+#include "shim/policy/packages.h"
+#include "shim/policy/shell_match.h"
+#include "shim/policy/shell_parse.h"
+#include "shim/policy/wrappers.h"
+
+namespace sandshim::policy {
+namespace {
+
+constexpr int kMaxDepth = 8;  // sh -c 'sh -c "..."' deeper than this: ask
+
+std::string_view AccessName(Access a) { return a == Access::kRead ? "read" : "write"; }
+
+class Judge {
+ public:
+  Judge(const Policy& p, ExecContext& ctx) : p_(p), ctx_(ctx) {}
+
+  void Script(const Word& script, int depth) {
+    if (depth > kMaxDepth) return Raise(Decision::kAsk, "", script.text, "commands nested too deep");
+    if (script.dynamic) return Raise(Decision::kAsk, "", script.raw, "the script is known only at run time");
+    auto parsed = ParseShell(script.text);
+    for (const auto& why : parsed.uncertain) Raise(Decision::kAsk, "", script.text, "cannot be judged statically: " + why);
+    for (const auto& c : parsed.commands) Simple(c, depth);
+  }
+
+  void Argv(const std::vector<Word>& argv, int depth) {
+    if (argv.empty()) return;
+    auto text = JoinWords(argv);
+    if (depth > kMaxDepth) return Raise(Decision::kAsk, "", text, "commands nested too deep");
+    if (argv[0].dynamic) return Raise(Decision::kAsk, "", text, "the command name is known only at run time");
+    auto cn = NameOf(argv[0]);
+    std::vector<Word> words = argv;
+    words[0].text = cn.name;
+    Refusals(words, text);
+    Packages(cn.name, words, text);
+    for (const auto& use : PathsUsed(cn.name, words)) Path(use.word, use.access, text);
+    if (cn.name == "cd") ctx_.cwd.Cd(words.size() > 1 && !words[1].dynamic ? std::optional(words[1].text) : std::nullopt);
+    bool needs_own_rule = true;
+    auto inners = InnerCommands(cn.name, words);
+    for (const auto& in : inners) {
+      if (!in.uncertain.empty()) Raise(Decision::kAsk, "", text, in.uncertain);
+      for (const auto& a : in.assignments) Assignment(a, text);
+      if (in.kind == Inner::Kind::kScript) Script(in.script, depth + 1);
+      else Argv(in.argv, depth + 1);
+      needs_own_rule = needs_own_rule && (!in.transparent || !in.uncertain.empty());
+    }
+    if (inners.empty() || needs_own_rule) OwnRule(cn, words, text);
+  }
+
+  Verdict verdict;
+
+ private:
+  void Raise(Decision d, std::string rule, const std::string& command, std::string reason) {
+    if (d == Decision::kAsk) d = p_.unmatched;
+    if (d <= verdict.decision) return;  // the first of the strongest decides
+    verdict = {d, std::move(rule), command, std::move(reason)};
+  }
+
+  void Simple(const SimpleCommand& c, int depth) {
+    if (c.started_in) {
+      // Judged in the one directory it surely starts in; a cd it makes joins the rest.
+      CwdSet before = ctx_.cwd;
+      ctx_.cwd = CwdSet(ctx_.cwd.Resolve(*c.started_in).paths.front());
+      SimpleIn(c, depth);
+      before.Merge(ctx_.cwd);
+      ctx_.cwd = before;
+      return;
+    }
+    SimpleIn(c, depth);
+  }
+
+  void SimpleIn(const SimpleCommand& c, int depth) {
+    auto text = JoinWords(c.argv);
+    for (const auto& a : c.assignments) Assignment(a, text.empty() ? a.raw : text);
+    for (const auto& r : c.redirects) {
+      if (r.kind == RedirectKind::kRead) Path(r.target, Access::kRead, text);
+      if (r.kind == RedirectKind::kWrite || r.kind == RedirectKind::kReadWrite) Path(r.target, Access::kWrite, text);
+    }
+    Argv(c.argv, depth);
+  }
+
+  void Assignment(const Word& a, const std::string& text) {
+    if (IsDangerousAssignment(a.text)) Raise(Decision::kAsk, "", text, "assigning " + a.text.substr(0, a.text.find('=')) + " changes what runs");
+  }
+
+  void Refusals(const std::vector<Word>& words, const std::string& text) {
+    for (const auto& r : p_.deny.shell) {
+      auto m = MatchRefusal(r, words);
+      if (m == Match::kYes) return Raise(Decision::kDeny, r.text, text, "");
+      if (m == Match::kMaybe) Raise(Decision::kAsk, r.text, text, "may match a deny rule at run time");
+    }
+    for (const auto& r : p_.ask.shell)
+      if (MatchRefusal(r, words) != Match::kNo) Raise(Decision::kAsk, r.text, text, "");
+  }
+
+  void Packages(const std::string& name, const std::vector<Word>& words, const std::string& text) {
+    auto install = InstallOf(name, words);
+    if (!install) return;
+    std::vector<std::string> blocked;
+    for (const char* key : {install->manager.c_str(), "*"})
+      if (auto it = p_.blocked_packages.find(key); it != p_.blocked_packages.end())
+        blocked.insert(blocked.end(), it->second.begin(), it->second.end());
+    for (const auto& pkg : install->packages)
+      if (std::find(blocked.begin(), blocked.end(), pkg) != blocked.end())
+        return Raise(Decision::kDeny, "sources(blocked_packages:" + install->manager + ":" + pkg + ")", text, "");
+    if (install->unknown_packages && !blocked.empty())
+      Raise(Decision::kAsk, "", text, "installs packages that cannot be checked against blocked_packages");
+  }
+
+  // A path the command reads or writes (access nullopt: either, from an unknown command).
+  void Path(const Word& w, std::optional<Access> access, const std::string& text) {
+    auto resolved = w.dynamic ? Resolution{{}, true} : ctx_.cwd.Resolve(w.text);
+    if (resolved.unknown && access && (p_.deny.Has(*access) || p_.ask.Has(*access) || p_.allow.Has(*access)))
+      Raise(Decision::kAsk, "", text, "a path known only at run time: " + w.raw);
+    for (const auto& path : resolved.paths) {
+      for (const auto& r : p_.deny.file)
+        if ((!access || r.access == *access) && GlobMatch(r.glob, path)) return Raise(Decision::kDeny, r.text, text, "");
+      for (const auto& r : p_.ask.file)
+        if ((!access || r.access == *access) && GlobMatch(r.glob, path)) Raise(Decision::kAsk, r.text, text, "");
+      if (access != Access::kRead)
+        for (const auto& g : ctx_.guarded)
+          if (GlobMatch(g + "/**", path)) Raise(Decision::kAsk, "", text, "writes the shell's saved state: " + path);
+      if (!access || !p_.allow.Has(*access) || IsHarmlessDevice(path)) continue;
+      bool allowed = std::any_of(p_.allow.file.begin(), p_.allow.file.end(),
+                                 [&](const FileRule& r) { return r.access == *access && GlobMatch(r.glob, path); });
+      if (!allowed) Raise(Decision::kAsk, "", text, "no file rule allows " + std::string(AccessName(*access)) + " of " + path);
+    }
+  }
+
+  void OwnRule(const CommandName& cn, const std::vector<Word>& words, const std::string& text) {
+    if (!cn.system) return Raise(Decision::kAsk, "", text, "not a system command: " + words[0].raw);
+    if (IsInertBuiltin(cn.name)) {
+      if (cn.name == "export" || cn.name == "readonly" || cn.name == "local")
+        for (size_t i = 1; i < words.size(); ++i) Assignment(words[i], text);
+      return;
+    }
+    for (const auto& r : p_.allow.shell)
+      if (MatchAllow(r, words) == Match::kYes) return;
+    Raise(Decision::kAsk, "", text, "no rule allows it");
+  }
+
+  const Policy& p_;
+  ExecContext& ctx_;
+};
+
+Verdict Finish(Judge& j, const std::string& whole) {
+  if (j.verdict.command.empty()) j.verdict.command = whole;
+  return j.verdict;
+}
+
+}  // namespace
+
+Verdict DecideArgv(const Policy& p, const std::vector<std::string>& argv, ExecContext ctx) {
+  std::vector<Word> words;
+  for (const auto& a : argv) words.push_back(Word{.text = a, .raw = a});
+  Judge j(p, ctx);
+  j.Argv(words, 0);
+  return Finish(j, JoinWords(words));
+}
+
+Verdict DecideScript(const Policy& p, std::string_view script, ExecContext ctx) {
+  Judge j(p, ctx);
+  j.Script(Word{.text = std::string(script), .raw = std::string(script)}, 0);
+  return Finish(j, std::string(script));
+}
+
+}  // namespace sandshim::policy

@@ -1,0 +1,95 @@
+#include "shim/policy/shell_match.h"
+
+#include <algorithm>
+
+#include "shim/policy/paths.h"
+
+namespace sandshim::policy {
+namespace {
+
+bool IsShortCluster(const std::string& w) { return w.size() > 1 && w[0] == '-' && w[1] != '-'; }
+
+// Other spellings of an option letter, so that `rm -R --force /` is `rm -rf /` to a deny
+// rule. GNU getopt_long takes any unambiguous prefix of a long option (--rec, --forc).
+struct OptionSpelling {
+  std::string_view command, long_name;
+  char letter;
+};
+constexpr OptionSpelling kSpellings[] = {
+    {"rm", "recursive", 'r'}, {"rm", "force", 'f'}, {"rm", "dir", 'd'},       {"cp", "recursive", 'r'},
+    {"cp", "force", 'f'},     {"chmod", "recursive", 'R'}, {"chown", "recursive", 'R'}, {"chgrp", "recursive", 'R'},
+    {"git", "force", 'f'},
+};
+
+char CanonicalLetter(std::string_view command, char c) {
+  return (command == "rm" || command == "cp") && c == 'R' ? 'r' : c;
+}
+
+// Whether option word w (of command) sets the option letter.
+bool SetsLetter(std::string_view command, const std::string& w, char letter) {
+  if (IsShortCluster(w)) {
+    for (char c : w.substr(1))
+      if (CanonicalLetter(command, c) == letter) return true;
+    return false;
+  }
+  if (w.size() < 5 || w.rfind("--", 0) != 0) return false;  // "--" and at least 3 letters
+  auto name = std::string_view(w).substr(2, w.find('=') == std::string::npos ? std::string::npos : w.find('=') - 2);
+  for (const auto& s : kSpellings)
+    if (s.command == command && s.letter == letter && s.long_name.rfind(name, 0) == 0) return true;
+  return false;
+}
+
+// An operand as the rule would name it: "//" and "/." are "/".
+std::string Canon(const std::string& w) { return !w.empty() && w[0] == '/' ? NormalizePath(w) : w; }
+
+Match Covered(const std::string& rule_word, const std::vector<Word>& argv) {
+  bool maybe = false;
+  bool options = true;
+  const std::string& command = argv[0].text;
+  if (IsShortCluster(rule_word)) {
+    // Every letter among the command's options (-rf, -r -f, -fr, -R --force).
+    for (char rule_letter : rule_word.substr(1)) {
+      char letter = CanonicalLetter(command, rule_letter);
+      bool found = false;
+      for (size_t i = 1; i < argv.size() && !found; ++i) {
+        if (argv[i].dynamic) { maybe = true; continue; }
+        if (argv[i].text == "--") break;
+        found = SetsLetter(command, argv[i].text, letter);
+      }
+      if (!found && !maybe) return Match::kNo;
+      if (!found) return Match::kMaybe;
+    }
+    return Match::kYes;
+  }
+  for (size_t i = 1; i < argv.size(); ++i) {
+    const auto& w = argv[i];
+    if (w.dynamic) { maybe = true; continue; }
+    if (options && w.text == "--") { options = false; continue; }
+    if (rule_word.rfind("--", 0) == 0 ? (w.text == rule_word || w.text.rfind(rule_word + "=", 0) == 0)
+                                      : Canon(w.text) == Canon(rule_word))
+      return Match::kYes;
+  }
+  return maybe ? Match::kMaybe : Match::kNo;
+}
+
+}  // namespace
+
+Match MatchAllow(const ShellRule& r, const std::vector<Word>& argv) {
+  if (argv.size() < r.words.size() || (!r.prefix && argv.size() != r.words.size())) return Match::kNo;
+  for (size_t i = 0; i < r.words.size(); ++i)
+    if (argv[i].dynamic || argv[i].text != r.words[i]) return Match::kNo;
+  return Match::kYes;
+}
+
+Match MatchRefusal(const ShellRule& r, const std::vector<Word>& argv) {
+  if (argv.empty() || argv[0].text != r.words[0]) return Match::kNo;
+  Match m = Match::kYes;
+  for (size_t i = 1; i < r.words.size(); ++i) {
+    auto c = Covered(r.words[i], argv);
+    if (c == Match::kNo) return Match::kNo;
+    if (c == Match::kMaybe) m = Match::kMaybe;
+  }
+  return m;
+}
+
+}  // namespace sandshim::policy

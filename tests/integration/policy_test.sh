@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# The command policy (#19) on real sessions, gVisor and native: a denied command exits 77
+# with one JSON line naming the rule and nothing of it runs (a marker an allowed command
+# does make is the positive control); an asked one exits 78 with an approval id, runs after
+# `session approve --once` exactly once, for good after --always, never after reject, and
+# asks again once its approval expired; sources.json's limits reach the exec; every
+# decision is in the audit trail; bad policies fail create and leave nothing.
+# SESSION_BACKEND=gvisor|native (default: both).
+set -u
+. "$(dirname "$0")/lib/image.sh"
+require_root
+require_cmds jq
+[ -x "$SANDSHIM_BIN" ] || skip_all "sandshim binary not built: $SANDSHIM_BIN"
+
+WORK=$(mktemp -d /tmp/sandshim-policy.XXXXXX)
+chmod 755 "$WORK"
+ROOT=$WORK/root
+install_traps
+on_exit 'rm -rf "$WORK"'
+on_exit 'for s in $("$SANDSHIM_BIN" --root "$ROOT" session list --json 2>/dev/null | jq -r ".[].id"); do "$SANDSHIM_BIN" --root "$ROOT" session delete "$s" >/dev/null 2>&1; done'
+on_exit 'grep -o "$ROOT/@sessions/[^ ]*/rootfs" /proc/self/mountinfo | xargs -r -n1 umount -l 2>/dev/null'
+build_rootfs "$WORK/rootfs" >/dev/null 2>&1 || die "rootfs"
+export SANDSHIM_CONFIG=$WORK/config.json
+echo "{\"audit_dir\": \"$WORK/audit\"}" >"$SANDSHIM_CONFIG"
+LEAKS=("$CHECK_LEAKS" --match "$WORK" --match "-$$-" --root "$ROOT")
+no_leaks() { "${LEAKS[@]}" --wait 5 --quiet >/dev/null || fail "leaks: $("${LEAKS[@]}" | tr '\n' ' ')"; }
+AFTER_CHECK_HOOK=no_leaks
+
+# The issue's example, plus sleep and ulimit for the limit checks.
+cat >"$WORK/policy.json" <<'P'
+{"permissions": {
+   "allow": ["shell(grep:*)", "shell(git status:*)", "shell(pip install:*)", "shell(sleep:*)", "shell(ulimit:*)",
+             "file(read:${WORKSPACE}/**)", "file(write:${WORKSPACE}/**)"],
+   "deny":  ["shell(sudo:*)", "shell(curl:*)", "shell(rm -rf /:*)", "network(outbound:*)",
+             "file(read:/etc/shadow:*)", "shell(nsenter:*)"]}}
+P
+jq '. + {approval_ttl_seconds: 2}' "$WORK/policy.json" >"$WORK/policy-short.json"
+cat >"$WORK/sources.json" <<'S'
+{"package_managers": {"pip": {"registries": ["https://pypi.org/simple"], "blocked_packages": ["evil-pkg"]}},
+ "web_domains": {"allowed": ["docs.python.org"], "blocked": ["evil.example"]},
+ "max_execution_time_seconds": 3, "max_memory_mb": 300}
+S
+
+PX_ID="" PX_BE="" PX_WS=""
+px() { "$SANDSHIM_BIN" --root "$ROOT" --backend "$PX_BE" session "$@"; }
+audit() { jq -c "select(.event == \"$1\")" "$WORK/audit/$PX_ID.jsonl"; }
+
+# with_policy_session BACKEND POLICY CHECK: a session under POLICY and sources.json.
+with_policy_session() {
+  local rc=0
+  PX_BE=$1 PX_ID=$(uniq_name p)
+  PX_WS=$WORK/ws-$PX_ID
+  mkdir -p "$PX_WS" && chmod 777 "$PX_WS" && echo needle >"$PX_WS/seed"
+  px create "$PX_ID" --rootfs "$WORK/rootfs" --workspace "$PX_WS" --policy "$2" --sources "$WORK/sources.json" \
+    --memory 512m >/dev/null || { fail "create"; return; }
+  "$3" || rc=$?
+  px delete "$PX_ID" >/dev/null 2>&1
+  return $rc
+}
+
+# Asks about CMD...: the exit status must be 78; prints the approval id.
+expect_ask() {
+  local out rc=0
+  out=$(px exec "$PX_ID" -- "$@" 2>/dev/null) || rc=$?
+  [ "$rc" = 78 ] || { echo "status $rc: $out"; return 1; }
+  jq -er 'select(.decision == "ask") | .approval' <<<"$out"
+}
+
+p_deny() {
+  local out rc=0
+  # Positive control: an allowed command does make the marker.
+  px exec "$PX_ID" -- sh -c 'grep needle /workspace/seed > /workspace/marker-allowed' || { fail "allowed exec failed"; return; }
+  [ -s "$PX_WS/marker-allowed" ] || { fail "the allowed command left no marker"; return; }
+  out=$(px exec "$PX_ID" -- sh -c 'grep needle /workspace/seed > /workspace/marker-denied; curl http://x' 2>"$WORK/err") || rc=$?
+  assert_eq 77 "$rc" "denied exit status" || return
+  assert_eq 1 "$(printf '%s\n' "$out" | wc -l)" "one JSON line" || return
+  assert_eq "deny shell(curl:*) curl http://x" "$(jq -r '"\(.decision) \(.rule) \(.command)"' <<<"$out")" "the JSON names the rule" || return
+  assert_contains "$(cat "$WORK/err")" "denied by shell(curl:*)" "a line for people on stderr" || return
+  [ ! -e "$PX_WS/marker-denied" ] || { fail "part of a denied command ran"; return; }
+  rc=0; out=$(px exec --shell "$PX_ID" -- 'cd /etc && grep root shadow' 2>/dev/null) || rc=$?
+  assert_eq "77 file(read:/etc/shadow:*)" "$rc $(jq -r .rule <<<"$out")" "--shell: a file rule through cd" || return
+  rc=0; out=$(px exec "$PX_ID" -- pip install Evil_Pkg==1.0 2>/dev/null) || rc=$?
+  assert_eq "77 sources(blocked_packages:pip:evil-pkg)" "$rc $(jq -r .rule <<<"$out")" "a blocked package" || return
+  rc=0; out=$(px exec --json "$PX_ID" -- /usr/bin/sudo id 2>/dev/null) || rc=$?
+  assert_eq "77 77 shell(sudo:*)" "$rc $(jq -r '"\(.exit) \(.policy.rule)"' <<<"$out")" "--json carries the decision" || return
+  assert_eq 4 "$(audit policy | jq -s 'map(select(.decision == "deny")) | length')" "denials audited" || return
+  audit policy | jq -se 'any(.[]; .decision == "deny" and .rule == "shell(curl:*)")' >/dev/null || fail "audit lacks the rule"
+}
+
+p_once() {
+  local id id2
+  id=$(expect_ask touch /workspace/t1) || { fail "not asked: $id"; return; }
+  [ ! -e "$PX_WS/t1" ] || { fail "an asked command ran"; return; }
+  assert_eq "$id" "$(expect_ask touch /workspace/t1)" "asking again names the same approval" || return
+  assert_eq pending "$(px approvals --json "$PX_ID" | jq -r --arg id "$id" '.[] | select(.id == $id) | .state')" "listed pending" || return
+  px approve "$PX_ID" "$id" --once >/dev/null || { fail "approve --once"; return; }
+  px exec "$PX_ID" -- touch /workspace/t1 || { fail "the approved command did not run"; return; }
+  [ -e "$PX_WS/t1" ] || { fail "the approved command left no file"; return; }
+  rm -f "$PX_WS/t1"
+  id2=$(expect_ask touch /workspace/t1) || { fail "once ran twice: $id2"; return; }
+  assert_ne "$id" "$id2" "a new approval after the used one" || return
+  [ ! -e "$PX_WS/t1" ] || { fail "once ran twice"; return; }
+  assert_eq used "$(px approvals --json "$PX_ID" | jq -r --arg id "$id" '.[] | select(.id == $id) | .state')" "listed used" || return
+  audit policy | jq -se --arg id "$id" 'any(.[]; .approval == $id and .approved == "once" and .decision == "allow")' >/dev/null ||
+    { fail "audit lacks the approved run"; return; }
+  audit approval | jq -se --arg id "$id" 'any(.[]; .approval == $id and .state == "once")' >/dev/null ||
+    { fail "audit lacks the approval"; return; }
+  # Four execs race for one once approval: exactly one runs.
+  px approve "$PX_ID" "$id2" --once >/dev/null || { fail "approve the second"; return; }
+  local n pids=()
+  for n in 1 2 3 4; do
+    "$SANDSHIM_BIN" --root "$ROOT" --backend "$PX_BE" session exec "$PX_ID" -- touch "/workspace/t1" \
+      >/dev/null 2>&1 && echo ran >>"$WORK/race-$PX_ID" &
+    pids+=($!)
+  done
+  wait "${pids[@]}"
+  assert_eq 1 "$(grep -c ran "$WORK/race-$PX_ID" 2>/dev/null)" "racing execs on one once approval"
+}
+
+p_always_and_reject() {
+  local id out
+  id=$(expect_ask touch /workspace/t2) || { fail "not asked: $id"; return; }
+  px approve "$PX_ID" "$id" --always >/dev/null || { fail "approve --always"; return; }
+  for n in 1 2 3; do
+    rm -f "$PX_WS/t2"
+    px exec "$PX_ID" -- touch /workspace/t2 || { fail "always: run $n"; return; }
+    [ -e "$PX_WS/t2" ] || { fail "always: run $n made no file"; return; }
+  done
+  expect_ask touch /workspace/other >/dev/null || { fail "always covers only that exact command"; return; }
+  id=$(expect_ask touch /workspace/t3) || { fail "not asked: $id"; return; }
+  px reject "$PX_ID" "$id" >/dev/null || { fail "reject"; return; }
+  out=$(expect_ask touch /workspace/t3) || { fail "a rejected command ran"; return; }
+  assert_ne "$id" "$out" "asks anew after a rejection" || return
+  [ ! -e "$PX_WS/t3" ] || { fail "a rejected command ran"; return; }
+  px approve "$PX_ID" "$id" 2>"$WORK/err" && { fail "a rejected approval was approved"; return; }
+  assert_eq 1 "$(wc -l <"$WORK/err")" "one error line" || return
+  assert_contains "$(cat "$WORK/err")" "already rejected" "says why"
+}
+
+p_expiry() {
+  local id
+  id=$(expect_ask touch /workspace/t4) || { fail "not asked: $id"; return; }
+  sleep 3
+  px approve "$PX_ID" "$id" 2>"$WORK/err" && { fail "an expired approval was approved"; return; }
+  assert_contains "$(cat "$WORK/err")" "expired" "says it expired" || return
+  id=$(expect_ask touch /workspace/t4) || { fail "not asked again: $id"; return; }
+  px approve "$PX_ID" "$id" --once >/dev/null || { fail "approve"; return; }
+  sleep 3
+  expect_ask touch /workspace/t4 >/dev/null || { fail "an expired once approval still ran"; return; }
+  [ ! -e "$PX_WS/t4" ] || fail "an expired approval ran"
+}
+
+p_limits_and_shell() {
+  local rc=0 t0=$SECONDS out
+  px exec "$PX_ID" -- sleep 30 || rc=$?
+  assert_eq 124 "$rc" "max_execution_time_seconds is the default timeout" || return
+  [ $((SECONDS - t0)) -lt 20 ] || { fail "the timeout took $((SECONDS - t0)) s"; return; }
+  assert_eq $((300 * 1024)) "$(px exec --shell "$PX_ID" -- 'ulimit -v')" "max_memory_mb is the exec's RLIMIT_AS" || return
+  # --shell keeps its state across allowed execs; a chain with a denied part runs nothing.
+  px exec --shell "$PX_ID" -- 'cd /workspace && grep needle seed > m1' || { fail "--shell allowed"; return; }
+  [ -s "$PX_WS/m1" ] || { fail "the allowed --shell command made no file"; return; }
+  rc=0; px exec --shell "$PX_ID" -- 'grep needle seed > m2; curl x' >/dev/null 2>&1 || rc=$?
+  assert_eq 77 "$rc" "--shell chain with a denied part" || return
+  [ ! -e "$PX_WS/m2" ] || { fail "part of a denied --shell chain ran"; return; }
+  rc=0; out=$(px exec --shell "$PX_ID" -- 'echo "alias grep=curl" >> /tmp/.sandshim-shell/env' 2>/dev/null) || rc=$?
+  assert_eq 78 "$rc" "writing the shell's saved state is asked about"
+}
+
+check_bad_policies() {
+  local be=$1 rc=0 ws=$WORK/ws-bad id
+  mkdir -p "$ws"
+  echo '{"permissions": {"allow": ["shel(ls:*)"]}}' >"$WORK/bad.json"
+  id=$(uniq_name bad)
+  "$SANDSHIM_BIN" --root "$ROOT" --backend "$be" session create "$id" --rootfs "$WORK/rootfs" --workspace "$ws" \
+    --policy "$WORK/bad.json" 2>"$WORK/err" || rc=$?
+  [ "$rc" -ne 0 ] || { fail "a bad policy was accepted"; return; }
+  assert_eq 1 "$(wc -l <"$WORK/err")" "one error line" || return
+  assert_contains "$(cat "$WORK/err")" "shel(ls:*)" "names the rule" || return
+  rc=0
+  "$SANDSHIM_BIN" --root "$ROOT" --backend "$be" session create "$id" --rootfs "$WORK/rootfs" --workspace "$ws" \
+    --policy "$WORK/policy.json" --network host 2>"$WORK/err" || rc=$?
+  [ "$rc" -ne 0 ] || { fail "network(outbound:*) denied yet the host network was given"; return; }
+  assert_contains "$(cat "$WORK/err")" "network(outbound:*)" "says why" || return
+  assert_eq "" "$(find "$ROOT/@sessions" -mindepth 1 ! -type d 2>/dev/null)" "nothing left behind"
+}
+
+check_policy_verb() {
+  local out rc=0
+  out=$("$SANDSHIM_BIN" policy check --policy "$WORK/policy.json" --sources "$WORK/sources.json" -- sh -c 'grep x a; eval "$Y"') || rc=$?
+  assert_eq "78 ask" "$rc $(jq -r .decision <<<"$out")" "policy check: eval of a variable asks" || return
+  rc=0; out=$("$SANDSHIM_BIN" policy check --policy "$WORK/policy.json" -- grep -r x .) || rc=$?
+  assert_eq "0 allow" "$rc $(jq -r .decision <<<"$out")" "policy check: allowed"
+}
+
+backends=${SESSION_BACKEND:-gvisor native}
+for be in $backends; do
+  command -v runsc >/dev/null || [ "$be" = native ] || continue
+  run_check "policy on $be: denied is 77 + JSON with the rule, and nothing of it runs" with_policy_session "$be" "$WORK/policy.json" p_deny
+  run_check "policy on $be: ask is 78 + approval id; approve --once runs it once" with_policy_session "$be" "$WORK/policy.json" p_once
+  run_check "policy on $be: --always lasts, reject never runs" with_policy_session "$be" "$WORK/policy.json" p_always_and_reject
+  run_check "policy on $be: an expired approval asks again" with_policy_session "$be" "$WORK/policy-short.json" p_expiry
+  run_check "policy on $be: sources' timeout and memory limit; --shell chains" with_policy_session "$be" "$WORK/policy.json" p_limits_and_shell
+  run_check "policy on $be: bad policies fail create and leave nothing" check_bad_policies "$be"
+done
+run_check "policy check verb" check_policy_verb
+finish_checks
