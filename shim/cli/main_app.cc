@@ -87,7 +87,8 @@ int Main(int argc, char** argv) {
                      {{"session"}, reg(RegisterSession)},
                      {{"metrics"}, reg(RegisterMetrics)},
                      {{"rootfs"}, reg(RegisterRootfs)},
-                     {{"proxy"}, reg(RegisterProxy)}});
+                     {{"proxy"}, reg(RegisterProxy)},
+                     {{"pool"}, reg(RegisterPool)}});
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
