@@ -8,6 +8,7 @@
 #include "shim/core/fs.h"
 #include "shim/core/ids.h"
 #include "shim/core/process.h"
+#include "shim/runtime/backend_select.h"
 #include "shim/session/pool.h"
 
 namespace sandshim::cli {
@@ -53,6 +54,9 @@ int CreateFromPool(const GlobalOpts& g, const std::string& pool_name, std::strin
   }
   auto opts = RuntimeOptions(g);
   if (!opts) return fail(opts.error());
+  // A native cold create re-executes sandshim sealed: before the claim, not in the middle.
+  if (g.backend == "native" || (g.backend.empty() && opts->config.backend == "native"))
+    runtime::EnsureSealedFor(runtime::TraitsOf("native"));
   session::ClaimRequest req{.id = id, .name = name, .workspace = in.workspace.value_or("")};
   auto env = session::EnvFromInputs(in);
   if (!env) return fail(env.error());

@@ -50,7 +50,11 @@ Result<PoolDef> Pool::Define(const runtime::Options& o, const std::string& name,
   TRY_CTX(ValidateId(name), "pool name");
   PoolPaths paths(o.root, name);
   auto def = TRY(ParsePoolDef(name, text, paths.default_workspaces));
-  TRY(fs::MkdirAll(paths.dir, 0700));
+  // Traversable, not listable (as the runtime root): a native member's init, running as its
+  // own host ids, opens its rootfs below members/<id>/.
+  TRY(fs::MkdirAll(paths.dir, 0711));
+  for (const auto& d : {paths.dir.parent_path(), paths.dir})
+    if (::chmod(d.c_str(), 0711) != 0) return ErrnoError("chmod " + d.string());
   auto lock = TRY(LockFile(paths.lock));
   // The profile alone too: members and cold creates read it as a profile file.
   TRY(fs::WriteFileAtomic(paths.profile, json::serialize(def.profile), 0600));
@@ -99,7 +103,7 @@ Status MakeWorkspace(const std::filesystem::path& dir, uint32_t uid, uint32_t gi
 Result<std::string> Pool::MakeMember(const PoolDef& d) {
   auto member = TRY(NewId("m-"));
   auto ws = MemberWorkspace(d, member);
-  TRY(fs::MkdirAll(d.workspace_parent, 0755));
+  TRY(fs::MkdirAll(d.workspace_parent, 0711));
   auto p = TRY(MemberProfile(paths_, ws.string()));
   // Before the member exists: gc removes a .member-<id> workspace whose member is gone.
   TRY(MakeWorkspace(ws, p.uid, p.gid));

@@ -20,8 +20,9 @@
 #include "shim/core/log.h"
 #include "shim/core/remove_tree.h"
 #include "shim/runtime/journal.h"
+#include "shim/runtime/record_rebase.h"
 #include "shim/session/audit.h"
-#include "shim/session/json_rebase.h"
+#include "bundle/json_rebase.h"
 #include "shim/session/pool.h"
 #include "shim/session/pool_egress.h"
 #include "shim/session/pool_lock.h"
@@ -59,8 +60,8 @@ Status RebaseFile(const std::filesystem::path& file, const Intent& i, const std:
   auto text = fs::ReadFile(file);
   if (!text) return Ok();  // sessions made before pins had none
   auto v = TRY(bundle::ParseJson(*text, file.string()));
-  RebasePaths(v, i.member_dir, i.session_dir);
-  RebasePaths(v, i.workspace_from, i.workspace_to);
+  bundle::RebasePaths(v, i.member_dir, i.session_dir);
+  bundle::RebasePaths(v, i.workspace_from, i.workspace_to);
   if (!env.empty() && v.is_object())
     if (auto* proc = v.as_object().if_contains("process"); proc && proc->is_object()) {
       auto& list = (*proc).as_object()["env"];
@@ -75,7 +76,9 @@ Status RebaseFile(const std::filesystem::path& file, const Intent& i, const std:
         else arr.emplace_back(kv);
       }
     }
-  return fs::WriteFileAtomic(file, json::serialize(v), 0600);
+  // Not fsync'd: what these name (the sandbox, its mounts, the relay) dies with the kernel,
+  // and the durable intent already says where the member is going.
+  return fs::WriteFileAtomic(file, json::serialize(v), 0600, /*sync=*/false);
 }
 
 // The claim's workspace must be a new path on the pool's filesystem; nullopt: a miss.
@@ -166,6 +169,8 @@ Result<SessionRecord> Pool::ClaimMember(const PoolDef& d, const ClaimRequest& re
   TRY_CTX(ReleaseMemberEgress(r, from), "release the member's relay");
   for (const char* f : {"journal.json", "bundle/config.json", "sources.json"})
     TRY(RebaseFile(from / f, intent, std::string(f) == "bundle/config.json" ? req.env : std::map<std::string, std::string>{}));
+  TRY(runtime::RebaseRecord(runtime::StateStore(opts_.root), r.container_id,
+                            {{intent.member_dir, intent.session_dir}, {intent.workspace_from, workspace_to}}));
   if (::rename((from / "session.json").c_str(), (from / "member-record.json").c_str()) != 0)
     return ErrnoError("set aside the member's record");
   fault::Point("pool.claim.after-rebase");

@@ -1,7 +1,7 @@
 // Warm pools, the pure parts: the pool file and the path rebasing a claim applies.
 #include <doctest/doctest.h>
 
-#include "shim/session/json_rebase.h"
+#include "bundle/json_rebase.h"
 #include "shim/session/pool_def.h"
 #include "shim/session/pool_stats.h"
 
@@ -43,13 +43,13 @@ TEST_CASE("pool file: bad input is one clear error") {
 TEST_CASE("rebase: whole strings and path prefixes, never a sibling with the same prefix") {
   json::value v = json::parse(R"({"kind": "netns", "data": {"path": "/r/@pool/p/members/m-1/netns",
       "id": "sess-m-1", "list": ["/r/@pool/p/members/m-1", "/r/@pool/p/members/m-10/x", "x/r/@pool/p/members/m-1"]}})");
-  CHECK(RebasePaths(v, "/r/@pool/p/members/m-1", "/r/@sessions/s") == 2);
+  CHECK(sandshim::bundle::RebasePaths(v, "/r/@pool/p/members/m-1", "/r/@sessions/s") == 2);
   CHECK(v.at("data").at("path").as_string() == "/r/@sessions/s/netns");
   CHECK(v.at("data").at("id").as_string() == "sess-m-1");  // an id, not a path
   CHECK(v.at("data").at("list").at(0).as_string() == "/r/@sessions/s");
   CHECK(v.at("data").at("list").at(1).as_string() == "/r/@pool/p/members/m-10/x");
   CHECK(v.at("data").at("list").at(2).as_string() == "x/r/@pool/p/members/m-1");
-  CHECK(RebasePaths(v, "", "/x") == 0);
+  CHECK(sandshim::bundle::RebasePaths(v, "", "/x") == 0);
 }
 
 TEST_CASE("pool metrics: one family per counter, a sample per pool") {

@@ -1,6 +1,6 @@
-#include "shim/session/json_rebase.h"
+#include "bundle/json_rebase.h"
 
-namespace sandshim::session {
+namespace sandshim::bundle {
 namespace json = boost::json;
 
 static bool Rebase(json::string& s, const std::string& from, const std::string& to) {
@@ -21,4 +21,4 @@ int RebasePaths(json::value& v, const std::string& from, const std::string& to) 
   return n;
 }
 
-}  // namespace sandshim::session
+}  // namespace sandshim::bundle

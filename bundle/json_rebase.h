@@ -6,10 +6,10 @@
 #include <boost/json.hpp>
 #include <string>
 
-namespace sandshim::session {
+namespace sandshim::bundle {
 
 // Replaces, in every string of v (recursively, keys untouched), the path prefix `from`
 // (the whole string, or followed by '/') with `to`. Returns how many strings changed.
 int RebasePaths(boost::json::value& v, const std::string& from, const std::string& to);
 
-}  // namespace sandshim::session
+}  // namespace sandshim::bundle
