@@ -13,13 +13,23 @@
 
 namespace sandshim::cli {
 
-// `sandshim [our global flags] pool fill NAME`, run by the refill in the background.
-std::vector<std::string> RefillArgv(const GlobalOpts& g, const std::string& pool) {
+// Our binary's path. A sealed re-exec (native) runs from a handle no path names: then the
+// name we were started by (argv[0], kept by the re-exec), as the shell found it.
+static std::string OwnPath() {
   char buf[4096];
   ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
   std::string exe = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
-  // A sealed re-exec (native) runs from a handle no path names.
-  if (exe.empty() || exe.find(" (deleted)") != std::string::npos || !fs::Exists(exe)) exe = process::FindOnHost("sandshim");
+  if (!exe.empty() && fs::Exists(exe)) return exe;
+  auto cmdline = fs::ReadFile("/proc/self/cmdline");
+  if (!cmdline || cmdline->empty()) return "";
+  std::string argv0 = cmdline->substr(0, cmdline->find('\0'));
+  exe = process::FindOnHost(argv0);
+  return exe.empty() ? "" : std::filesystem::absolute(exe).string();
+}
+
+// `sandshim [our global flags] pool fill NAME`, run by the refill in the background.
+std::vector<std::string> RefillArgv(const GlobalOpts& g, const std::string& pool) {
+  std::string exe = OwnPath();
   if (exe.empty()) return {};
   std::vector<std::string> argv{exe, "--root", g.root};
   if (!g.backend.empty()) argv.insert(argv.end(), {"--backend", g.backend});
@@ -55,8 +65,9 @@ int CreateFromPool(const GlobalOpts& g, const std::string& pool_name, std::strin
   auto opts = RuntimeOptions(g);
   if (!opts) return fail(opts.error());
   // A native cold create re-executes sandshim sealed: before the claim, not in the middle.
-  if (g.backend == "native" || (g.backend.empty() && opts->config.backend == "native"))
+  if (g.backend == "native" || (g.backend.empty() && opts->config.backend == "native")) {
     runtime::EnsureSealedFor(runtime::TraitsOf("native"));
+  }
   session::ClaimRequest req{.id = id, .name = name, .workspace = in.workspace.value_or("")};
   auto env = session::EnvFromInputs(in);
   if (!env) return fail(env.error());

@@ -86,7 +86,7 @@ check_claim_binds() {
 # A canary of one tenant, in every place a session can write, never reaches a later one.
 check_canary() {
   local p=canary-$BE i out
-  define_pool "$p" 2 1 || { fail "define/fill"; return; }
+  define_pool "$p" 2 || { fail "define/fill"; return; }
   sx session create --pool "$p" can-a-$BE >/dev/null || { fail "claim a"; return; }
   sx session exec can-a-$BE -- sh -c 'echo CANARY > /workspace/c; echo CANARY > /tmp/c; echo CANARY > /home/user/c' &&
     sx session exec -u 0 can-a-$BE -- sh -c 'echo CANARY > /c' || { fail "canary write"; return; }
@@ -134,7 +134,10 @@ check_burst() { # N SIZE PARALLEL
   assert_eq "" "$(cat "$WORK/burst.err")" "no error in the burst" || return
   assert_eq "$n" "$(jq -s length "$WORK/burst.out")" "every create answered" || return
   claimed=$(jq -s 'map(select(.pool.claimed)) | length' "$WORK/burst.out")
-  assert_eq "$size" "$claimed" "the pool served its $size members, the rest cold" || return
+  # The refills the misses start serve part of the burst too.
+  [ "$claimed" -ge "$size" ] || { fail "only $claimed of the pool's $size members claimed"; return; }
+  assert_eq "$((n - claimed))" "$(jq -s 'map(select(.pool.claimed | not)) | length' "$WORK/burst.out")" "the rest served cold" || return
+  log "burst on $BE: $claimed of $n claimed, $((n - claimed)) cold"
   assert_eq "$n" "$(sx session list --json | jq --arg b "$BE" '[.[] | select(.id | endswith("-" + $b)) | select(.id | startswith("burst-"))] | length')" "$n sessions" || return
   seq 1 "$n" | xargs -P "$par" -I{} "$SANDSHIM_BIN" --root "$ROOT" --backend "$BE" session exec "burst-{}-$BE" -- true ||
     { fail "an exec in the burst's sessions"; return; }
