@@ -178,8 +178,10 @@ Status Pool::RemoveMember(const std::string& member) {
 }
 
 Status Pool::Drain() {
-  auto lock = TRY(LockFile(paths_.lock));
+  // Lock order everywhere: the fill lock before the pool lock (a refill holds the first
+  // and takes the second for its gc and counters).
   auto fill = TRY(LockFile(paths_.fill_lock));  // waits for a running refill to finish
+  auto lock = TRY(LockFile(paths_.lock));
   Status result = Ok();
   for (auto& m : DirNames(paths_.members))
     if (!HasIntent(paths_, m))

@@ -150,6 +150,7 @@ Result<ClaimOutcome> Pool::Claim(const ClaimRequest& req) {
     return out;
   }
   out.session = std::move(*claimed);
+  member_lock = UniqueFd();  // the session's lock now; never held while waiting for the pool's
   {
     auto lock = TRY(LockFile(paths_.lock));
     auto s = ReadPoolStats(paths_.stats);

@@ -125,6 +125,25 @@ check_misses_cold() {
   end_pool "$p"
 }
 
+# A proxy-mode pool: the claim restarts the member's relay with the session's own rules, id
+# and audit file (pool_egress.h). The relay answers inside the sandbox and names the rule.
+check_proxy_claim() {
+  local p=proxy-$BE id=px-$BE out pid
+  define_pool "$p" 1 0 ',"network": "proxy", "allow_domains": ["pool-rule.test"]' || { fail "define/fill"; return; }
+  sx session create --pool "$p" --allow-domain claim-rule.test "$id" --json >"$WORK/px.json" || { fail "claim"; return; }
+  assert_eq true "$(jq .pool.claimed "$WORK/px.json")" "claimed" || return
+  pid=$(jq -r .pid "$ROOT/@sessions/$id/relay.pid") || { fail "no relay pid file in the session"; return; }
+  out=$(tr '\0' ' ' <"/proc/$pid/cmdline")
+  assert_contains "$out" "--allow-domain claim-rule.test" "the claim's rule reaches the relay" || return
+  assert_contains "$out" "--allow-domain pool-rule.test" "the pool's rule stays" || return
+  assert_contains "$out" "--session $id" "the relay audits under the session's id" || return
+  out=$(sx session exec "$id" -- sh -c 'printf "GET http://elsewhere.test/ HTTP/1.0\r\n\r\n" | nc -w 5 127.0.0.1 3128 | head -1')
+  assert_contains "$out" "403" "the session's relay refuses an unlisted host from inside" || return
+  grep -q "\"session\":\"$id\".*\"decision\":\"deny\"" "$WORK/audit/$id.jsonl" || { fail "no relay audit line for the session"; return; }
+  sx session delete "$id" >/dev/null || { fail "delete"; return; }
+  end_pool "$p"
+}
+
 # A burst of N parallel claims against a pool of SIZE: N sessions, no error, misses cold.
 check_burst() { # N SIZE PARALLEL
   local n=$1 size=$2 par=$3 p=burst-$BE claimed
@@ -227,6 +246,7 @@ for BE in ${POOL_BACKENDS:-gvisor native}; do
   run_check "pool on $BE: misses (existing workspace, empty pool, other fs) are created cold" check_misses_cold
   run_check "pool on $BE: gc removes dead members, orphan workspaces; a new definition drains the old" check_gc
 done
+BE=gvisor run_check "pool on gvisor, proxy network: the claim binds the session's egress rules" check_proxy_claim
 BE=native run_check "pool on native: a burst of 50 claims against a pool of 10" check_burst 50 10 8
 BE=gvisor run_check "pool on gvisor: a burst of 12 claims against a pool of 4" check_burst 12 4 4
 BE=gvisor
