@@ -178,6 +178,7 @@ Status Pool::RemoveMember(const std::string& member) {
 }
 
 Status Pool::Drain() {
+  if (!fs::Exists(paths_.dir)) return MakeError("pool " + name_ + " does not exist", ENOENT);
   // Lock order everywhere: the fill lock before the pool lock (a refill holds the first
   // and takes the second for its gc and counters).
   auto fill = TRY(LockFile(paths_.fill_lock));  // waits for a running refill to finish
