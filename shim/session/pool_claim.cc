@@ -115,7 +115,9 @@ Result<ClaimOutcome> Pool::Claim(const ClaimRequest& req) {
   auto ws = TRY(WorkspaceTarget(d, req, &out.miss.reason));
   if (!ws) return out;
   TRY(fs::MkdirAll(paths_.claims, 0700));
-  TRY(fs::MkdirAll(sessions_dir, 0700));
+  // As the session store makes it: traversable, so a restarted native session's init (its
+  // own host ids) reaches its rootfs below it.
+  TRY(fs::MkdirAll(sessions_dir, 0711));
   std::string member;
   UniqueFd member_lock;
   uint32_t left = 0;

@@ -76,6 +76,9 @@ check_claim_binds() {
   assert_eq true "$(jq .pool.claimed <<<"$j")" "second member claimed" || return
   assert_eq "$ROOT/@pool/$p/workspaces/$id-2" "$(jq -r .workspace <<<"$j")" "member's own workspace" || return
   sx session exec "$id-2" -- true || { fail "exec in the second"; return; }
+  # A claimed session is a session: stop and start keep its workspace and bound env.
+  sx session stop "$id" >/dev/null && sx session start "$id" >/dev/null || { fail "stop/start a claimed session"; return; }
+  assert_eq "hi|w" "$(sx session exec "$id" -- sh -c 'echo "$GREETING|$(cat /workspace/f)"')" "after a restart" || return
   wait_refilled "$p" || return
   assert_eq 2 "$(sx pool status "$p" --json | jq '.[0].claims')" "claims counted" || return
   assert_contains "$(sx metrics)" "sandshim_pool_claims_total{pool=\"$p\"} 2" "metrics" || return
