@@ -88,7 +88,8 @@ int Main(int argc, char** argv) {
                      {{"metrics"}, reg(RegisterMetrics)},
                      {{"rootfs"}, reg(RegisterRootfs)},
                      {{"proxy"}, reg(RegisterProxy)},
-                     {{"policy"}, reg(RegisterPolicy)}});
+                     {{"policy"}, reg(RegisterPolicy)},
+                     {{"pool"}, reg(RegisterPool)}});
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "shim/cli/verbs.h"
+#include "shim/session/resolve_profile.h"
 #include "shim/session/sessions.h"
 
 namespace sandshim::cli {
@@ -12,6 +13,11 @@ boost::json::object SessionJson(const session::SessionRecord& r);
 void PrintSessionTable(const std::vector<session::SessionRecord>& all);
 
 void RegisterSessionCreate(Verbs& v, CLI::App* parent);
+// session create --pool (session_create_pool.cc); in: the flags given.
+int CreateFromPool(const GlobalOpts& g, const std::string& pool, std::string id, const std::string& name,
+                   session::ProfileInputs in, const std::vector<std::string>& resolve, bool json);
+// How a claim runs `pool fill NAME` in the background with our global flags.
+std::vector<std::string> RefillArgv(const GlobalOpts& g, const std::string& pool);
 void RegisterSessionExec(Verbs& v, CLI::App* parent);
 void RegisterSessionList(Verbs& v, CLI::App* parent);
 void RegisterSessionInspect(Verbs& v, CLI::App* parent);

@@ -11,7 +11,7 @@ namespace sandshim::cli {
 
 struct SessionCreateArgs {
   std::string id, name, profile_file, rootfs, image, rootfs_cache = rootfs::kDefaultCacheDir, workspace,
-      workspace_dest, proxy, user, hostname, memory, network, tmp_size;
+      workspace_dest, proxy, user, hostname, memory, network, tmp_size, pool;
   std::vector<std::string> env, env_files, mounts, allow_domains, deny_domains, allow_cidrs, resolve;
   std::string egress_policy;
   std::vector<std::string> secrets, secret_files, secret_fds, secret_envs;  // docs/SECRETS.md
@@ -78,6 +78,11 @@ void RegisterSessionCreate(Verbs& v, CLI::App* parent) {
   auto a = std::make_shared<SessionCreateArgs>();
   auto self = std::make_shared<CLI::App*>(nullptr);
   auto* sub = v.Add("create", "create a session around a workspace and start it", [&v, a, self] {
+    if (!a->pool.empty()) {  // a pre-booted member (docs/POOL.md)
+      auto in = Inputs(*a, *self, nullptr);
+      if (!in) return ExitWith(Status(in.error().Wrap("session create")));
+      return CreateFromPool(v.global, a->pool, a->id, a->name, std::move(*in), a->resolve, a->json);
+    }
     auto p = Profile(*a, *self);
     if (!p) return ExitWith(Status(p.error().Wrap("session create")));
     auto s = OpenSessions(v.global);
@@ -96,6 +101,7 @@ void RegisterSessionCreate(Verbs& v, CLI::App* parent) {
   *self = sub;
   sub->add_option("id", a->id, "session id (letters, digits, _+-.); made up and printed when omitted");
   sub->add_option("--name", a->name, "a unique name; every session verb accepts it instead of the id");
+  sub->add_option("--pool", a->pool, "claim a pre-booted sandbox of this pool (sandshim pool); cold create if none");
   sub->add_option("--profile", a->profile_file, "JSON profile with defaults (flags win): docs/SESSIONS.md");
   auto* rootfs_opt = sub->add_option("--rootfs", a->rootfs, "base root filesystem (shared, never written)");
   auto* image = sub->add_option("--image", a->image, "build or reuse the base rootfs from a source (see rootfs build)");

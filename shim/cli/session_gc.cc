@@ -3,6 +3,7 @@
 // cron while other verbs run: busy sessions are skipped.
 #include "bundle/session_profile.h"
 #include "shim/cli/session_common.h"
+#include "shim/session/pool.h"
 
 namespace sandshim::cli {
 
@@ -19,6 +20,13 @@ void RegisterSessionGc(Verbs& v, CLI::App* parent) {
     auto s = OpenSessions(v.global);
     if (!s) return ExitWith(Status(s.error()));
     auto rep = s->Gc(ttl);
+    // Warm pools too (docs/POOL.md): interrupted claims, dead, stale and half-made members.
+    if (auto opts = RuntimeOptions(v.global))
+      for (const auto& n : session::ListPools(opts->root)) {
+        auto p = session::Pool(*opts, n).Gc();
+        rep.removed.insert(rep.removed.end(), p.removed.begin(), p.removed.end());
+        rep.errors.insert(rep.errors.end(), p.errors.begin(), p.errors.end());
+      }
     return PrintGcReport(rep.removed, rep.errors, *json, "session gc");
   }, parent);
   sub->add_option("--idle", *idle, "also delete sessions whose last command started longer ago, e.g. 2h");

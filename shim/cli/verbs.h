@@ -77,6 +77,7 @@ void RegisterKill(Verbs& v);
 void RegisterDelete(Verbs& v);
 void RegisterExec(Verbs& v);
 void RegisterPs(Verbs& v);
+void RegisterPool(Verbs& v);
 void RegisterList(Verbs& v);
 void RegisterFeatures(Verbs& v);
 void RegisterSpec(Verbs& v);

@@ -92,6 +92,12 @@ static Status ApplyImage(const ProfileInputs& in, const std::string& profile_ima
   return Ok();
 }
 
+Result<std::map<std::string, std::string>> EnvFromInputs(const ProfileInputs& in) {
+  bundle::SessionProfile p;
+  TRY(ApplyEnv(in, p));
+  return p.env;
+}
+
 Result<bundle::SessionProfile> ResolveProfile(const ProfileInputs& in, const RootfsBuilder& build) {
   bundle::SessionProfile p;
   bundle::ProfileExtras extras;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,9 @@ struct ProfileInputs {
 };
 
 using RootfsBuilder = std::function<Result<rootfs::BuiltRootfs>(const std::string& source, const rootfs::BuildOptions&)>;
+
+// The environment in.env_files and in.env give (later keys win), alone: what a pool claim binds.
+Result<std::map<std::string, std::string>> EnvFromInputs(const ProfileInputs& in);
 
 // build: the rootfs builder (tests pass a fake); defaults to rootfs::BuildOrReuse.
 Result<bundle::SessionProfile> ResolveProfile(const ProfileInputs& in, const RootfsBuilder& build = rootfs::BuildOrReuse);

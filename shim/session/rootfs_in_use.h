@@ -10,7 +10,7 @@
 
 namespace sandshim::session {
 
-// The rootfs of every session under <root>/@sessions. A directory without session.json (a
+// The rootfs of every session under <root>/@sessions and every warm-pool member. A directory without session.json (a
 // create in progress or half undone) uses none yet; a record that cannot be read is an error
 // naming it, because guessing "unused" would let gc delete a live session's root.
 Result<std::vector<std::filesystem::path>> RootfsInUse(const std::filesystem::path& root);

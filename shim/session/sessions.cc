@@ -36,6 +36,8 @@ constexpr const char* kGvisorOverlayFlag = "--overlay2=root:memory";
 
 Sessions::Sessions(runtime::Options o)
     : opts_(o), store_(o.root / "@sessions"), containers_(std::move(o)) {}
+Sessions::Sessions(runtime::Options o, std::filesystem::path store_dir)
+    : opts_(o), store_(std::move(store_dir)), containers_(std::move(o)) {}
 
 static Error NoSession(const std::string& ref) { return MakeError("session " + ref + " does not exist", ENOENT); }
 

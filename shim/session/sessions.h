@@ -52,6 +52,8 @@ struct SessionGcReport {
 class Sessions {
  public:
   explicit Sessions(runtime::Options o);
+  // Sessions kept elsewhere than <root>/@sessions: a warm pool's members (session/pool.h).
+  Sessions(runtime::Options o, std::filesystem::path store_dir);
   // resolve: the proxy's fixed-answer resolver (NAME=IP), a test seam; empty in real use.
   Result<SessionRecord> Create(const std::string& id, const std::string& name, const bundle::SessionProfile& p,
                                const std::vector<std::string>& resolve = {});

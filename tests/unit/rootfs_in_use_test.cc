@@ -29,3 +29,14 @@ TEST_CASE("rootfs in use: every session's rootfs, read with the record reader; u
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().msg.find("session.json") != std::string::npos);
 }
+
+TEST_CASE("rootfs in use: a warm pool's members keep their base too") {
+  testing::TempDir d;
+  auto member = d.path() / "@pool" / "py" / "members" / "m-1";
+  std::filesystem::create_directories(member);
+  std::filesystem::create_directories(d.path() / "@sessions");
+  REQUIRE(fs::WriteFileAtomic(member / "session.json", R"({"id":"m-1","rootfs":"/cache/k3/rootfs"})", 0600, false).ok());
+  auto used = session::RootfsInUse(d.path());
+  REQUIRE(used.ok());
+  CHECK(*used == std::vector<std::filesystem::path>{"/cache/k3/rootfs"});
+}

@@ -1,0 +1,266 @@
+// Pool::Claim: a ready member becomes the caller's session. The order is the crash story:
+//   1 claims/<member>.json (the intent, durable) under the pool lock: the member is taken
+//   2 its relay stopped (proxy pools)
+//   3 its journal, spec and pins rebased to the session's paths; session.json set aside,
+//     so until step 7 the moved directory reads as a half-made session
+//   4 its workspace renamed to the session's    5 its directory renamed to @sessions/<id>
+//   6 the name (journaled first), the session's relay    7 session.json: the commit
+// Gc finds an intent whose session has no record and undoes it (RecoverClaim), wherever the
+// directory is: a journal still naming the member's paths is replayed in place, a rebased one
+// after the directory is moved (mounts follow the rename, recorded paths do not).
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bundle/spec.h"
+#include "shim/core/fault.h"
+#include "shim/core/fs.h"
+#include "shim/core/ids.h"
+#include "shim/core/log.h"
+#include "shim/core/remove_tree.h"
+#include "shim/runtime/journal.h"
+#include "shim/runtime/record_rebase.h"
+#include "shim/session/audit.h"
+#include "bundle/json_rebase.h"
+#include "shim/session/pool.h"
+#include "shim/session/pool_egress.h"
+#include "shim/session/pool_lock.h"
+
+namespace sandshim::session {
+namespace json = boost::json;
+
+namespace {
+
+struct Intent {
+  std::string session, member_dir, session_dir, workspace_from, workspace_to;
+};
+
+json::object IntentJson(const Intent& i) {
+  return {{"session", i.session}, {"member_dir", i.member_dir}, {"session_dir", i.session_dir},
+          {"workspace_from", i.workspace_from}, {"workspace_to", i.workspace_to}};
+}
+
+Result<Intent> ReadIntent(const std::filesystem::path& file) {
+  auto v = TRY(bundle::ParseJson(TRY(fs::ReadFile(file)), file.string()));
+  if (!v.is_object()) return MakeError(file.string() + ": not an object", EINVAL);
+  const auto& o = v.as_object();
+  return Intent{bundle::GetString(o, "session"), bundle::GetString(o, "member_dir"), bundle::GetString(o, "session_dir"),
+                bundle::GetString(o, "workspace_from"), bundle::GetString(o, "workspace_to")};
+}
+
+Status RenameNoReplace(const std::filesystem::path& from, const std::filesystem::path& to) {
+  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) != 0)
+    return ErrnoError("rename " + from.string() + " to " + to.string());
+  return Ok();
+}
+
+// Rewrites a JSON file of the member for its new place (and binds env into the spec).
+Status RebaseFile(const std::filesystem::path& file, const Intent& i, const std::map<std::string, std::string>& env) {
+  auto text = fs::ReadFile(file);
+  if (!text) return Ok();  // sessions made before pins had none
+  auto v = TRY(bundle::ParseJson(*text, file.string()));
+  bundle::RebasePaths(v, i.member_dir, i.session_dir);
+  bundle::RebasePaths(v, i.workspace_from, i.workspace_to);
+  if (!env.empty() && v.is_object())
+    if (auto* proc = v.as_object().if_contains("process"); proc && proc->is_object()) {
+      auto& list = (*proc).as_object()["env"];
+      if (!list.is_array()) list = json::array();
+      auto& arr = list.as_array();
+      for (const auto& [k, val] : env) {
+        std::string kv = k + "=" + val;
+        auto it = std::find_if(arr.begin(), arr.end(), [&](const json::value& e) {
+          return e.is_string() && std::string_view(e.as_string()).starts_with(k + "=");
+        });
+        if (it != arr.end()) *it = kv;
+        else arr.emplace_back(kv);
+      }
+    }
+  // Not fsync'd: what these name (the sandbox, its mounts, the relay) dies with the kernel,
+  // and the durable intent already says where the member is going.
+  return fs::WriteFileAtomic(file, json::serialize(v), 0600, /*sync=*/false);
+}
+
+// The claim's workspace must be a new path on the pool's filesystem; nullopt: a miss.
+Result<std::optional<std::string>> WorkspaceTarget(const PoolDef& d, const ClaimRequest& req, std::string* why) {
+  std::filesystem::path to = req.workspace.empty() ? d.workspace_parent / req.id : std::filesystem::path(req.workspace);
+  if (!to.is_absolute()) to = std::filesystem::absolute(to);
+  to = to.lexically_normal();
+  if (to.has_filename() == false) to = to.parent_path();
+  struct stat st, pool_st;
+  if (::lstat(to.c_str(), &st) == 0) {
+    *why = "existing workspace " + to.string() + " (only a new one is bound at claim time)";
+    return std::optional<std::string>();
+  }
+  if (::stat(to.parent_path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return MakeError("--workspace " + to.string() + ": its parent is not a directory", ENOENT);
+  if (::stat(d.workspace_parent.c_str(), &pool_st) != 0 || pool_st.st_dev != st.st_dev) {
+    *why = "workspace " + to.string() + " is not on the pool's filesystem (" + d.workspace_parent.string() + ")";
+    return std::optional<std::string>();
+  }
+  return std::optional<std::string>(to.string());
+}
+
+}  // namespace
+
+Result<ClaimOutcome> Pool::Claim(const ClaimRequest& req) {
+  TRY(ValidateId(req.id));
+  if (!req.name.empty()) TRY_CTX(ValidateId(req.name), "--name");
+  auto d = TRY(Load());
+  auto sessions_dir = opts_.root / "@sessions";
+  if (fs::Exists(sessions_dir / req.id / "session.json")) return MakeError("session " + req.id + " already exists", EEXIST);
+  if (!req.name.empty() && fs::Exists(sessions_dir / "@names" / req.name))
+    return MakeError("session name " + req.name + " is taken", EEXIST);
+  ClaimOutcome out;
+  auto ws = TRY(WorkspaceTarget(d, req, &out.miss.reason));
+  if (!ws) return out;
+  TRY(fs::MkdirAll(paths_.claims, 0700));
+  // As the session store makes it: traversable, so a restarted native session's init (its
+  // own host ids) reaches its rootfs below it.
+  TRY(fs::MkdirAll(sessions_dir, 0711));
+  std::string member;
+  UniqueFd member_lock;
+  uint32_t left = 0;
+  {
+    auto lock = TRY(LockFile(paths_.lock));
+    auto ready = ReadyMembers(d, nullptr);
+    for (size_t i = 0; i < ready.size() && member.empty(); ++i) {
+      // The member's own lock, held through the claim (it moves with the directory): gc
+      // and drain leave a claim alone while it is held.
+      auto l = TryLockFile(paths_.members / ready[i] / ".lock");
+      if (!l || !*l) continue;
+      member = ready[i];
+      member_lock = std::move(**l);
+      left = static_cast<uint32_t>(ready.size() - i - 1);
+    }
+    if (member.empty()) {
+      out.miss.reason = "pool " + name_ + " is empty";
+      return out;
+    }
+    Intent intent{req.id, (paths_.members / member).string(), (sessions_dir / req.id).string(),
+                  MemberWorkspace(d, member).string(), *ws};
+    TRY(fs::WriteFileAtomic(paths_.claims / (member + ".json"), json::serialize(IntentJson(intent)), 0600));
+  }
+  fault::Point("pool.claim.after-intent");
+  out.member = member;
+  auto claimed = ClaimMember(d, req, member, *ws);
+  if (!claimed) {
+    // The member is spent either way (never reused): undo it, and let the caller go cold.
+    member_lock = UniqueFd();
+    if (auto s = RecoverClaim(member); !s) log::Warn("pool " + name_ + ": undo claim: " + s.error().msg);
+    out.miss.reason = "claim of member " + member + " failed: " + claimed.error().msg;
+    return out;
+  }
+  out.session = std::move(*claimed);
+  member_lock = UniqueFd();  // the session's lock now; never held while waiting for the pool's
+  {
+    auto lock = TRY(LockFile(paths_.lock));
+    auto s = ReadPoolStats(paths_.stats);
+    s.claims++;
+    (void)WritePoolStats(paths_.stats, s);
+  }
+  if (left < d.low_water) RefillInBackground();
+  return out;
+}
+
+Result<SessionRecord> Pool::ClaimMember(const PoolDef& d, const ClaimRequest& req, const std::string& member,
+                                        const std::string& workspace_to) {
+  auto intent = TRY(ReadIntent(paths_.claims / (member + ".json")));
+  std::filesystem::path from = intent.member_dir, to = intent.session_dir;
+  auto r = TRY(members_.Get(member));
+  if (r.status != "running") return MakeError("its sandbox is " + r.status, ESRCH);
+  TRY_CTX(ReleaseMemberEgress(r, from), "release the member's relay");
+  for (const char* f : {"journal.json", "bundle/config.json", "sources.json"})
+    TRY(RebaseFile(from / f, intent, std::string(f) == "bundle/config.json" ? req.env : std::map<std::string, std::string>{}));
+  TRY(runtime::RebaseRecord(runtime::StateStore(opts_.root), r.container_id,
+                            {{intent.member_dir, intent.session_dir}, {intent.workspace_from, workspace_to}}));
+  if (::rename((from / "session.json").c_str(), (from / "member-record.json").c_str()) != 0)
+    return ErrnoError("set aside the member's record");
+  fault::Point("pool.claim.after-rebase");
+  TRY(RenameNoReplace(intent.workspace_from, workspace_to));
+  TRY(RenameNoReplace(from, to));
+  fault::Point("pool.claim.after-rename");
+  if (!req.name.empty()) {
+    auto link = opts_.root / "@sessions" / "@names" / req.name;
+    TRY(fs::MkdirAll(link.parent_path(), 0700));
+    auto journal = TRY(runtime::Journal::Load(to / "journal.json"));
+    TRY(journal.Append({"session-name", {{"path", link.string()}, {"id", req.id}}}));
+    if (::symlink(req.id.c_str(), link.c_str()) != 0)
+      return errno == EEXIST ? MakeError("session name " + req.name + " is taken", EEXIST) : ErrnoError("name " + req.name);
+  }
+  r.id = req.id;
+  r.name = req.name;
+  r.workspace = workspace_to;
+  r.audit = (opts_.config.audit_dir / (req.id + ".jsonl")).string();
+  r.created = r.last_used = log::NowRfc3339();
+  r.execs = r.exec_failures = r.exec_timeouts = 0;
+  r.exec_seconds = 0;
+  runtime::Containers containers(opts_);
+  r.relay_args = TRY_CTX(BindClaimEgress(containers, paths_, r, to, req), "bind the session's egress");
+  auto& keys = r.profile["env_keys"];
+  if (!keys.is_array()) keys = json::array();
+  for (const auto& [k, v] : req.env)
+    if (std::find(keys.as_array().begin(), keys.as_array().end(), json::value(k)) == keys.as_array().end())
+      keys.as_array().emplace_back(k);
+  r.profile["pool"] = name_;
+  r.profile["pool_member"] = member;
+  fault::Point("pool.claim.before-record");
+  TRY(fs::WriteFileAtomic(to / "session.json", json::serialize(RecordToJson(r)), 0600));
+  ::unlink((to / "member-record.json").c_str());
+  ::unlink((to / "pool-member.json").c_str());
+  (void)::utimensat(AT_FDCWD, (to / "last-used").c_str(), nullptr, 0);
+  ::unlink((paths_.claims / (member + ".json")).c_str());
+  json::array env_keys;
+  for (const auto& [k, v] : req.env) env_keys.emplace_back(k);  // keys only: values may be secrets
+  (void)AppendAudit(r.audit, "claim",
+                    {{"session", r.id}, {"name", r.name}, {"backend", r.backend}, {"workspace", r.workspace},
+                     {"pool", name_}, {"member", member}, {"generation", d.generation}, {"env_keys", env_keys}});
+  r.status = "running";
+  return r;
+}
+
+Result<bool> Pool::RecoverClaim(const std::string& member) {
+  auto file = paths_.claims / (member + ".json");
+  auto intent = TRY(ReadIntent(file));
+  std::filesystem::path from = intent.member_dir, to = intent.session_dir;
+  // A claim in progress holds the member's lock, wherever its directory is now.
+  std::vector<UniqueFd> held;
+  for (const auto& dir : {from, to}) {
+    if (!fs::Exists(dir / ".lock")) continue;
+    auto l = TryLockFile(dir / ".lock");
+    if (l && !*l) return false;
+    if (l) held.push_back(std::move(**l));
+  }
+  if (auto rec = fs::ReadFile(to / "session.json")) {
+    if (rec->find("\"id\":\"" + intent.session + "\"") != std::string::npos) {  // committed
+      ::unlink(file.c_str());
+      return true;
+    }
+  }
+  // Where the journal's paths point is where the teardown must run from.
+  if (fs::Exists(from)) {
+    auto journal = fs::ReadFile(from / "journal.json");
+    bool rebased = journal && journal->find(to.string()) != std::string::npos;
+    if (rebased) TRY(RenameNoReplace(from, to));
+    else if (fs::Exists(from / "member-record.json") && !fs::Exists(from / "session.json"))
+      TRY(fs::WriteFileAtomic(from / "session.json", TRY(fs::ReadFile(from / "member-record.json")), 0600));
+  }
+  held.clear();
+  if (fs::Exists(from)) {
+    TRY(RemoveMember(member));
+  } else if (fs::Exists(to)) {
+    // A half-made session (no session.json): the session store's gc replays its journal.
+    Sessions sessions(opts_);
+    auto rep = sessions.Gc(std::nullopt);
+    if (fs::Exists(to)) return MakeError("session dir " + to.string() + " still there: " +
+                                         (rep.errors.empty() ? std::string("busy") : rep.errors.front()), EBUSY);
+  }
+  // The workspace: the member's (fresh, nothing of anyone's) wherever the claim left it.
+  TRY(fs::RemoveTree(intent.workspace_from));
+  if (::rmdir(intent.workspace_to.c_str()) != 0 && errno != ENOENT && errno != ENOTEMPTY && errno != EEXIST)
+    return ErrnoError("rmdir " + intent.workspace_to);
+  ::unlink(file.c_str());
+  return true;
+}
+
+}  // namespace sandshim::session

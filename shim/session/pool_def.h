@@ -1,0 +1,55 @@
+// A warm pool's definition (docs/POOL.md): how many pre-booted sandboxes to keep, when to
+// refill, and the session profile every member is created from. Written by `pool define`
+// from a pool file into <root>/@pool/<name>/pool.json (0600: the profile may hold env
+// values). Pure parsing here; the pool's directories are PoolPaths.
+//
+//   {"size": 10, "low_water": 5, "workspace_parent": "/srv/ws",
+//    "profile": {"image": "busybox", "memory": "512m", "network": "none", ...}}
+#pragma once
+
+#include <boost/json.hpp>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "shim/core/result.h"
+
+namespace sandshim::session {
+
+struct PoolDef {
+  std::string name;
+  uint32_t size = 0;
+  // A claim that leaves fewer ready members than this starts a refill (up to size).
+  uint32_t low_water = 0;
+  // Where members' workspaces are made; a claimed workspace is renamed within it (or to
+  // the caller's --workspace, which must then be on the same filesystem).
+  std::filesystem::path workspace_parent;
+  boost::json::object profile;  // a session profile file's shape (bundle/session_profile.h)
+  // sha256 of the definition as written: members record it, and a member of an older
+  // definition is never handed out (fill drains it).
+  std::string generation;
+};
+
+// Checks the pool file's shape (unknown keys are errors); workspace_parent defaults to
+// default_workspace_parent. The profile's own keys are checked when a member is made.
+Result<PoolDef> ParsePoolDef(const std::string& name, std::string_view text,
+                             const std::filesystem::path& default_workspace_parent);
+
+struct PoolPaths {
+  PoolPaths(const std::filesystem::path& root, const std::string& name)
+      : dir(root / "@pool" / name),
+        def(dir / "pool.json"),
+        profile(dir / "profile.json"),
+        lock(dir / ".lock"),
+        fill_lock(dir / ".fill.lock"),
+        members(dir / "members"),
+        claims(dir / "claims"),
+        stats(dir / "stats.json"),
+        default_workspaces(dir / "workspaces") {}
+  std::filesystem::path dir, def, profile, lock, fill_lock, members, claims, stats, default_workspaces;
+};
+
+// A member's workspace before it is claimed: <workspace_parent>/.member-<member id>.
+std::filesystem::path MemberWorkspace(const PoolDef& d, const std::string& member);
+
+}  // namespace sandshim::session

@@ -1,0 +1,33 @@
+// Pool::CreateCold: what a claim the pool cannot serve becomes (never an error of its own).
+#include <sys/stat.h>
+
+#include "shim/core/fs.h"
+#include "shim/session/audit.h"
+#include "shim/session/pool.h"
+
+namespace sandshim::session {
+
+Result<SessionRecord> Pool::CreateCold(const ClaimRequest& req, ProfileInputs in, const std::string& reason) {
+  auto d = TRY(Load());
+  in.profile_file = paths_.profile.string();
+  std::filesystem::path ws = req.workspace.empty() ? d.workspace_parent / req.id : std::filesystem::path(req.workspace);
+  in.workspace = ws.string();
+  auto p = TRY(ResolveProfile(in));
+  bool made = !fs::Exists(ws);
+  if (made) {
+    TRY(fs::MkdirAll(ws.parent_path(), 0755));
+    TRY(MakeWorkspace(ws, p.uid, p.gid));
+  }
+  Sessions sessions(opts_);
+  auto r = sessions.Create(req.id, req.name, p, req.resolve);
+  if (!r) {
+    if (made) ::rmdir(ws.c_str());  // ours and still empty: nothing left behind
+    return r.error();
+  }
+  CountMiss();
+  (void)AppendAudit(r->audit, "pool-miss", {{"session", r->id}, {"pool", name_}, {"reason", reason}});
+  RefillInBackground();
+  return r;
+}
+
+}  // namespace sandshim::session

@@ -1,0 +1,64 @@
+// Warm pools, the pure parts: the pool file and the path rebasing a claim applies.
+#include <doctest/doctest.h>
+
+#include "bundle/json_rebase.h"
+#include "shim/session/pool_def.h"
+#include "shim/session/pool_stats.h"
+
+using namespace sandshim::session;
+namespace json = boost::json;
+
+TEST_CASE("pool file: size, low water default, profile, generation") {
+  auto d = ParsePoolDef("py", R"({"size": 4, "profile": {"image": "busybox"}})", "/r/@pool/py/workspaces");
+  REQUIRE(d);
+  CHECK(d->size == 4);
+  CHECK(d->low_water == 4);
+  CHECK(d->workspace_parent == "/r/@pool/py/workspaces");
+  CHECK(d->profile.at("image").as_string() == "busybox");
+  CHECK(d->generation.size() == 64);
+  auto e = ParsePoolDef("py", R"({"size": 4, "profile": {"image": "busybox", "memory": "1g"}})", "/w");
+  REQUIRE(e);
+  CHECK(e->generation != d->generation);  // a changed profile retires the old members
+  CHECK(MemberWorkspace(*d, "m-1").string() == "/r/@pool/py/workspaces/.member-m-1");
+}
+
+TEST_CASE("pool file: bad input is one clear error") {
+  auto err = [](const char* text) {
+    auto d = ParsePoolDef("p", text, "/w");
+    REQUIRE(!d);
+    return d.error().msg;
+  };
+  CHECK(err("[]") == "pool file: not a JSON object");
+  CHECK(err(R"({"size": 0, "profile": {}})") == "pool file: size: must be at least 1");
+  CHECK(err(R"({"size": 2, "low_water": 3, "profile": {}})") == "pool file: low_water: must not exceed size");
+  CHECK(err(R"({"size": 2, "sise": 3, "profile": {}})") == "pool file: unknown key \"sise\"");
+  CHECK(err(R"({"size": 2})") == "pool file: profile: must be an object");
+  CHECK(err(R"({"size": 2, "profile": {}, "workspace_parent": "rel"})") ==
+        "pool file: workspace_parent: must be an absolute path");
+  CHECK(err(R"({"size": 2, "profile": {"workspace": "/x"}})") ==
+        "pool file: profile: workspace: the pool makes each member's own");
+  CHECK(err(R"({"size": -1, "profile": {}})") == "pool file: size: must be a number from 0 to 1000");
+}
+
+TEST_CASE("rebase: whole strings and path prefixes, never a sibling with the same prefix") {
+  json::value v = json::parse(R"({"kind": "netns", "data": {"path": "/r/@pool/p/members/m-1/netns",
+      "id": "sess-m-1", "list": ["/r/@pool/p/members/m-1", "/r/@pool/p/members/m-10/x", "x/r/@pool/p/members/m-1"]}})");
+  CHECK(sandshim::bundle::RebasePaths(v, "/r/@pool/p/members/m-1", "/r/@sessions/s") == 2);
+  CHECK(v.at("data").at("path").as_string() == "/r/@sessions/s/netns");
+  CHECK(v.at("data").at("id").as_string() == "sess-m-1");  // an id, not a path
+  CHECK(v.at("data").at("list").at(0).as_string() == "/r/@sessions/s");
+  CHECK(v.at("data").at("list").at(1).as_string() == "/r/@pool/p/members/m-10/x");
+  CHECK(v.at("data").at("list").at(2).as_string() == "x/r/@pool/p/members/m-1");
+  CHECK(sandshim::bundle::RebasePaths(v, "", "/x") == 0);
+}
+
+TEST_CASE("pool metrics: one family per counter, a sample per pool") {
+  PoolSample s{"py", 10, 7, {}};
+  s.stats.claims = 3;
+  s.stats.misses = 1;
+  auto text = PoolPrometheusText({s});
+  CHECK(text.find("sandshim_pool_ready{pool=\"py\"} 7\n") != std::string::npos);
+  CHECK(text.find("sandshim_pool_claims_total{pool=\"py\"} 3\n") != std::string::npos);
+  CHECK(text.find("sandshim_pool_misses_total{pool=\"py\"} 1\n") != std::string::npos);
+  CHECK(text.find("# TYPE sandshim_pool_size gauge") != std::string::npos);
+}
