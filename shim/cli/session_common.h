@@ -15,7 +15,8 @@ void PrintSessionTable(const std::vector<session::SessionRecord>& all);
 void RegisterSessionCreate(Verbs& v, CLI::App* parent);
 // session create --pool (session_create_pool.cc); in: the flags given.
 int CreateFromPool(const GlobalOpts& g, const std::string& pool, std::string id, const std::string& name,
-                   session::ProfileInputs in, const std::vector<std::string>& resolve, bool json);
+                   session::ProfileInputs in, const bundle::SessionProfile& secrets,
+                   const std::vector<std::string>& resolve, bool json);
 // How a claim runs `pool fill NAME` in the background with our global flags.
 std::vector<std::string> RefillArgv(const GlobalOpts& g, const std::string& pool);
 void RegisterSessionExec(Verbs& v, CLI::App* parent);

@@ -81,7 +81,9 @@ void RegisterSessionCreate(Verbs& v, CLI::App* parent) {
     if (!a->pool.empty()) {  // a pre-booted member (docs/POOL.md)
       auto in = Inputs(*a, *self, nullptr);
       if (!in) return ExitWith(Status(in.error().Wrap("session create")));
-      return CreateFromPool(v.global, a->pool, a->id, a->name, std::move(*in), a->resolve, a->json);
+      bundle::SessionProfile secrets;  // the --secret flags alone: a claim serves them cold
+      if (auto s = AddSecretFlags(*a, secrets); !s) return ExitWith(Status(s.error().Wrap("session create")));
+      return CreateFromPool(v.global, a->pool, a->id, a->name, std::move(*in), secrets, a->resolve, a->json);
     }
     auto p = Profile(*a, *self);
     if (!p) return ExitWith(Status(p.error().Wrap("session create")));

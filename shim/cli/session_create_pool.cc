@@ -54,7 +54,8 @@ static Status OnlyClaimFlags(const session::ProfileInputs& in) {
 }
 
 int CreateFromPool(const GlobalOpts& g, const std::string& pool_name, std::string id, const std::string& name,
-                   session::ProfileInputs in, const std::vector<std::string>& resolve, bool json) {
+                   session::ProfileInputs in, const bundle::SessionProfile& secrets,
+                   const std::vector<std::string>& resolve, bool json) {
   auto fail = [&](const Error& e) { return ExitWith(Status(e.Wrap("session create --pool " + pool_name))); };
   if (auto s = OnlyClaimFlags(in); !s) return fail(s.error());
   if (id.empty()) {
@@ -76,6 +77,19 @@ int CreateFromPool(const GlobalOpts& g, const std::string& pool_name, std::strin
   req.deny_domains = in.deny_domains;
   req.allow_cidrs = in.allow_cidrs;
   req.resolve = resolve;
+  if (in.policy_file) {
+    auto text = fs::ReadFile(*in.policy_file);
+    if (!text) return fail(text.error().Wrap("--policy"));
+    req.command_policy_json = *text;
+  }
+  if (in.sources_file) {
+    auto text = fs::ReadFile(*in.sources_file);
+    if (!text) return fail(text.error().Wrap("--sources"));
+    req.sources_json = *text;
+  }
+  req.secrets = secrets.secrets;
+  req.secret_sources = secrets.secret_sources;
+  req.secret_trust_bundle = secrets.secret_trust_bundle;
   session::Pool pool(*opts, pool_name, RefillArgv(g, pool_name));
   auto out = pool.Claim(req);
   if (!out) return fail(out.error());

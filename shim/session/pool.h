@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "bundle/secret_spec.h"
 #include "shim/runtime/containers.h"
 #include "shim/session/pool_def.h"
 #include "shim/session/pool_stats.h"
@@ -36,6 +37,14 @@ struct ClaimRequest {
   // Proxy-mode pools: egress rules added to the profile's for this session.
   std::vector<std::string> allow_domains, deny_domains, allow_cidrs;
   std::vector<std::string> resolve;  // test seam: the relay's fixed answers
+  // The command policy and sources.json (#19) as JSON text, or empty: the pool profile's.
+  // Bound at claim: policy.json written into the session's directory.
+  std::string command_policy_json, sources_json;
+  // Secrets (#17) need the session CA in the sandbox's trust from boot, which a member made
+  // before the claim does not have: a claim with secrets is served cold (a miss).
+  std::vector<bundle::SecretSpec> secrets;
+  std::vector<bundle::SecretSource> secret_sources;
+  std::string secret_trust_bundle;
 };
 
 // A claim that got no member, and why (the caller creates the session cold).
@@ -91,7 +100,7 @@ class Pool {
  private:
   std::vector<std::string> ReadyMembers(const PoolDef& d, uint32_t* stale);
   Result<std::string> MakeMember(const PoolDef& d);
-  Result<SessionRecord> ClaimMember(const PoolDef& d, const ClaimRequest& req, const std::string& member,
+  Result<SessionRecord> ClaimMember(const PoolDef& d, const ClaimRequest& req, const bundle::SessionProfile& policy, const std::string& member,
                                    const std::string& workspace_to);
   // Undoes (or, when the member already moved, finishes undoing) an interrupted claim.
   // false: the claim is still running (its member lock is held), nothing done.

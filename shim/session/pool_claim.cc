@@ -22,6 +22,7 @@
 #include "shim/runtime/journal.h"
 #include "shim/runtime/record_rebase.h"
 #include "shim/session/audit.h"
+#include "shim/session/exec_policy.h"
 #include "bundle/json_rebase.h"
 #include "shim/session/pool.h"
 #include "shim/session/pool_egress.h"
@@ -101,9 +102,25 @@ Result<std::optional<std::string>> WorkspaceTarget(const PoolDef& d, const Claim
   return std::optional<std::string>(to.string());
 }
 
+// The claim's command policy (#19), checked as a create checks it (against the pool's network
+// and workspace destination): bad input is an error before anything moves, and sources' hosts
+// join the claim's egress rules. The returned profile carries what WriteExecPolicy writes.
+Result<bundle::SessionProfile> ClaimPolicy(const PoolDef& d, ClaimRequest& req) {
+  bundle::SessionProfile p;
+  if (const auto* n = d.profile.if_contains("network"); n && n->is_string()) p.network = n->as_string().c_str();
+  if (const auto* w = d.profile.if_contains("workspace_dest"); w && w->is_string()) p.workspace_dest = w->as_string().c_str();
+  p.command_policy_json = req.command_policy_json;
+  p.sources_json = req.sources_json;
+  TRY(ApplyCommandPolicy(p));
+  req.allow_domains.insert(req.allow_domains.end(), p.allow_domains.begin(), p.allow_domains.end());
+  req.deny_domains.insert(req.deny_domains.end(), p.deny_domains.begin(), p.deny_domains.end());
+  return p;
+}
+
 }  // namespace
 
-Result<ClaimOutcome> Pool::Claim(const ClaimRequest& req) {
+Result<ClaimOutcome> Pool::Claim(const ClaimRequest& asked) {
+  ClaimRequest req = asked;
   TRY(ValidateId(req.id));
   if (!req.name.empty()) TRY_CTX(ValidateId(req.name), "--name");
   auto d = TRY(Load());
@@ -111,7 +128,12 @@ Result<ClaimOutcome> Pool::Claim(const ClaimRequest& req) {
   if (fs::Exists(sessions_dir / req.id / "session.json")) return MakeError("session " + req.id + " already exists", EEXIST);
   if (!req.name.empty() && fs::Exists(sessions_dir / "@names" / req.name))
     return MakeError("session name " + req.name + " is taken", EEXIST);
+  auto policy = TRY(ClaimPolicy(d, req));
   ClaimOutcome out;
+  if (!req.secrets.empty()) {
+    out.miss.reason = "secrets need the session CA in the sandbox from boot (a cold create)";
+    return out;
+  }
   auto ws = TRY(WorkspaceTarget(d, req, &out.miss.reason));
   if (!ws) return out;
   TRY(fs::MkdirAll(paths_.claims, 0700));
@@ -143,7 +165,7 @@ Result<ClaimOutcome> Pool::Claim(const ClaimRequest& req) {
   }
   fault::Point("pool.claim.after-intent");
   out.member = member;
-  auto claimed = ClaimMember(d, req, member, *ws);
+  auto claimed = ClaimMember(d, req, policy, member, *ws);
   if (!claimed) {
     // The member is spent either way (never reused): undo it, and let the caller go cold.
     member_lock = UniqueFd();
@@ -163,7 +185,8 @@ Result<ClaimOutcome> Pool::Claim(const ClaimRequest& req) {
   return out;
 }
 
-Result<SessionRecord> Pool::ClaimMember(const PoolDef& d, const ClaimRequest& req, const std::string& member,
+Result<SessionRecord> Pool::ClaimMember(const PoolDef& d, const ClaimRequest& req, const bundle::SessionProfile& policy,
+                                        const std::string& member,
                                         const std::string& workspace_to) {
   auto intent = TRY(ReadIntent(paths_.claims / (member + ".json")));
   std::filesystem::path from = intent.member_dir, to = intent.session_dir;
@@ -204,6 +227,7 @@ Result<SessionRecord> Pool::ClaimMember(const PoolDef& d, const ClaimRequest& re
       keys.as_array().emplace_back(k);
   r.profile["pool"] = name_;
   r.profile["pool_member"] = member;
+  if (!policy.command_policy_json.empty() || !policy.sources_json.empty()) TRY(WriteExecPolicy(to, policy));
   fault::Point("pool.claim.before-record");
   TRY(fs::WriteFileAtomic(to / "session.json", json::serialize(RecordToJson(r)), 0600));
   ::unlink((to / "member-record.json").c_str());

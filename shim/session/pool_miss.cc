@@ -13,6 +13,9 @@ Result<SessionRecord> Pool::CreateCold(const ClaimRequest& req, ProfileInputs in
   std::filesystem::path ws = req.workspace.empty() ? d.workspace_parent / req.id : std::filesystem::path(req.workspace);
   in.workspace = ws.string();
   auto p = TRY(ResolveProfile(in));
+  p.secrets.insert(p.secrets.end(), req.secrets.begin(), req.secrets.end());
+  p.secret_sources.insert(p.secret_sources.end(), req.secret_sources.begin(), req.secret_sources.end());
+  if (!req.secret_trust_bundle.empty()) p.secret_trust_bundle = req.secret_trust_bundle;
   bool made = !fs::Exists(ws);
   if (made) {
     TRY(fs::MkdirAll(ws.parent_path(), 0755));

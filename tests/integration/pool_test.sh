@@ -131,7 +131,7 @@ check_misses_cold() {
 # A proxy-mode pool: the claim restarts the member's relay with the session's own rules, id
 # and audit file (pool_egress.h). The relay answers inside the sandbox and names the rule.
 check_proxy_claim() {
-  local p=proxy-$BE id=px-$BE out pid
+  local p=proxy-$BE id=px-$BE out pid j
   define_pool "$p" 1 0 ',"network": "proxy", "allow_domains": ["pool-rule.test"]' || { fail "define/fill"; return; }
   sx session create --pool "$p" --allow-domain claim-rule.test "$id" --json >"$WORK/px.json" || { fail "claim"; return; }
   assert_eq true "$(jq .pool.claimed "$WORK/px.json")" "claimed" || return
@@ -143,6 +143,33 @@ check_proxy_claim() {
   out=$(sx session exec "$id" -- sh -c 'printf "GET http://elsewhere.test/ HTTP/1.0\r\n\r\n" | nc -w 5 127.0.0.1 3128 | head -1')
   assert_contains "$out" "403" "the session's relay refuses an unlisted host from inside" || return
   grep -q "\"session\":\"$id\".*\"decision\":\"deny\"" "$WORK/audit/$id.jsonl" || { fail "no relay audit line for the session"; return; }
+  sx session delete "$id" >/dev/null || { fail "delete"; return; }
+  # Secrets need the session CA in the sandbox from boot: a claim with them is served cold.
+  j=$(TOKVAL=s3cr3t-value sx session create --pool "$p" --secret TOK:host=api.test --secret-env TOK=TOKVAL "$id-s" --json) ||
+    { fail "claim with a secret"; return; }
+  assert_eq false "$(jq .pool.claimed <<<"$j")" "a claim with secrets is a miss" || return
+  assert_contains "$(jq -r .pool.miss <<<"$j")" "secrets" "the miss says why" || return
+  assert_contains "$(sx session exec "$id-s" -- sh -c 'echo $TOK')" "sshim-secret-" "the cold session has the placeholder" || return
+  sx session delete "$id-s" >/dev/null || { fail "delete the secret session"; return; }
+  end_pool "$p"
+}
+
+# A claim binds the command policy (#19): judged at every exec of the claimed session.
+check_policy_claim() {
+  local p=policy-$BE id=pol-$BE j rc
+  define_pool "$p" 1 0 || { fail "define/fill"; return; }
+  echo '{"permissions": {"allow": ["shell(echo:*)"], "deny": ["shell(rm:*)"]}}' >"$WORK/policy.json"
+  echo '{"permissions": {"allow": [' >"$WORK/bad-policy.json"
+  sx session create --pool "$p" --policy "$WORK/bad-policy.json" bad-$id 2>"$WORK/err" && { fail "a bad policy was accepted"; return; }
+  assert_contains "$(cat "$WORK/err")" "--policy" "bad policy: a clear line" || return
+  assert_eq 1 "$(ready "$p")" "a refused claim took no member" || return
+  j=$(sx session create --pool "$p" --policy "$WORK/policy.json" "$id" --json) || { fail "claim with a policy"; return; }
+  assert_eq true "$(jq .pool.claimed <<<"$j")" "served by a member" || return
+  assert_eq ok "$(sx session exec "$id" -- echo ok)" "an allowed command runs" || return
+  sx session exec "$id" -- rm -f /workspace/x >/dev/null 2>&1; rc=$?
+  assert_eq 77 "$rc" "a denied command is refused" || return
+  sx session exec "$id" -- ls / >/dev/null 2>&1; rc=$?
+  assert_eq 78 "$rc" "an unlisted command asks" || return
   sx session delete "$id" >/dev/null || { fail "delete"; return; }
   end_pool "$p"
 }
@@ -250,6 +277,7 @@ for BE in ${POOL_BACKENDS:-gvisor native}; do
   run_check "pool on $BE: a canary of one session is in no later one" check_canary
   run_check "pool on $BE: misses (existing workspace, empty pool, other fs) are created cold" check_misses_cold
   run_check "pool on $BE: gc removes dead members, orphan workspaces; a new definition drains the old" check_gc
+  run_check "pool on $BE: a claim binds the command policy" check_policy_claim
 done
 BE=gvisor run_check "pool on gvisor, proxy network: the claim binds the session's egress rules" check_proxy_claim
 BE=native run_check "pool on native: a burst of 50 claims against a pool of 10" check_burst 50 10 8
