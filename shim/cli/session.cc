@@ -42,7 +42,8 @@ void RegisterSession(Verbs& v) {
                  {{"inspect"}, reg(RegisterSessionInspect)},
                  {{"stop", "start"}, reg(RegisterSessionStopStart)},
                  {{"delete"}, reg(RegisterSessionDelete)},
-                 {{"gc"}, reg(RegisterSessionGc)}});
+                 {{"gc"}, reg(RegisterSessionGc)},
+                 {{"context"}, reg(RegisterSessionContext)}});
 }
 
 }  // namespace sandshim::cli

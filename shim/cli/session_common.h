@@ -18,5 +18,6 @@ void RegisterSessionInspect(Verbs& v, CLI::App* parent);
 void RegisterSessionStopStart(Verbs& v, CLI::App* parent);
 void RegisterSessionDelete(Verbs& v, CLI::App* parent);
 void RegisterSessionGc(Verbs& v, CLI::App* parent);
+void RegisterSessionContext(Verbs& v, CLI::App* parent);
 
 }  // namespace sandshim::cli

@@ -8,6 +8,7 @@
 #include "shim/core/fs.h"
 #include "shim/core/log.h"
 #include "shim/session/audit.h"
+#include "shim/session/contexts.h"
 #include "shim/session/sessions.h"
 #include "shim/session/shell_state.h"
 
@@ -45,13 +46,14 @@ Result<RunnerOutcome> Sessions::Exec(const SessionRecord& r, const SessionExec& 
     for (const auto& a : ov.args) script += (script.empty() ? "" : " ") + a;
     ov.args = ShellArgv(script);
   }
-  auto spec = TRY(bundle::LoadSpec(Dir(id) / "bundle"));
+  auto target = TRY(ExecTargetFor(Dir(id), r, e.context));
+  auto spec = TRY(bundle::LoadSpec(target.bundle));
   runtime::ExecRequest req;
   req.process = TRY(bundle::ProcessFromOverrides(spec, ov));
   fault::Point("session.exec.before-backend");
   RunnerOptions ro{.timeout = e.timeout, .capture_limit = e.capture_limit};
   auto runner = TRY(ov.tty ? ExecRunner::Terminal(ro) : ExecRunner::Pipes(ro));
-  auto outcome = runner->Run(containers_.StartExec(r.container_id, req, runner->Stdio()));
+  auto outcome = runner->Run(containers_.StartExec(target.container_id, req, runner->Stdio()));
   runner.reset();  // our terminal back to normal before anything more is said
   if (!outcome) return outcome.error();
   if (auto s = UpdateAfterExec(id, *outcome, started); !s) log::Warn("session " + id + ": " + s.error().msg);
@@ -63,6 +65,7 @@ Result<RunnerOutcome> Sessions::Exec(const SessionRecord& r, const SessionExec& 
   (void)AppendAudit(r.audit, "exec",
                     {{"session", id},
                      {"backend", r.backend},
+                     {"context", e.context.empty() ? kDefaultContext : e.context},
                      {"argv", std::move(argv)},
                      {"env_keys", std::move(env_keys)},
                      {"cwd", cwd},

@@ -1,0 +1,204 @@
+#include "shim/session/contexts.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "bundle/spec.h"
+#include "shim/core/fault.h"
+#include "shim/core/fs.h"
+#include "shim/core/ids.h"
+#include "shim/core/log.h"
+#include "shim/core/proc.h"
+#include "shim/core/remove_tree.h"
+#include "shim/core/scope_exit.h"
+#include "shim/session/audit.h"
+#include "shim/session/network.h"
+#include "shim/session/sessions.h"
+
+namespace sandshim::session {
+namespace json = boost::json;
+namespace {
+
+std::filesystem::path ContextsDir(const std::filesystem::path& session_dir) { return session_dir / "contexts"; }
+std::filesystem::path RecordFile(const std::filesystem::path& context_dir) { return context_dir / "context.json"; }
+
+Result<ContextRecord> ReadContext(const std::filesystem::path& context_dir) {
+  auto text = TRY(fs::ReadFile(RecordFile(context_dir)));
+  return ContextFromJson(TRY(bundle::ParseJson(text, RecordFile(context_dir).string())));
+}
+
+json::array Strings(const std::vector<std::string>& v) {
+  json::array a;
+  for (const auto& s : v) a.emplace_back(s);
+  return a;
+}
+
+}  // namespace
+
+Contexts::Contexts(runtime::Options o, Sessions& sessions) : opts_(o), sessions_(sessions), containers_(std::move(o)) {}
+
+Result<ContextRecord> Contexts::Create(const std::string& session_ref, const ContextOptions& o) {
+  TRY(ValidateContextName(o.name));
+  if (o.name == kDefaultContext) return MakeError("context \"default\" is the session's own; it is made with the first context", EEXIST);
+  auto s = TRY(sessions_.Get(session_ref));
+  runtime::StateStore store(opts_.root / "@sessions");
+  auto lock = TRY(store.Lock(s.id));
+  s = TRY(sessions_.Get(s.id));  // as it is under the lock
+  if (s.status != "running") return MakeError("session " + s.id + " is " + s.status + ": contexts need it running", EINVAL);
+  // gVisor: the session's container is the namespace parent of its contexts' (it sees their
+  // processes), so plain execs move to a context of their own before any other exists.
+  auto dir = store.Dir(s.id);
+  if (s.backend == "gvisor" && !fs::Exists(RecordFile(ContextsDir(dir) / kDefaultContext)))
+    TRY_CTX(CreateLocked(s, ContextOptions{.name = kDefaultContext}), "default context");
+  return CreateLocked(s, o);
+}
+
+Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const ContextOptions& o) {
+  auto dir = opts_.root / "@sessions" / s.id;
+  auto cdir = ContextsDir(dir) / o.name;
+  if (fs::Exists(RecordFile(cdir))) return MakeError("context " + o.name + " already exists in session " + s.id, EEXIST);
+  ContextPlacement at{.backend = s.backend, .session_container = s.container_id};
+  if (s.backend == "native" && s.network == NetworkMode::kProxy) at.netns_path = NetworkPaths(dir).netns.string();
+  if (s.backend == "native" && s.network == NetworkMode::kNone) {
+    auto sandbox = TRY(containers_.State(s.container_id));
+    at.netns_path = "/proc/" + std::to_string(sandbox.init.pid) + "/ns/net";
+  }
+  // TODO(secrets) and per-context egress identity: proxy variables naming this context's
+  // credentials at the relay go here (the third argument).
+  auto spec = TRY(ContextSpec(TRY(bundle::LoadSpec(dir / "bundle")).doc, o, at));
+
+  ContextRecord rec{.name = o.name, .container_id = ContextContainerId(s.id, o.name), .created = log::NowRfc3339()};
+  if (const auto* u = spec.at("process").as_object().if_contains("user"); u && u->is_object()) {
+    const auto& uo = u->as_object();
+    if (const auto* v = uo.if_contains("uid"); v && v->is_number()) rec.uid = v->to_number<uint64_t>();
+    if (const auto* v = uo.if_contains("gid"); v && v->is_number()) rec.gid = v->to_number<uint64_t>();
+  }
+  auto journal = TRY(runtime::Journal::Load(dir / "journal.json"));
+  json::object undo{{"id", rec.container_id}, {"dir", cdir.string()}};
+  TRY(journal.Append({kContextKind, undo}));
+  bool done = false;
+  ScopeExit rollback([&] {
+    if (done) return;
+    if (auto u = UndoContext(containers_, undo); !u) log::Warn("context " + o.name + ": rollback: " + u.error().msg);
+  });
+  fault::Point("session.context.after-journal");
+  TRY(fs::MkdirAll(cdir / "bundle", 0700));
+  TRY(fs::WriteFileAtomic(cdir / "bundle" / "config.json", json::serialize(spec), 0600));  // --env values
+  {
+    proc::DetachedStdio detached;  // the container outlives this call: none of our stdio
+    runtime::CreateRequest req;
+    req.id = rec.container_id;
+    req.bundle = cdir / "bundle";
+    req.spec = TRY(bundle::SpecFromJson(std::move(spec)));
+    req.null_stdio = true;
+    req.backend = s.backend;
+    TRY_CTX(containers_.Run(std::move(req), /*detach=*/true), "context " + o.name);
+  }
+  fault::Point("session.context.after-container");
+  for (const auto& [k, v] : o.env) rec.env_keys.push_back(k);
+  rec.allow_domains = o.allow_domains;
+  rec.deny_domains = o.deny_domains;
+  TRY(fs::WriteFileAtomic(RecordFile(cdir), json::serialize(ContextToJson(rec)), 0600));
+  done = true;
+  (void)AppendAudit(s.audit, "context-create",
+                    {{"session", s.id}, {"context", o.name}, {"container", rec.container_id},
+                     {"env_keys", Strings(rec.env_keys)}, {"allow_domains", Strings(rec.allow_domains)},
+                     {"deny_domains", Strings(rec.deny_domains)}});
+  rec.status = "running";
+  return rec;
+}
+
+Result<std::vector<ContextRecord>> Contexts::List(const std::string& session_ref) {
+  auto s = TRY(sessions_.Get(session_ref));
+  auto dir = opts_.root / "@sessions" / s.id;
+  std::vector<ContextRecord> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(ContextsDir(dir), ec)) {
+    auto r = ReadContext(e.path());
+    if (!r) continue;  // being made or removed: not a context yet (or any more)
+    auto st = containers_.State(r->container_id);
+    r->status = st ? std::string(runtime::StatusName(st->status)) : "gone";
+    out.push_back(std::move(*r));
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  if (out.empty()) {
+    // No contexts yet: the default context is the session's own container.
+    ContextRecord d{.name = kDefaultContext, .container_id = s.container_id, .created = s.created};
+    d.status = s.status;
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+Status Contexts::Remove(const std::string& session_ref, const std::string& name) {
+  TRY(ValidateContextName(name));
+  if (name == kDefaultContext) return MakeError("the default context goes with the session (session delete)", EINVAL);
+  auto s = TRY(sessions_.Get(session_ref));
+  runtime::StateStore store(opts_.root / "@sessions");
+  auto lock = TRY(store.Lock(s.id));
+  auto cdir = ContextsDir(store.Dir(s.id)) / name;
+  auto rec = ReadContext(cdir);
+  if (!rec) return MakeError("context " + name + " does not exist in session " + s.id, ENOENT);
+  // The record goes first: a crash after it leaves a journaled context without a record,
+  // which gc undoes.
+  TRY(fs::RemoveTree(RecordFile(cdir)));
+  fault::Point("session.context.rm.after-record");
+  TRY(UndoContext(containers_, {{"id", rec->container_id}, {"dir", cdir.string()}}));
+  (void)AppendAudit(s.audit, "context-rm", {{"session", s.id}, {"context", name}});
+  return Ok();
+}
+
+Result<ExecTarget> ExecTargetFor(const std::filesystem::path& session_dir, const SessionRecord& s,
+                                 const std::string& context) {
+  const std::string& name = context.empty() ? std::string(kDefaultContext) : context;
+  if (!context.empty()) TRY(ValidateContextName(name));
+  auto cdir = ContextsDir(session_dir) / name;
+  if (fs::Exists(RecordFile(cdir))) return ExecTarget{ContextContainerId(s.id, name), cdir / "bundle"};
+  if (name == kDefaultContext) return ExecTarget{s.container_id, session_dir / "bundle"};
+  return MakeError("context " + name + " does not exist in session " + s.id, ENOENT);
+}
+
+Status UndoContext(runtime::Containers& containers, const json::object& data) {
+  auto id = bundle::GetString(data, "id");
+  auto dir = bundle::GetString(data, "dir");
+  if (id.empty() || dir.empty()) return MakeError("session-context entry without id or dir", EINVAL);
+  auto s = containers.Delete(id, /*force=*/true);
+  if (!s && s.error().err_no != ENOENT) return s;
+  return fs::Exists(dir) ? fs::RemoveTree(dir) : Ok();
+}
+
+std::vector<std::string> GcContexts(runtime::Containers& containers, const std::filesystem::path& session_dir,
+                                    std::vector<std::string>& errors) {
+  std::vector<std::string> removed;
+  auto journal = runtime::Journal::Load(session_dir / "journal.json");
+  if (!journal) return removed;
+  for (const auto& e : journal->entries()) {
+    if (e.kind != kContextKind) continue;
+    auto dir = bundle::GetString(e.data, "dir");
+    if (fs::Exists(RecordFile(dir))) continue;  // a context that was made
+    bool left = fs::Exists(dir) || containers.State(bundle::GetString(e.data, "id"));
+    if (!left) continue;  // undone before (context rm)
+    if (auto s = UndoContext(containers, e.data); !s) errors.push_back("context " + dir + ": " + s.error().msg);
+    else removed.push_back("context " + bundle::GetString(e.data, "id") + " (half-made)");
+  }
+  return removed;
+}
+
+Status StopContexts(runtime::Containers& containers, const std::filesystem::path& session_dir) {
+  std::vector<std::string> errors;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(ContextsDir(session_dir), ec)) {
+    auto rec = ReadContext(e.path());
+    if (!rec) continue;
+    (void)fs::RemoveTree(RecordFile(e.path()));
+    if (auto s = UndoContext(containers, {{"id", rec->container_id}, {"dir", e.path().string()}}); !s)
+      errors.push_back(s.error().msg);
+  }
+  if (errors.empty()) return Ok();
+  std::string all;
+  for (const auto& m : errors) all += (all.empty() ? "" : "; ") + m;
+  return MakeError("contexts: " + all, EIO);
+}
+
+}  // namespace sandshim::session
