@@ -121,12 +121,14 @@ Result<std::vector<ContextRecord>> Contexts::List(const std::string& session_ref
     r->status = st ? std::string(runtime::StatusName(st->status)) : "gone";
     out.push_back(std::move(*r));
   }
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
-  if (out.empty()) {
-    // No contexts yet: the default context is the session's own container.
+  auto key = [](const ContextRecord& r) { return std::make_pair(r.name != kDefaultContext, r.name); };
+  std::sort(out.begin(), out.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); });
+  if (out.empty() || out.front().name != kDefaultContext) {
+    // No context of its own (no context yet, or native, whose session container is a
+    // sibling of its contexts): the default context is the session's container.
     ContextRecord d{.name = kDefaultContext, .container_id = s.container_id, .created = s.created};
     d.status = s.status;
-    out.push_back(std::move(d));
+    out.insert(out.begin(), std::move(d));
   }
   return out;
 }

@@ -12,6 +12,7 @@ case $suite in
   stress) WORKERS=${WORKERS:-32} ROUNDS=${ROUNDS:-1} SOAK=${SOAK:-30} exec bash "$here/../fault/stress_test.sh" ;;
   native) exec bash "$here/native_test.sh" ;;
   session) exec bash "$here/session_test.sh" ;;
+  contexts) exec bash "$here/contexts_test.sh" ;;
   session_from_code) exec python3 "$here/session_from_code_test.py" ;;
   rootfs) exec bash "$here/rootfs_test.sh" ;;
   egress) exec bash "$here/egress_test.sh" ;;
