@@ -74,6 +74,7 @@ void RegisterProxy(Verbs& v) {
   sub->add_option("--resolve", o.resolve, "test seam: NAME=IP[,IP] fixed answer; repeat a name for successive lookups");
   sub->add_option("--audit", o.audit_file, "append one JSON line per connection to this file");
   sub->add_option("--session", o.session, "session id written into audit lines");
+  sub->add_option("--contexts-file", o.contexts_file, "credential contexts: per-context proxy credentials and rules (JSON)");
   sub->add_option("--max-connections", o.max_connections, "concurrent connections; more get 503")->capture_default_str();
   sub->add_option("--max-header-bytes", o.max_header_bytes, "request head size limit; larger get 431")->capture_default_str();
   sub->add_option("--idle-timeout", o.idle_timeout_s, "seconds without traffic before a tunnel is closed")->capture_default_str();

@@ -24,6 +24,7 @@ namespace sandshim::net {
 
 struct AuditRecord {
   std::string session, client, method, host, address, decision, rule, reason;
+  std::string context;  // the credential context that asked (empty: the session has none)
   uint16_t port = 0;
   int status = 0;
   uint64_t bytes_up = 0, bytes_down = 0;

@@ -43,6 +43,7 @@ std::vector<std::string> ProxyArgs(const ProxyProcessOptions& o) {
   if (o.allow_private) a.emplace_back("--allow-private");
   one("--audit", o.audit_file);
   one("--session", o.session);
+  one("--contexts-file", o.contexts_file);
   a.insert(a.end(), {"--max-connections", std::to_string(o.max_connections), "--max-header-bytes",
                      std::to_string(o.max_header_bytes), "--idle-timeout", std::to_string(o.idle_timeout_s),
                      "--relay-mode", o.relay_mode});

@@ -12,7 +12,9 @@
 #include "shim/core/proc.h"
 #include "shim/core/remove_tree.h"
 #include "shim/core/scope_exit.h"
+#include "shim/net/domain_rules.h"
 #include "shim/session/audit.h"
+#include "shim/session/context_egress_file.h"
 #include "shim/session/network.h"
 #include "shim/session/sessions.h"
 
@@ -26,6 +28,14 @@ std::filesystem::path RecordFile(const std::filesystem::path& context_dir) { ret
 Result<ContextRecord> ReadContext(const std::filesystem::path& context_dir) {
   auto text = TRY(fs::ReadFile(RecordFile(context_dir)));
   return ContextFromJson(TRY(bundle::ParseJson(text, RecordFile(context_dir).string())));
+}
+
+// What a context's journal entry holds, for a context that has a record.
+json::object UndoData(const std::filesystem::path& session_dir, const ContextRecord& r) {
+  return {{"id", r.container_id},
+          {"dir", (ContextsDir(session_dir) / r.name).string()},
+          {"name", r.name},
+          {"egress", NetworkPaths(session_dir).contexts.string()}};
 }
 
 json::array Strings(const std::vector<std::string>& v) {
@@ -64,9 +74,23 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
     auto sandbox = TRY(containers_.State(s.container_id));
     at.netns_path = "/proc/" + std::to_string(sandbox.init.pid) + "/ns/net";
   }
-  // TODO(secrets) and per-context egress identity: proxy variables naming this context's
-  // credentials at the relay go here (the third argument).
-  auto spec = TRY(ContextSpec(TRY(bundle::LoadSpec(dir / "bundle")).doc, o, at));
+  // Egress identity: a named context in a proxy session reaches the relay with credentials
+  // of its own, and the relay applies its rules (net/context_egress.h). The default context
+  // sends none and gets the session's. Sessions made before contexts have no contexts file.
+  bool egress = o.name != kDefaultContext && s.network == NetworkMode::kProxy &&
+                std::find(s.relay_args.begin(), s.relay_args.end(), "--contexts-file") != s.relay_args.end();
+  if ((!o.allow_domains.empty() || !o.deny_domains.empty()) && !egress)
+    return MakeError("--allow-domain/--deny-domain: the session has no egress proxy (session create --network proxy)",
+                     EINVAL);
+  TRY_CTX(net::DomainRules::Make(o.allow_domains, o.deny_domains), "context " + o.name);
+  std::string token;
+  std::map<std::string, std::string> proxy_env;
+  if (egress) {
+    token = TRY(NewContextToken());
+    proxy_env = ContextProxyEnv(o.name, token, bundle::kRelayPort);
+  }
+  // TODO(secrets): the context's --secret values go to the relay with its token here.
+  auto spec = TRY(ContextSpec(TRY(bundle::LoadSpec(dir / "bundle")).doc, o, at, proxy_env));
 
   ContextRecord rec{.name = o.name, .container_id = ContextContainerId(s.id, o.name), .created = log::NowRfc3339()};
   if (const auto* u = spec.at("process").as_object().if_contains("user"); u && u->is_object()) {
@@ -75,7 +99,8 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
     if (const auto* v = uo.if_contains("gid"); v && v->is_number()) rec.gid = v->to_number<uint64_t>();
   }
   auto journal = TRY(runtime::Journal::Load(dir / "journal.json"));
-  json::object undo{{"id", rec.container_id}, {"dir", cdir.string()}};
+  json::object undo{{"id", rec.container_id}, {"dir", cdir.string()}, {"name", o.name}};
+  if (egress) undo["egress"] = NetworkPaths(dir).contexts.string();
   TRY(journal.Append({kContextKind, undo}));
   bool done = false;
   ScopeExit rollback([&] {
@@ -83,6 +108,8 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
     if (auto u = UndoContext(containers_, undo); !u) log::Warn("context " + o.name + ": rollback: " + u.error().msg);
   });
   fault::Point("session.context.after-journal");
+  if (egress) TRY_CTX(AddContextEgress(NetworkPaths(dir).contexts, o.name, token, o.allow_domains, o.deny_domains),
+                     "context " + o.name + ": egress identity");
   TRY(fs::MkdirAll(cdir / "bundle", 0700));
   TRY(fs::WriteFileAtomic(cdir / "bundle" / "config.json", json::serialize(spec), 0600));  // --env values
   {
@@ -146,7 +173,7 @@ Status Contexts::Remove(const std::string& session_ref, const std::string& name)
   // which gc undoes.
   TRY(fs::RemoveTree(RecordFile(cdir)));
   fault::Point("session.context.rm.after-record");
-  TRY(UndoContext(containers_, {{"id", rec->container_id}, {"dir", cdir.string()}}));
+  TRY(UndoContext(containers_, UndoData(store.Dir(s.id), *rec)));
   (void)AppendAudit(s.audit, "context-rm", {{"session", s.id}, {"context", name}});
   return Ok();
 }
@@ -167,6 +194,9 @@ Status UndoContext(runtime::Containers& containers, const json::object& data) {
   if (id.empty() || dir.empty()) return MakeError("session-context entry without id or dir", EINVAL);
   auto s = containers.Delete(id, /*force=*/true);
   if (!s && s.error().err_no != ENOENT) return s;
+  // Its credentials stop working before its directory goes.
+  if (auto egress = bundle::GetString(data, "egress"); !egress.empty())
+    TRY(RemoveContextEgress(egress, bundle::GetString(data, "name")));
   return fs::Exists(dir) ? fs::RemoveTree(dir) : Ok();
 }
 
@@ -187,6 +217,14 @@ std::vector<std::string> GcContexts(runtime::Containers& containers, const std::
   return removed;
 }
 
+int64_t CountContexts(const std::filesystem::path& session_dir) {
+  int64_t n = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(ContextsDir(session_dir), ec))
+    n += fs::Exists(RecordFile(e.path()));
+  return n;
+}
+
 Status StopContexts(runtime::Containers& containers, const std::filesystem::path& session_dir) {
   std::vector<std::string> errors;
   std::error_code ec;
@@ -194,7 +232,7 @@ Status StopContexts(runtime::Containers& containers, const std::filesystem::path
     auto rec = ReadContext(e.path());
     if (!rec) continue;
     (void)fs::RemoveTree(RecordFile(e.path()));
-    if (auto s = UndoContext(containers, {{"id", rec->container_id}, {"dir", e.path().string()}}); !s)
+    if (auto s = UndoContext(containers, UndoData(session_dir, *rec)); !s)
       errors.push_back(s.error().msg);
   }
   if (errors.empty()) return Ok();

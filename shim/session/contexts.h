@@ -62,6 +62,8 @@ Status UndoContext(runtime::Containers& containers, const boost::json::object& d
 // Journaled contexts with no record (their create died): undone. Returns what was removed.
 std::vector<std::string> GcContexts(runtime::Containers& containers, const std::filesystem::path& session_dir,
                                     std::vector<std::string>& errors);
+// The contexts with a record (metrics).
+int64_t CountContexts(const std::filesystem::path& session_dir);
 // Session stop: the sandbox's contexts end with it; their containers and records go.
 Status StopContexts(runtime::Containers& containers, const std::filesystem::path& session_dir);
 

@@ -43,7 +43,9 @@ std::vector<SessionSample> Sessions::Samples() {
   std::vector<SessionSample> out;
   for (auto& r : List()) {
     auto i = Inspect(r.id);
+    auto contexts = CountContexts(Dir(r.id));
     SessionSample s{std::move(r)};
+    s.contexts = contexts;
     if (i) {
       s.workspace_bytes = i->workspace_bytes;
       s.memory_bytes = i->usage.memory_bytes ? static_cast<int64_t>(*i->usage.memory_bytes) : -1;

@@ -242,6 +242,7 @@ assert_context_gone() { # SESSION NAME
 }
 check_context_points() {
   local p id
+  echo precious >"$WORK/ws/keep.txt"
   for p in session.context.after-journal session.context.after-container; do
     id=$(uniq_name "$SESS-ctx")
     sess_create "$id" >/dev/null || return $(fail "session create failed")

@@ -127,6 +127,7 @@ ctx_list_inspect_audit() {
     "audit: context-create" || return
   assert_eq platform "$(jq -rs 'map(select(.event=="exec" and .context=="platform"))[0].context' "$WORK/audit/$SID.jsonl")" \
     "audit: exec in a context" || return
+  assert_contains "$(S metrics)" "sandshim_session_contexts{session=\"$SID\"" "metrics: contexts per session" || return
   assert_eq 0700 "$(stat -c 0%a "$ROOT/@sessions/$SID/contexts/platform/bundle")" "bundle dir private" || return
   assert_eq 0600 "$(stat -c 0%a "$ROOT/@sessions/$SID/contexts/platform/bundle/config.json")" "spec (env values) private"
 }
