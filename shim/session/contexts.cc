@@ -59,9 +59,32 @@ Result<ContextRecord> Contexts::Create(const std::string& session_ref, const Con
   // gVisor: the session's container is the namespace parent of its contexts' (it sees their
   // processes), so plain execs move to a context of their own before any other exists.
   auto dir = store.Dir(s.id);
-  if (s.backend == "gvisor" && !fs::Exists(RecordFile(ContextsDir(dir) / kDefaultContext)))
+  if (s.backend == "gvisor" && !fs::Exists(RecordFile(ContextsDir(dir) / kDefaultContext))) {
+    TRY(RequireIdleRoot(s));
     TRY_CTX(CreateLocked(s, ContextOptions{.name = kDefaultContext}), "default context");
+  }
   return CreateLocked(s, o);
+}
+
+// gVisor: processes that plain execs left running in the session's own container would see
+// and signal every context's (theirs is the parent PID namespace). The first context is
+// refused while there are any: nothing but the idle init (a shell and its sleep) may run.
+Status Contexts::RequireIdleRoot(const SessionRecord& s) {
+  auto table = TRY_CTX(containers_.PsTable(s.container_id), "processes of session " + s.id);
+  size_t rows = 0;
+  for (size_t at = 0; at < table.size();) {
+    auto end = table.find('\n', at);
+    if (end == std::string::npos) end = table.size();
+    if (end > at) ++rows;
+    at = end + 1;
+  }
+  size_t processes = rows > 0 ? rows - 1 : 0;  // the header
+  if (processes > 2)
+    return MakeError("session " + s.id + " has " + std::to_string(processes - 2) +
+                         " processes left by plain execs; they would see every context's: end them before the first "
+                         "context",
+                     EBUSY);
+  return Ok();
 }
 
 Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const ContextOptions& o) {

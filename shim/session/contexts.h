@@ -41,6 +41,7 @@ class Contexts {
 
  private:
   Result<ContextRecord> CreateLocked(const SessionRecord& s, const ContextOptions& o);
+  Status RequireIdleRoot(const SessionRecord& s);
 
   runtime::Options opts_;
   Sessions& sessions_;

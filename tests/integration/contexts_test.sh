@@ -143,6 +143,51 @@ ctx_rm() {
   assert_eq ok "$(ux 'echo ok')" "the default context still runs"
 }
 
+# Egress identity: each context reaches the relay with its own credentials and gets its own
+# rules. The session allows session.test, the platform context platform.test only. Names do
+# not resolve here, so an allowed request ends in 502 "resolve" and a refused one in 403:
+# the audit line says which context asked and which rule decided.
+ctx_egress() {
+  local sid=$(uniq_name egress) ws=$WORK/ws-egress out
+  mkdir -p "$ws" && chmod 777 "$ws"
+  S --backend "$1" session create "$sid" --rootfs "$WORK/rootfs" --workspace "$ws" --network proxy \
+    --allow-domain session.test >/dev/null || return $(fail "session create")
+  S session context create "$sid" platform --allow-domain platform.test >/dev/null || { S session delete "$sid"; return $(fail "context create"); }
+  get() { S session exec ${2:+--context "$2"} "$sid" -- sh -c "wget -q -O- http://$1/ >/dev/null 2>&1; true"; }
+  local bad decided
+  get platform.test platform; get session.test platform; get platform.test; get session.test
+  bad=$(S session exec "$sid" -- sh -c "http_proxy=http://ctx-platform:0000000000000000000000@127.0.0.1:3128 wget -q -O- http://platform.test/ 2>&1 | grep -o 'HTTP/1.1 [0-9]*'")
+  out=$(S session exec "$sid" -- sh -c 'env | grep -i proxy; cat /proc/[0-9]*/environ 2>/dev/null | tr "\0" "\n" | grep -i ctx-')
+  local own=$(S session exec --context platform "$sid" -- sh -c 'env | grep -i proxy')
+  # What the relay decided, in order: context, host, status, rule.
+  decided=$(jq -r 'select(.event=="egress") | "\(.context) \(.host) \(.status) \(.rule)"' "$WORK/audit/$sid.jsonl" | tr '\n' ';')
+  S session delete "$sid" >/dev/null || return $(fail "session delete")
+  assert_eq "HTTP/1.1 407" "$bad" "a guessed platform token" || return
+  assert_contains "$own" "ctx-platform:" "control: the platform context holds its credentials" || return
+  assert_not_contains "$out" "ctx-platform" "the platform's proxy credentials from the user context" || return
+  # platform: platform.test passes its rules (then fails to resolve: 502), session.test is
+  # refused by them; the user (default): the reverse, by the session's rules.
+  assert_eq "platform platform.test 502 resolve;platform session.test 403 default-deny;default platform.test 403 default-deny;default session.test 502 resolve; platform.test 407 context-credentials;" \
+    "$decided" "the relay's decisions per context (audit)"
+}
+
+# gVisor: a process a plain exec left running before the first context would sit in the
+# parent PID namespace of every context; the first context is refused until it is gone.
+check_stray_blocks_first_context() {
+  local sid=$(uniq_name stray) ws=$WORK/ws-stray
+  mkdir -p "$ws" && chmod 777 "$ws"
+  S --backend gvisor session create "$sid" --rootfs "$WORK/rootfs" --workspace "$ws" >/dev/null || return $(fail "session create")
+  S session exec "$sid" -- sh -c '(sleep 5151 </dev/null >/dev/null 2>&1 &)'
+  capture S session context create "$sid" platform
+  S session exec "$sid" -- sh -c 'for p in /proc/[0-9]*; do grep -q 5151 $p/cmdline 2>/dev/null && kill ${p#/proc/}; done; true'
+  local rc1=$RC err1=$ERR
+  S session context create "$sid" platform >/dev/null; local rc2=$?
+  S session delete "$sid" >/dev/null || return $(fail "session delete")
+  assert_ne 0 "$rc1" "first context with a stray process" || return
+  assert_contains "$err1" "left by plain execs" "its error" || return
+  assert_eq 0 "$rc2" "control: once the stray is gone the context is made"
+}
+
 check_bad_input() {
   local sid name ws=$WORK/ws-bad
   mkdir -p "$ws" && chmod 777 "$ws"
@@ -173,8 +218,11 @@ for be in $backends; do
   run_check "contexts on $be: both contexts read and write the same workspace" with_setup "$be" ctx_workspace
   run_check "contexts on $be: a platform port cannot be taken over" with_setup "$be" ctx_port_takeover
   run_check "contexts on $be: a platform port cannot be reached" with_setup "$be" ctx_port_reach
+  run_check "contexts on $be: egress identity and rules per context" ctx_egress "$be"
   run_check "contexts on $be: list, inspect, audit, private files" with_setup "$be" ctx_list_inspect_audit
   run_check "contexts on $be: rm ends the context and leaves nothing" with_setup "$be" ctx_rm
 done
+command -v runsc >/dev/null && [[ " $backends " == *" gvisor "* ]] &&
+  run_check "contexts on gvisor: a process left in the session's root blocks the first context" check_stray_blocks_first_context
 run_check "contexts: bad input, one line, nothing left" check_bad_input
 finish_checks

@@ -5,7 +5,11 @@
 #include <filesystem>
 
 #include "bundle/session_spec.h"
+#include <boost/beast/core/detail/base64.hpp>
+
 #include "shim/core/fs.h"
+#include "shim/net/context_egress.h"
+#include "shim/session/context_egress_file.h"
 #include "shim/session/context_record.h"
 #include "shim/session/context_spec.h"
 #include "shim/session/contexts.h"
@@ -120,3 +124,59 @@ TEST_CASE("exec target: default is the session's container until a default conte
 }
 
 }  // namespace sandshim::session
+
+namespace sandshim::net {
+
+TEST_CASE("proxy Basic credentials: padding, shape") {
+  // "ctx-p:t" -> Y3R4LXA6dA== (two padding characters).
+  auto c = ParseProxyBasic("Basic Y3R4LXA6dA==");
+  REQUIRE(c);
+  CHECK(c->first == "ctx-p");
+  CHECK(c->second == "t");
+  CHECK(ParseProxyBasic("Basic Y3R4LXA6dDE=")->second == "t1");  // one padding character
+  CHECK_FALSE(ParseProxyBasic("Bearer Y3R4LXA6dA=="));
+  CHECK_FALSE(ParseProxyBasic("Basic !!!!"));
+  CHECK_FALSE(ParseProxyBasic("Basic bm9jb2xvbg=="));  // "nocolon"
+}
+
+TEST_CASE("contexts file: entries, rules, strictness") {
+  auto t = ParseContextEgress(R"({"contexts":[{"name":"p","token":"0123456789abcdef0","allow_domains":["a.test"]},
+                                              {"name":"q","token":"0123456789abcdef1"}]})");
+  REQUIRE(t);
+  CHECK(t->at("p").rules->Decide("a.test", 80).allowed);
+  CHECK_FALSE(t->at("p").rules->Decide("b.test", 80).allowed);
+  CHECK_FALSE(t->at("q").rules);  // the session's
+  CHECK(ParseContextEgress("")->empty());
+  CHECK_FALSE(ParseContextEgress(R"({"contexts":[{"name":"p","token":"short"}]})"));
+  CHECK_FALSE(ParseContextEgress(R"({"contexts":[{"name":"p","token":"0123456789abcdef0","allow_domains":"x"}]})"));
+  CHECK_FALSE(ParseContextEgress("[]"));
+}
+
+TEST_CASE("context egress: identify by token, re-read when the file changes") {
+  auto file = std::filesystem::temp_directory_path() / ("ctx-egress-" + std::to_string(::getpid()) + ".json");
+  REQUIRE(fs::WriteFileAtomic(file, "", 0600));
+  auto egress = ContextEgress::Open(file.string()).value();
+  CHECK(egress->Identify("")->context == "default");
+  auto tok = session::NewContextToken().value();
+  CHECK(tok.size() == 64);
+  REQUIRE(session::AddContextEgress(file, "p", tok, {"a.test"}, {}));
+  auto user = session::ContextProxyEnv("p", tok, 3128).at("HTTP_PROXY");
+  CHECK(user == "http://ctx-p:" + tok + "@127.0.0.1:3128");
+  auto header = [](const std::string& creds) {
+    std::string out(boost::beast::detail::base64::encoded_size(creds.size()), '\0');
+    out.resize(boost::beast::detail::base64::encode(out.data(), creds.data(), creds.size()));
+    return "Basic " + out;
+  };
+  auto who = egress->Identify(header("ctx-p:" + tok));
+  REQUIRE(who);
+  CHECK(who->context == "p");
+  CHECK(who->rules);
+  CHECK_FALSE(egress->Identify(header("ctx-p:" + tok.substr(1) + "0")));
+  CHECK_FALSE(egress->Identify(header("ctx-q:" + tok)));
+  REQUIRE(session::RemoveContextEgress(file, "p"));
+  CHECK_FALSE(egress->Identify(header("ctx-p:" + tok)));  // its credentials stop working
+  CHECK(session::RemoveContextEgress(file, "p"));           // idempotent
+  std::filesystem::remove(file);
+}
+
+}  // namespace sandshim::net
