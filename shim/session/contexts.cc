@@ -30,6 +30,16 @@ Result<ContextRecord> ReadContext(const std::filesystem::path& context_dir) {
   return ContextFromJson(TRY(bundle::ParseJson(text, RecordFile(context_dir).string())));
 }
 
+// The user a spec's process runs as, into the record.
+void SetUserFrom(const json::object& spec, ContextRecord& rec) {
+  const auto* p = spec.if_contains("process");
+  const auto* u = p && p->is_object() ? p->as_object().if_contains("user") : nullptr;
+  if (!u || !u->is_object()) return;
+  boost::system::error_code ec;
+  if (const auto* v = u->as_object().if_contains("uid")) rec.uid = v->to_number<uint64_t>(ec);
+  if (const auto* v = u->as_object().if_contains("gid")) rec.gid = v->to_number<uint64_t>(ec);
+}
+
 // What a context's journal entry holds, for a context that has a record.
 json::object UndoData(const std::filesystem::path& session_dir, const ContextRecord& r) {
   return {{"id", r.container_id},
@@ -116,11 +126,7 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   auto spec = TRY(ContextSpec(TRY(bundle::LoadSpec(dir / "bundle")).doc, o, at, proxy_env));
 
   ContextRecord rec{.name = o.name, .container_id = ContextContainerId(s.id, o.name), .created = log::NowRfc3339()};
-  if (const auto* u = spec.at("process").as_object().if_contains("user"); u && u->is_object()) {
-    const auto& uo = u->as_object();
-    if (const auto* v = uo.if_contains("uid"); v && v->is_number()) rec.uid = v->to_number<uint64_t>();
-    if (const auto* v = uo.if_contains("gid"); v && v->is_number()) rec.gid = v->to_number<uint64_t>();
-  }
+  SetUserFrom(spec, rec);
   auto journal = TRY(runtime::Journal::Load(dir / "journal.json"));
   json::object undo{{"id", rec.container_id}, {"dir", cdir.string()}, {"name", o.name}};
   if (egress) undo["egress"] = NetworkPaths(dir).contexts.string();
@@ -178,6 +184,7 @@ Result<std::vector<ContextRecord>> Contexts::List(const std::string& session_ref
     // sibling of its contexts): the default context is the session's container.
     ContextRecord d{.name = kDefaultContext, .container_id = s.container_id, .created = s.created};
     d.status = s.status;
+    if (auto spec = bundle::LoadSpec(dir / "bundle")) SetUserFrom(spec->doc, d);
     out.insert(out.begin(), std::move(d));
   }
   return out;
