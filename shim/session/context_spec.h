@@ -5,7 +5,8 @@
 //
 // On gVisor the container joins the session's sandbox (the CRI annotations runsc reads,
 // runsc/pod.h), so a context costs no second kernel; on the native backend it joins the
-// session's network namespace and makes the rest anew.
+// network namespace it is given (its own in proxy mode, else the session's) and makes the
+// rest anew.
 #pragma once
 
 #include <boost/json.hpp>

@@ -13,6 +13,7 @@
 #include "shim/core/remove_tree.h"
 #include "shim/core/scope_exit.h"
 #include "shim/net/domain_rules.h"
+#include "shim/net/netns.h"
 #include "shim/session/audit.h"
 #include "shim/session/context_egress_file.h"
 #include "shim/session/network.h"
@@ -42,10 +43,13 @@ void SetUserFrom(const json::object& spec, ContextRecord& rec) {
 
 // What a context's journal entry holds, for a context that has a record.
 json::object UndoData(const std::filesystem::path& session_dir, const ContextRecord& r) {
-  return {{"id", r.container_id},
-          {"dir", (ContextsDir(session_dir) / r.name).string()},
-          {"name", r.name},
-          {"egress", NetworkPaths(session_dir).contexts.string()}};
+  json::object d{{"id", r.container_id},
+                 {"dir", (ContextsDir(session_dir) / r.name).string()},
+                 {"name", r.name},
+                 {"egress", NetworkPaths(session_dir).contexts.string()}};
+  // Undone only where it exists (idempotent): a context that has its own network.
+  if (fs::Exists(NetworkPaths(ContextsDir(session_dir) / r.name).netns)) d["network"] = true;
+  return d;
 }
 
 json::array Strings(const std::vector<std::string>& v) {
@@ -102,7 +106,11 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   auto cdir = ContextsDir(dir) / o.name;
   if (fs::Exists(RecordFile(cdir))) return MakeError("context " + o.name + " already exists in session " + s.id, EEXIST);
   ContextPlacement at{.backend = s.backend, .session_container = s.container_id};
-  if (s.backend == "native" && s.network == NetworkMode::kProxy) at.netns_path = NetworkPaths(dir).netns.string();
+  // Native, proxy mode: a network namespace of the context's own with a relay of its own
+  // (the session's arguments: same rules, same contexts file), so its loopback ports are its
+  // own. (gVisor cannot: one netstack per sandbox.)
+  bool own_netns = s.backend == "native" && s.network == NetworkMode::kProxy && !s.relay_args.empty();
+  if (own_netns) at.netns_path = NetworkPaths(cdir).netns.string();
   if (s.backend == "native" && s.network == NetworkMode::kNone) {
     auto sandbox = TRY(containers_.State(s.container_id));
     at.netns_path = "/proc/" + std::to_string(sandbox.init.pid) + "/ns/net";
@@ -130,6 +138,7 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   auto journal = TRY(runtime::Journal::Load(dir / "journal.json"));
   json::object undo{{"id", rec.container_id}, {"dir", cdir.string()}, {"name", o.name}};
   if (egress) undo["egress"] = NetworkPaths(dir).contexts.string();
+  if (own_netns) undo["network"] = true;
   TRY(journal.Append({kContextKind, undo}));
   bool done = false;
   ScopeExit rollback([&] {
@@ -140,6 +149,10 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   if (egress) TRY_CTX(AddContextEgress(NetworkPaths(dir).contexts, o.name, token, o.allow_domains, o.deny_domains),
                      "context " + o.name + ": egress identity");
   TRY(fs::MkdirAll(cdir / "bundle", 0700));
+  if (own_netns) {
+    TRY_CTX(net::CreateNetns(NetworkPaths(cdir).netns), "context " + o.name + ": network namespace");
+    TRY_CTX(StartSessionRelay(NetworkPaths(cdir), s.relay_args), "context " + o.name + ": egress relay");
+  }
   TRY(fs::WriteFileAtomic(cdir / "bundle" / "config.json", json::serialize(spec), 0600));  // --env values
   {
     proc::DetachedStdio detached;  // the container outlives this call: none of our stdio
@@ -224,6 +237,12 @@ Status UndoContext(runtime::Containers& containers, const json::object& data) {
   if (id.empty() || dir.empty()) return MakeError("session-context entry without id or dir", EINVAL);
   auto s = containers.Delete(id, /*force=*/true);
   if (!s && s.error().err_no != ENOENT) return s;
+  // Its relay and namespace (native, proxy mode) before its directory, which holds them.
+  if (data.if_contains("network")) {
+    NetworkPaths paths(dir);
+    TRY(StopSessionRelay(paths));
+    TRY(net::RemoveNetns(paths.netns));
+  }
   // Its credentials stop working before its directory goes.
   if (auto egress = bundle::GetString(data, "egress"); !egress.empty())
     TRY(RemoveContextEgress(egress, bundle::GetString(data, "name")));
