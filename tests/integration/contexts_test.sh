@@ -195,6 +195,31 @@ check_stray_blocks_first_context() {
   assert_eq 0 "$rc2" "control: once the stray is gone the context is made"
 }
 
+# Native, proxy mode: a context create killed at each of its crash points (after the journal
+# entry; after its namespace, relay and container exist), then gc: no relay, no namespace
+# mount, no directory, no container of the context is left.
+check_native_proxy_crash() {
+  local sid=$(uniq_name crash) ws=$WORK/ws-crash p rc
+  mkdir -p "$ws" && chmod 777 "$ws"
+  S --backend native session create "$sid" --rootfs "$WORK/rootfs" --workspace "$ws" --network proxy >/dev/null ||
+    return $(fail "session create")
+  for p in session.context.after-journal session.context.after-container; do
+    rc=0
+    SANDSHIM_FAULT=$p S session context create "$sid" plat >/dev/null 2>&1 || rc=$?
+    assert_eq 137 "$rc" "$p: killed there" || break
+    [ "$p" = session.context.after-journal ] || pgrep -f "$ROOT/@sessions/$sid/contexts/plat/" >/dev/null ||
+      { fail "$p: control: no context relay ran before the crash"; break; }
+    S session gc >/dev/null || { fail "$p: gc"; break; }
+    [ ! -e "$ROOT/@sessions/$sid/contexts/plat" ] || { fail "$p: context dir left"; break; }
+    ! pgrep -af "$ROOT/@sessions/$sid/contexts/" >/dev/null || { fail "$p: relay left"; break; }
+    ! grep -q "$ROOT/@sessions/$sid/contexts/" /proc/self/mountinfo || { fail "$p: netns mount left"; break; }
+    ! S list | grep -q "ctx-plat+$sid" || { fail "$p: context container left"; break; }
+  done
+  [ -z "$REASON" ] || { S session delete "$sid" >/dev/null; return 1; }
+  assert_eq ok "$(S session exec "$sid" -- echo ok)" "the session after gc" || { S session delete "$sid" >/dev/null; return 1; }
+  S session delete "$sid" >/dev/null || return $(fail "session delete")
+}
+
 check_bad_input() {
   local sid name ws=$WORK/ws-bad
   mkdir -p "$ws" && chmod 777 "$ws"
@@ -231,5 +256,7 @@ for be in $backends; do
 done
 command -v runsc >/dev/null && [[ " $backends " == *" gvisor "* ]] &&
   run_check "contexts on gvisor: a process left in the session's root blocks the first context" check_stray_blocks_first_context
+[[ " $backends " == *" native "* ]] &&
+  run_check "contexts on native: a killed context create (namespace, relay) leaves nothing after gc" check_native_proxy_crash
 run_check "contexts: bad input, one line, nothing left" check_bad_input
 finish_checks
