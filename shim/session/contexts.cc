@@ -14,9 +14,11 @@
 #include "shim/core/scope_exit.h"
 #include "shim/net/domain_rules.h"
 #include "shim/net/netns.h"
+#include "shim/net/relay.h"
 #include "shim/session/audit.h"
 #include "shim/session/context_egress_file.h"
 #include "shim/session/network.h"
+#include "shim/session/relay_cgroup.h"
 #include "shim/session/sessions.h"
 
 namespace sandshim::session {
@@ -164,6 +166,12 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
     req.backend = s.backend;
     TRY_CTX(containers_.Run(std::move(req), /*detach=*/true), "context " + o.name);
   }
+  if (own_netns) {
+    // M12, as the session's relay: charged to the context's own cgroups (a "relay" child).
+    auto relay = TRY(net::ParsePidFile(TRY(fs::ReadFile(NetworkPaths(cdir).pid_file))));
+    auto init = TRY(containers_.State(rec.container_id));
+    TRY_CTX(ChargeRelay(relay.process.pid, init.init.pid, cdir / "relay-cgroups"), "context " + o.name + ": relay");
+  }
   fault::Point("session.context.after-container");
   for (const auto& [k, v] : o.env) rec.env_keys.push_back(k);
   rec.allow_domains = o.allow_domains;
@@ -235,14 +243,16 @@ Status UndoContext(runtime::Containers& containers, const json::object& data) {
   auto id = bundle::GetString(data, "id");
   auto dir = bundle::GetString(data, "dir");
   if (id.empty() || dir.empty()) return MakeError("session-context entry without id or dir", EINVAL);
+  // Native, proxy mode: its relay stops and leaves the container's cgroups first (they
+  // cannot be removed with a child in them), its namespace goes after the container.
+  bool network = data.if_contains("network");
+  if (network) {
+    TRY(StopSessionRelay(NetworkPaths(dir)));
+    if (fs::Exists(std::filesystem::path(dir) / "relay-cgroups")) TRY(UnchargeRelay(std::filesystem::path(dir) / "relay-cgroups"));
+  }
   auto s = containers.Delete(id, /*force=*/true);
   if (!s && s.error().err_no != ENOENT) return s;
-  // Its relay and namespace (native, proxy mode) before its directory, which holds them.
-  if (data.if_contains("network")) {
-    NetworkPaths paths(dir);
-    TRY(StopSessionRelay(paths));
-    TRY(net::RemoveNetns(paths.netns));
-  }
+  if (network) TRY(net::RemoveNetns(NetworkPaths(dir).netns));
   // Its credentials stop working before its directory goes.
   if (auto egress = bundle::GetString(data, "egress"); !egress.empty())
     TRY(RemoveContextEgress(egress, bundle::GetString(data, "name")));
