@@ -44,7 +44,8 @@ void RegisterSession(Verbs& v) {
                  {{"delete"}, reg(RegisterSessionDelete)},
                  {{"gc"}, reg(RegisterSessionGc)},
                  {{"secret"}, reg(RegisterSessionSecret)},
-                 {{"approve", "reject", "approvals"}, reg(RegisterSessionApprovals)}});
+                 {{"approve", "reject", "approvals"}, reg(RegisterSessionApprovals)},
+                 {{"context"}, reg(RegisterSessionContext)}});
 }
 
 }  // namespace sandshim::cli

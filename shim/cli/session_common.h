@@ -27,5 +27,6 @@ void RegisterSessionDelete(Verbs& v, CLI::App* parent);
 void RegisterSessionGc(Verbs& v, CLI::App* parent);
 void RegisterSessionSecret(Verbs& v, CLI::App* parent);
 void RegisterSessionApprovals(Verbs& v, CLI::App* parent);  // approve, reject, approvals (#19)
+void RegisterSessionContext(Verbs& v, CLI::App* parent);
 
 }  // namespace sandshim::cli

@@ -14,6 +14,7 @@ struct SessionExecArgs {
   bundle::ExecOverrides o;
   std::string timeout;
   bool shell = false, json = false;
+  std::string context;
 };
 
 // The policy's answer: its JSON line on stdout (inside --json's document), a line for
@@ -47,6 +48,7 @@ void RegisterSessionExec(Verbs& v, CLI::App* parent) {
       kv = std::move(*r);
     }
     e.shell = a->shell;
+    e.context = a->context;
     if (a->json) e.capture_limit = 16 << 20;
     if (!a->timeout.empty()) {
       auto t = bundle::ParseDuration(a->timeout);
@@ -76,6 +78,7 @@ void RegisterSessionExec(Verbs& v, CLI::App* parent) {
   sub->add_option("-e,--env", a->o.env, "KEY=VALUE, or KEY: its value from sandshim's environment (for secrets; repeatable)")
       ->allow_extra_args(false);
   sub->add_option("-u,--user", a->o.user, "uid[:gid]");
+  sub->add_option("--context", a->context, "the credential context to run in (default: the default context)");
   sub->add_option("--timeout", a->timeout, "end the command and everything it started after this long (exit 124), e.g. 30s");
   sub->add_flag("--shell", a->shell,
                 "persistent shell: run the arguments as one sh script; cd and export carry into the next --shell exec");

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "shim/cli/session_common.h"
+#include "shim/session/contexts.h"
 
 namespace sandshim::cli {
 
@@ -21,6 +22,11 @@ void RegisterSessionInspect(Verbs& v, CLI::App* parent) {
     o["pids"] = known(i->usage.pids);
     o["cpu_ns"] = known(i->usage.cpu_ns);
     o["workspace_bytes"] = i->workspace_bytes;
+    boost::json::array contexts;
+    if (auto opts = RuntimeOptions(v.global))
+      if (auto all = session::Contexts(*opts, *s).List(*ref))
+        for (const auto& c : *all) contexts.push_back({{"name", c.name}, {"container_id", c.container_id}, {"status", c.status}});
+    o["contexts"] = std::move(contexts);
     if (*json) {
       PrintJson(o, /*pretty=*/true);
       return 0;
@@ -32,6 +38,7 @@ void RegisterSessionInspect(Verbs& v, CLI::App* parent) {
       std::cout << k << ": " << (val.is_string() ? std::string(val.as_string()) : boost::json::serialize(val)) << "\n";
     }
     std::cout << "profile: " << boost::json::serialize(o["profile"]) << "\n";
+    std::cout << "contexts: " << boost::json::serialize(o["contexts"]) << "\n";
     return 0;
   }, parent);
   sub->add_option("session", *ref, "session id or name")->required();

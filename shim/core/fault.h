@@ -18,6 +18,8 @@ inline constexpr std::string_view kPoints[] = {
     "session.create.after-dir", "session.create.after-journal", "session.create.after-netns",
     "session.create.after-relay", "session.create.after-secrets", "session.create.after-container",
     "session.exec.before-backend", "session.delete.before-replay", "session.delete.after-replay", "session.gc.before-replay",
+    // credential contexts
+    "session.context.after-journal", "session.context.after-container", "session.context.rm.after-record",
 };
 
 }  // namespace sandshim::fault

@@ -15,6 +15,7 @@ std::string FormatAudit(const AuditRecord& r, const std::string& ts) {
   boost::json::object o{{"ts", ts},
                         {"event", "egress"},
                         {"session", r.session},
+                        {"context", r.context},
                         {"client", r.client},
                         {"method", r.method},
                         {"host", r.host},

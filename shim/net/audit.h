@@ -28,6 +28,7 @@ struct AuditRecord {
   // An injection line (decision "inject"): the secret's name and the request's path
   // (without its query); both empty on connection lines, and then not written.
   std::string secret, path;
+  std::string context;  // the credential context that asked (empty: the session has none)
   uint16_t port = 0;
   int status = 0;
   uint64_t bytes_up = 0, bytes_down = 0;

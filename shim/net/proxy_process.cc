@@ -115,6 +115,8 @@ static Result<ProxyOptions> BuildOptions(const ProxyProcessOptions& o) {
   if (!upstream.empty()) p.upstream = TRY(ParseProxyUrl(upstream));
   if (allow.empty()) log::Warn("proxy: no allow rules: every destination will be refused");
   p.session = o.session;
+  // Opened now, as root: the relay cannot reach into the session directory after its drop.
+  if (!o.contexts_file.empty()) p.contexts = TRY(ContextEgress::Open(o.contexts_file));
   p.max_connections = o.max_connections;
   p.max_header_bytes = o.max_header_bytes;
   p.idle_timeout = std::chrono::seconds(o.idle_timeout_s);

@@ -20,6 +20,7 @@ struct ProxyProcessOptions {
   bool allow_private = false;
   std::string audit_file;
   std::string session;
+  std::string contexts_file;  // credential contexts' identities and rules (context_egress.h)
   size_t max_connections = 512;
   size_t max_header_bytes = 16 * 1024;
   unsigned idle_timeout_s = 600;

@@ -89,6 +89,7 @@ const char* StatusText(int status) {
     case 200: return "Connection established";
     case 400: return "Bad Request";
     case 403: return "Forbidden";
+    case 407: return "Proxy Authentication Required";
     case 408: return "Request Timeout";
     case 411: return "Length Required";
     case 431: return "Request Header Fields Too Large";
@@ -170,7 +171,14 @@ class Conn : public std::enable_shared_from_this<Conn> {
     target_ = std::move(*t);
     rec_.host = target_.host;
     rec_.port = target_.port;
-    auto d = srv_->opts.rules.Decide(target_.host, target_.port);
+    const DomainRules* rules = &srv_->opts.rules;
+    if (srv_->opts.contexts) {  // which context asks: its rules (Proxy-* never goes upstream)
+      auto who = srv_->opts.contexts->Identify(std::string_view(req[http::field::proxy_authorization]));
+      if (!who) return Reply(407, who.error().msg, "deny", "context-credentials");
+      rec_.context = who->context;
+      if (who->rules) rules = who->rules;
+    }
+    auto d = rules->Decide(target_.host, target_.port);
     rec_.rule = d.rule;
     if (!d.allowed) return Reply(403, d.reason, "deny", d.rule);
     reason_ = d.reason;

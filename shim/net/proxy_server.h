@@ -23,6 +23,7 @@
 #include "shim/core/unique_fd.h"
 #include "shim/net/address_policy.h"
 #include "shim/net/audit.h"
+#include "shim/net/context_egress.h"
 #include "shim/net/domain_rules.h"
 #include "shim/net/resolver.h"
 #include "shim/net/tls_intercept.h"
@@ -43,6 +44,8 @@ struct ProxyOptions {
   AddressPolicy addresses;
   UpstreamProxy upstream;
   std::string session;
+  // The session's credential contexts (context_egress.h); null: every request is the session's.
+  std::shared_ptr<ContextEgress> contexts;
   size_t max_connections = 512;
   size_t max_header_bytes = 16 * 1024;
   std::chrono::milliseconds header_timeout{30'000};

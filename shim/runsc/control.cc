@@ -120,8 +120,8 @@ Result<json::value> ControlConnection::Call(std::string_view method, const json:
 }
 
 Status SignalInSandbox(std::string_view cid, const proc::ProcessId& sandbox, const std::filesystem::path& netns,
-                       pid_t pid, int sig) {
-  auto conn = TRY(ControlConnection::Connect(cid, sandbox, netns));
+                       pid_t pid, int sig, std::string_view sandbox_id) {
+  auto conn = TRY(ControlConnection::Connect(sandbox_id.empty() ? cid : sandbox_id, sandbox, netns));
   TRY(conn.Call("containerManager.Signal", json::object{{"CID", cid}, {"Signo", sig}, {"PID", pid}, {"Mode", 0}}));
   return Ok();
 }

@@ -44,9 +44,10 @@ class ControlConnection {
 };
 
 // Sends sig to the process pid of the sandbox's container cid, on a connection of its own
-// (containerManager.Signal, delivered to that process only).
+// (containerManager.Signal, delivered to that process only). sandbox_id: the sandbox whose
+// socket to use when cid is a container inside it (empty: cid's own, the root container).
 Status SignalInSandbox(std::string_view cid, const proc::ProcessId& sandbox, const std::filesystem::path& netns,
-                       pid_t pid, int sig);
+                       pid_t pid, int sig, std::string_view sandbox_id = {});
 // The control socket's listener may talk for the sandbox: it is the sandbox process itself
 // (pid and start time; start 0: not recorded, pid only). Pure; unit-tested.
 Status CheckControlPeer(pid_t peer, std::optional<uint64_t> peer_start, const proc::ProcessId& sandbox);

@@ -56,6 +56,11 @@ class GvisorBackend : public Backend {
                           const std::filesystem::path& netns) const;
   runsc::Client ClientFor(const ContainerRecord& c) const;
   std::filesystem::path NetnsOf(const ContainerRecord& c) const;
+  struct ControlTarget {
+    std::string sandbox_id;  // runsc id of the sandbox whose control socket serves c
+    proc::ProcessId sandbox;
+  };
+  std::optional<ControlTarget> ControlTargetOf(const ContainerRecord& c) const;
   Result<std::unique_ptr<proc::Running>> ExecThroughControl(const ContainerRecord& c, const ExecRequest& r,
                                                             const std::array<int, 3>& stdio);
   Result<std::unique_ptr<proc::Running>> ExecThroughRunsc(const ContainerRecord& c, const ExecRequest& r,

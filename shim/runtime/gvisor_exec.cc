@@ -24,6 +24,7 @@
 #include "shim/runsc/exec_args.h"
 #include "shim/runtime/exec_terminal.h"
 #include "shim/runtime/gvisor_backend.h"
+#include "shim/runtime/record.h"
 
 namespace sandshim::runtime {
 namespace json = boost::json;
@@ -45,9 +46,9 @@ Result<std::vector<proc::ProcEntry>> RunscTable(runsc::Client& client, const std
 
 // The same from the control server (containerManager.Processes, what `runsc ps` calls): the
 // answer is untrusted, so no throwing conversions.
-Result<std::vector<proc::ProcEntry>> ControlTable(const std::string& cid, const proc::ProcessId& sandbox,
-                                                  const std::filesystem::path& netns) {
-  auto conn = TRY(runsc::ControlConnection::Connect(cid, sandbox, netns));
+Result<std::vector<proc::ProcEntry>> ControlTable(const std::string& sandbox_id, const std::string& cid,
+                                                  const proc::ProcessId& sandbox, const std::filesystem::path& netns) {
+  auto conn = TRY(runsc::ControlConnection::Connect(sandbox_id, sandbox, netns));
   auto answer = TRY(conn.Call("containerManager.Processes", json::string(cid)));
   if (!answer.is_array()) return MakeError("sandbox: Processes answered without a list", EPROTO);
   std::vector<proc::ProcEntry> out;
@@ -68,10 +69,10 @@ Result<std::vector<proc::ProcEntry>> ControlTable(const std::string& cid, const 
 // WaitPID call sent at start.
 class SandboxRunning : public proc::Running {
  public:
-  SandboxRunning(runsc::ControlConnection wait, pid_t pid, std::string cid, proc::ProcessId sandbox,
-                 std::filesystem::path netns, runsc::Client client, std::string rid)
-      : wait_(std::move(wait)), pid_(pid), cid_(std::move(cid)), sandbox_(sandbox), netns_(std::move(netns)),
-        client_(std::move(client)), rid_(std::move(rid)) {}
+  SandboxRunning(runsc::ControlConnection wait, pid_t pid, std::string sandbox_id, std::string cid,
+                 proc::ProcessId sandbox, std::filesystem::path netns, runsc::Client client, std::string rid)
+      : wait_(std::move(wait)), pid_(pid), sandbox_id_(std::move(sandbox_id)), cid_(std::move(cid)), sandbox_(sandbox),
+        netns_(std::move(netns)), client_(std::move(client)), rid_(std::move(rid)) {}
   pid_t Pid() const override { return pid_; }
   int WaitFd() const override { return wait_.fd(); }
   Result<int> Reap() override {
@@ -81,17 +82,17 @@ class SandboxRunning : public proc::Running {
     if (ec) return MakeError("sandbox: WaitPID answered without a status", EPROTO);
     return static_cast<int>(status);
   }
-  Status Signal(int sig) override { return runsc::SignalInSandbox(cid_, sandbox_, netns_, pid_, sig); }
+  Status Signal(int sig) override { return runsc::SignalInSandbox(cid_, sandbox_, netns_, pid_, sig, sandbox_id_); }
   Status KillTree(int sig) override {
     // The process list from the control server; runsc ps only if that fails (a Sentry that
     // answers ExecuteAsync but not Processes).
     auto table = [&]() -> Result<std::vector<proc::ProcEntry>> {
-      auto t = ControlTable(cid_, sandbox_, netns_);
+      auto t = ControlTable(sandbox_id_, cid_, sandbox_, netns_);
       if (t) return t;
       log::Debug("process list through the control server: " + t.error().msg + "; asking runsc ps");
       return RunscTable(client_, rid_);
     };
-    auto send = [&](pid_t p, int s) { (void)runsc::SignalInSandbox(cid_, sandbox_, netns_, p, s); };
+    auto send = [&](pid_t p, int s) { (void)runsc::SignalInSandbox(cid_, sandbox_, netns_, p, s, sandbox_id_); };
     size_t n = proc::SignalTree(table, send, pid_, kSandboxInit, sig);
     log::Info("exec tree signalled: " + std::to_string(n) + " processes");
     return Signal(sig);  // the command itself, in case the list could not be read
@@ -100,7 +101,7 @@ class SandboxRunning : public proc::Running {
  private:
   runsc::ControlConnection wait_;
   pid_t pid_;
-  std::string cid_;
+  std::string sandbox_id_, cid_;  // whose control socket; which container the process is in
   proc::ProcessId sandbox_;
   std::filesystem::path netns_;
   runsc::Client client_;
@@ -154,6 +155,18 @@ bool NetRaw(const std::vector<std::string>& flags) {
 
 }  // namespace
 
+// Whose control socket an exec into c goes through; nullopt: none that speaks our protocol.
+std::optional<GvisorBackend::ControlTarget> GvisorBackend::ControlTargetOf(const ContainerRecord& c) const {
+  if (!InPod(c)) {
+    if (GvisorOf(c.backend_data).control.empty()) return std::nullopt;
+    return ControlTarget{RunscId(root_, c.id), c.init};
+  }
+  auto text = fs::ReadFile(root_ / GvisorOf(c.backend_data).pod_sandbox / "state.json");
+  auto sandbox = text ? RecordFromJson(*text) : Result<ContainerRecord>(text.error());
+  if (!sandbox || sandbox->backend != "gvisor" || GvisorOf(sandbox->backend_data).control.empty()) return std::nullopt;
+  return ControlTarget{RunscId(root_, sandbox->id), sandbox->init};
+}
+
 Result<std::unique_ptr<proc::Running>> GvisorBackend::StartExec(const ContainerRecord& c, const ExecRequest& r,
                                                                const ExecStdio& stdio) {
   if (r.preserve_fds > 0) return MakeError("--preserve-fds is not supported by the gvisor backend", ENOTSUP);
@@ -167,14 +180,16 @@ Result<std::unique_ptr<proc::Running>> GvisorBackend::StartExec(const ContainerR
 Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecThroughControl(const ContainerRecord& c, const ExecRequest& r,
                                                                         const std::array<int, 3>& stdio) {
   std::unique_ptr<proc::Running> none;
-  if (GvisorOf(c.backend_data).control.empty()) return none;
   auto cid = RunscId(root_, c.id);
+  // A sandbox's own container: its id is the sandbox's, its pid the sandbox's as recorded
+  // (checked against its start time before this call). A container in a pod sandbox (a
+  // session's credential context) is reached through the sandbox it runs in.
+  auto target = ControlTargetOf(c);
+  if (!target) return none;
   auto args = TRY(runsc::ExecArgsFor(r.process, cid, NetRaw(GvisorOf(c.backend_data).flags)));
   if (!args) return none;
-  // sandshim's sandboxes hold one container, whose id is the sandbox's; its pid is the
-  // container's init as recorded (checked against its start time before this call).
   auto netns = NetnsOf(c);
-  auto conn = runsc::ControlConnection::Connect(cid, c.init, netns);
+  auto conn = runsc::ControlConnection::Connect(target->sandbox_id, target->sandbox, netns);
   if (!conn) {
     log::Debug(conn.error().msg + ": exec through runsc");
     return none;
@@ -193,11 +208,11 @@ Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecThroughControl(const C
   if (ec || p <= 0) return MakeError("sandbox: ExecuteAsync answered without a pid", EPROTO);
   if (auto sent = conn->Send("containerManager.WaitPID", json::object{{"PID", p}, {"CID", cid}}); !sent) {
     // Started but nobody would wait for it: end it rather than leave it running.
-    (void)runsc::SignalInSandbox(cid, c.init, netns, p, SIGKILL);
+    (void)runsc::SignalInSandbox(cid, target->sandbox, netns, p, SIGKILL, target->sandbox_id);
     return sent.error();
   }
-  return std::unique_ptr<proc::Running>(
-      std::make_unique<SandboxRunning>(std::move(*conn), p, cid, c.init, netns, ClientFor(c), cid));
+  return std::unique_ptr<proc::Running>(std::make_unique<SandboxRunning>(
+      std::move(*conn), p, target->sandbox_id, cid, target->sandbox, netns, ClientFor(c), cid));
 }
 
 Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecThroughRunsc(const ContainerRecord& c, const ExecRequest& r,

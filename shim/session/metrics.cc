@@ -65,6 +65,8 @@ std::string PrometheusText(const std::vector<SessionSample>& samples) {
               [](const SessionSample& s) { return static_cast<double>(s.workspace_bytes); }, true);
   per_session("sandshim_session_memory_bytes", "gauge", "Memory the sandbox uses.",
               [](const SessionSample& s) { return static_cast<double>(s.memory_bytes); }, true);
+  per_session("sandshim_session_contexts", "gauge", "Credential contexts made in the session.",
+              [](const SessionSample& s) { return static_cast<double>(s.contexts); }, true);
   per_session("sandshim_session_created_timestamp_seconds", "gauge", "When the session was created.",
               [](const SessionSample& s) { return EpochSeconds(s.record.created); }, false);
   per_session("sandshim_session_last_used_timestamp_seconds", "gauge", "When a command last started.",

@@ -42,6 +42,7 @@ std::vector<std::string> RelayProxyArgs(const bundle::SessionProfile& p, const R
   if (policy) o.policy_file = paths.policy.string();
   o.audit_file = audit_file;
   o.session = session;
+  o.contexts_file = paths.contexts.string();
   return net::ProxyArgs(o);
 }
 
@@ -63,6 +64,7 @@ Status SetUpProxyNetwork(runtime::Journal& journal, const NetworkPaths& paths, c
   TRY_CTX(net::CreateNetns(paths.netns), "network namespace");
   fault::Point("session.create.after-netns");
   if (policy) TRY(fs::WriteFileAtomic(paths.policy, net::PolicyJson(*policy), 0600));
+  TRY(fs::WriteFileAtomic(paths.contexts, "", 0600));  // no contexts yet (contexts.h adds them)
   TRY(journal.Append({std::string(net::kJournalRelay), net::RelayJournalData(paths.pid_file)}));
   TRY_CTX(StartSessionRelay(paths, relay_args), "egress relay");
   fault::Point("session.create.after-relay");

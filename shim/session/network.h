@@ -29,8 +29,10 @@ struct NetworkPaths {
       : netns(session_dir / "netns"),
         pid_file(session_dir / "relay.pid"),
         log(session_dir / "relay.log"),
-        policy(session_dir / "egress-policy.json") {}
-  std::filesystem::path netns, pid_file, log, policy;
+        policy(session_dir / "egress-policy.json"),
+        contexts(session_dir / "egress-contexts.json") {}
+  // contexts: the credential contexts' proxy identities (net/context_egress.h), 0600.
+  std::filesystem::path netns, pid_file, log, policy, contexts;
 };
 
 // The relay's policy, parsed once: the profile's network_policy with the user's proxy as its

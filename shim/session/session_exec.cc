@@ -9,6 +9,7 @@
 #include "shim/core/log.h"
 #include "shim/session/audit.h"
 #include "shim/session/exec_policy.h"
+#include "shim/session/contexts.h"
 #include "shim/session/sessions.h"
 #include "shim/session/shell_state.h"
 
@@ -50,14 +51,15 @@ Result<RunnerOutcome> Sessions::Exec(const SessionRecord& r, const SessionExec& 
   }
   if (gate.memory_bytes > 0 && runtime::TraitsOf(r.backend).memory_limited_inside)
     ov.args = UnderMemoryLimit(ov.args, gate.memory_bytes);
-  auto spec = TRY(bundle::LoadSpec(Dir(id) / "bundle"));
+  auto target = TRY(ExecTargetFor(Dir(id), r, e.context));
+  auto spec = TRY(bundle::LoadSpec(target.bundle));
   runtime::ExecRequest req;
   req.process = TRY(bundle::ProcessFromOverrides(spec, ov));
   if (gate.memory_bytes > 0) LimitExecMemory(req.process, gate.memory_bytes);
   fault::Point("session.exec.before-backend");
   RunnerOptions ro{.timeout = e.timeout.count() > 0 ? e.timeout : gate.timeout, .capture_limit = e.capture_limit};
   auto runner = TRY(ov.tty ? ExecRunner::Terminal(ro) : ExecRunner::Pipes(ro));
-  auto outcome = runner->Run(containers_.StartExec(r.container_id, req, runner->Stdio()));
+  auto outcome = runner->Run(containers_.StartExec(target.container_id, req, runner->Stdio()));
   runner.reset();  // our terminal back to normal before anything more is said
   if (!outcome) return outcome.error();
   if (auto s = UpdateAfterExec(id, *outcome, started); !s) log::Warn("session " + id + ": " + s.error().msg);
@@ -69,6 +71,7 @@ Result<RunnerOutcome> Sessions::Exec(const SessionRecord& r, const SessionExec& 
   (void)AppendAudit(r.audit, "exec",
                     {{"session", id},
                      {"backend", r.backend},
+                     {"context", e.context.empty() ? kDefaultContext : e.context},
                      {"argv", std::move(argv)},
                      {"env_keys", std::move(env_keys)},
                      {"cwd", cwd},

@@ -3,6 +3,7 @@
 #include "shim/core/fs.h"
 #include "shim/core/log.h"
 #include "shim/session/audit.h"
+#include "shim/session/contexts.h"
 #include "shim/session/sessions.h"
 
 namespace sandshim::session {
@@ -18,7 +19,11 @@ SessionGcReport Sessions::Gc(std::optional<std::chrono::milliseconds> idle) {
     if (!fs::Exists(Dir(id) / "session.json")) why = "half-made";
     else if (idle && r && now - EpochSeconds(r->last_used) > static_cast<double>(idle->count()) / 1000.0)
       why = "idle since " + r->last_used;
-    if (why.empty()) continue;
+    if (why.empty()) {
+      auto gone = GcContexts(containers_, Dir(id), rep.errors);  // contexts whose create died
+      rep.removed.insert(rep.removed.end(), gone.begin(), gone.end());
+      continue;
+    }
     fault::Point("session.gc.before-replay");
     if (auto s = Teardown(id); !s) {
       rep.errors.push_back("session " + id + ": " + s.error().msg);
@@ -38,7 +43,9 @@ std::vector<SessionSample> Sessions::Samples() {
   std::vector<SessionSample> out;
   for (auto& r : List()) {
     auto i = Inspect(r.id);
+    auto contexts = CountContexts(Dir(r.id));
     SessionSample s{std::move(r)};
+    s.contexts = contexts;
     if (i) {
       s.workspace_bytes = i->workspace_bytes;
       s.memory_bytes = i->usage.memory_bytes ? static_cast<int64_t>(*i->usage.memory_bytes) : -1;

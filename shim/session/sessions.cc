@@ -16,6 +16,7 @@
 #include "shim/session/audit.h"
 #include "shim/session/bind_sources.h"
 #include "shim/session/exec_policy.h"
+#include "shim/session/contexts.h"
 #include "shim/session/idmap.h"
 #include "shim/session/layer.h"
 #include "shim/session/network.h"
@@ -87,6 +88,7 @@ Status Sessions::Undo(const runtime::JournalEntry& e) {
     auto s = containers_.Delete(bundle::GetString(e.data, "id"), /*force=*/true);
     return s || s.error().err_no == ENOENT ? Ok() : s;
   }
+  if (e.kind == kContextKind) return UndoContext(containers_, e.data);
   if (e.kind == kLayerKind) return UnmountLayer(path);
   if (e.kind == kIdRangeKind && path.empty())
     return ReleaseIdSlots(bundle::GetString(e.data, "dir"), bundle::GetString(e.data, "session"));
@@ -341,6 +343,7 @@ Result<SessionRecord> Sessions::Stop(const std::string& ref) {
   // No process stays: the relay goes too (its namespace, a mount, stays for the restart),
   // first, with its cgroup below the sandbox's.
   TRY_CTX(ReleaseRelay(Dir(id)), "session " + id + ": relay");
+  TRY_CTX(StopContexts(containers_, Dir(id)), "session " + id);  // they end with the sandbox
   auto s = containers_.Delete(r.container_id, /*force=*/true);
   if (!s && s.error().err_no != ENOENT) return s.error().Wrap("session " + id);
   if (r.network == NetworkMode::kProxy) TRY_CTX(StopSessionRelay(NetworkPaths(Dir(id))), "session " + id + ": stop relay");

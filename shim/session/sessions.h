@@ -28,6 +28,7 @@ struct SessionExec {
   std::chrono::milliseconds timeout{0};  // 0: none
   bool shell = false;                    // persistent shell: args are one script
   size_t capture_limit = 0;              // >0: keep the output in the outcome instead
+  std::string context;                   // credential context (contexts.h); empty: the default
 };
 
 // #19: what the command policy makes of one exec (session_policy.cc).

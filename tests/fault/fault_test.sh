@@ -234,6 +234,41 @@ check_session_gc_point() {
   assert_eq '{"removed":[],"errors":[]}' "$(sess gc --json)" "session gc after gc"
 }
 
+# Credential contexts: a crash at each journal point of context create (the first context,
+# which also makes "default" on gVisor, and a later one) and of context rm; gc leaves no
+# context behind and the session goes on working.
+assert_context_gone() { # SESSION NAME
+  local id=$1 name=$2
+  [ ! -e "$ROOT/@sessions/$id/contexts/$name" ] || { fail "context dir $name left"; return 1; }
+  [ ! -e "$ROOT/ctx-$name+$id" ] || { fail "context container ctx-$name+$id left"; return 1; }
+}
+check_context_points() {
+  local p id
+  echo precious >"$WORK/ws/keep.txt"
+  for p in session.context.after-journal session.context.after-container; do
+    id=$(uniq_name "$SESS-ctx")
+    sess_create "$id" >/dev/null || return $(fail "session create failed")
+    crash "$p" session context create "$id" first || return
+    sess gc >/dev/null || return $(fail "$p: session gc failed")
+    assert_context_gone "$id" first && assert_context_gone "$id" default || { REASON="$p (first): $REASON"; return 1; }
+    sess context create "$id" one >/dev/null || return $(fail "$p: context create after gc")
+    crash "$p" session context create "$id" two || return
+    sess gc >/dev/null || return $(fail "$p: second session gc failed")
+    assert_context_gone "$id" two || { REASON="$p (later): $REASON"; return 1; }
+    assert_eq ok "$(sess exec --context one "$id" -- echo ok)" "$p: a made context survives gc" || return
+    sess delete "$id" || return $(fail "$p: delete failed")
+    assert_session_gone "$id" || { REASON="$p: $REASON"; return 1; }
+  done
+  id=$(uniq_name "$SESS-ctxrm")
+  sess_create "$id" >/dev/null || return $(fail "session create failed")
+  sess context create "$id" one >/dev/null || return $(fail "context create")
+  crash session.context.rm.after-record session context rm "$id" one || return
+  sess gc >/dev/null || return $(fail "rm: session gc failed")
+  assert_context_gone "$id" one || { REASON="rm: $REASON"; return 1; }
+  sess delete "$id" || return $(fail "rm: delete failed")
+  assert_session_gone "$id"
+}
+
 # Scoped to what this test made (its root, bundles and cgroup parent): other suites may run.
 LEAKS=("$CHECK_LEAKS" --match "$ROOT" --match "$WORK" --match "$CG" --match "$SESS" --root "$ROOT")
 no_leaks() {
@@ -279,6 +314,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
   run_check "round $round: crash point in session exec" check_session_exec_point
   run_check "round $round: crash points in session delete" check_session_delete_points
   run_check "round $round: crash point in session gc" check_session_gc_point
+  run_check "round $round: crash points in context create and rm" check_context_points
   if [ "$BACKEND" = native ]; then
     run_check "round $round: container init killed" check_kill_native_init
   else

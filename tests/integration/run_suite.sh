@@ -14,6 +14,7 @@ case $suite in
   session) exec bash "$here/session_test.sh" ;;
   policy) exec bash "$here/policy_test.sh" ;;
   pool) exec bash "$here/pool_test.sh" ;;
+  contexts) exec bash "$here/contexts_test.sh" ;;
   session_from_code) exec python3 "$here/session_from_code_test.py" ;;
   rootfs) exec bash "$here/rootfs_test.sh" ;;
   egress) exec bash "$here/egress_test.sh" ;;

@@ -1,0 +1,58 @@
+// Credential contexts (docs/CONTEXTS.md): the spec of a context's container, derived by pure
+// code from the session's own spec. A context shares what the session's spec mounts (the base
+// root, the workspace, --mount binds) and gets its own process namespace, /tmp (the spec's
+// tmpfs, mounted anew per container), environment and user.
+//
+// On gVisor the container joins the session's sandbox (the CRI annotations runsc reads,
+// runsc/pod.h), so a context costs no second kernel; on the native backend it joins the
+// network namespace it is given (its own in proxy mode, else the session's) and makes the
+// rest anew.
+#pragma once
+
+#include <boost/json.hpp>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "shim/core/result.h"
+
+namespace sandshim::session {
+
+// The name every plain `session exec` runs in.
+inline constexpr const char* kDefaultContext = "default";
+
+struct ContextOptions {
+  std::string name;
+  std::map<std::string, std::string> env;   // over the session's environment
+  std::optional<uint32_t> uid, gid;          // nullopt: the session's user
+  std::vector<std::string> allow_domains, deny_domains;
+  // TODO(secrets): per-context --secret plugs in here once the secrets issue lands in main:
+  // the proxy holds the values for this context's egress identity, the env only placeholders.
+  std::vector<std::string> secrets;
+};
+
+// Context names: letters, digits, '_', '-', '.' (no '+', which separates name and session in
+// the container id), at most 64 characters.
+Status ValidateContextName(std::string_view name);
+// The runtime container id of a context: "ctx-<name>+<session id>", unique because a name
+// holds no '+'.
+std::string ContextContainerId(std::string_view session_id, std::string_view name);
+
+// Where the context's container gets its network: joins the gVisor sandbox of
+// session_container (whose netstack is the sandbox's), or the native session's namespace at
+// netns_path.
+struct ContextPlacement {
+  std::string backend;            // "gvisor" | "native"
+  std::string session_container;  // the session's own container id
+  std::string netns_path;         // native: the network namespace to join (empty: host network)
+};
+
+// The context's spec from the session's (pure). env values replace the session's; proxy_env
+// (the context's own proxy variables, may be empty) replaces HTTP(S)_PROXY and lowercase forms.
+Result<boost::json::object> ContextSpec(boost::json::object session_spec, const ContextOptions& o,
+                                        const ContextPlacement& at,
+                                        const std::map<std::string, std::string>& proxy_env = {});
+
+}  // namespace sandshim::session

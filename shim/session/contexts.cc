@@ -1,0 +1,303 @@
+#include "shim/session/contexts.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "bundle/spec.h"
+#include "shim/core/fault.h"
+#include "shim/core/fs.h"
+#include "shim/core/ids.h"
+#include "shim/core/log.h"
+#include "shim/core/proc.h"
+#include "shim/core/remove_tree.h"
+#include "shim/core/scope_exit.h"
+#include "shim/net/domain_rules.h"
+#include "shim/net/netns.h"
+#include "shim/net/relay.h"
+#include "shim/session/audit.h"
+#include "shim/session/context_egress_file.h"
+#include "shim/session/network.h"
+#include "shim/session/relay_cgroup.h"
+#include "shim/session/sessions.h"
+
+namespace sandshim::session {
+namespace json = boost::json;
+namespace {
+
+std::filesystem::path ContextsDir(const std::filesystem::path& session_dir) { return session_dir / "contexts"; }
+std::filesystem::path RecordFile(const std::filesystem::path& context_dir) { return context_dir / "context.json"; }
+
+Result<ContextRecord> ReadContext(const std::filesystem::path& context_dir) {
+  auto text = TRY(fs::ReadFile(RecordFile(context_dir)));
+  return ContextFromJson(TRY(bundle::ParseJson(text, RecordFile(context_dir).string())));
+}
+
+// The user a spec's process runs as, into the record.
+void SetUserFrom(const json::object& spec, ContextRecord& rec) {
+  const auto* p = spec.if_contains("process");
+  const auto* u = p && p->is_object() ? p->as_object().if_contains("user") : nullptr;
+  if (!u || !u->is_object()) return;
+  boost::system::error_code ec;
+  if (const auto* v = u->as_object().if_contains("uid")) rec.uid = v->to_number<uint64_t>(ec);
+  if (const auto* v = u->as_object().if_contains("gid")) rec.gid = v->to_number<uint64_t>(ec);
+}
+
+// What a context's journal entry holds, for a context that has a record.
+json::object UndoData(const std::filesystem::path& session_dir, const ContextRecord& r) {
+  json::object d{{"id", r.container_id},
+                 {"dir", (ContextsDir(session_dir) / r.name).string()},
+                 {"name", r.name},
+                 {"egress", NetworkPaths(session_dir).contexts.string()}};
+  // Undone only where it exists (idempotent): a context that has its own network.
+  if (fs::Exists(NetworkPaths(ContextsDir(session_dir) / r.name).netns)) d["network"] = true;
+  return d;
+}
+
+json::array Strings(const std::vector<std::string>& v) {
+  json::array a;
+  for (const auto& s : v) a.emplace_back(s);
+  return a;
+}
+
+}  // namespace
+
+Contexts::Contexts(runtime::Options o, Sessions& sessions) : opts_(o), sessions_(sessions), containers_(std::move(o)) {}
+
+Result<ContextRecord> Contexts::Create(const std::string& session_ref, const ContextOptions& o) {
+  TRY(ValidateContextName(o.name));
+  if (o.name == kDefaultContext) return MakeError("context \"default\" is the session's own; it is made with the first context", EEXIST);
+  auto s = TRY(sessions_.Get(session_ref));
+  runtime::StateStore store(opts_.root / "@sessions");
+  auto lock = TRY(store.Lock(s.id));
+  s = TRY(sessions_.Get(s.id));  // as it is under the lock
+  if (s.status != "running") return MakeError("session " + s.id + " is " + s.status + ": contexts need it running", EINVAL);
+  // gVisor: the session's container is the namespace parent of its contexts' (it sees their
+  // processes), so plain execs move to a context of their own before any other exists.
+  auto dir = store.Dir(s.id);
+  if (s.backend == "gvisor" && !fs::Exists(RecordFile(ContextsDir(dir) / kDefaultContext))) {
+    TRY(RequireIdleRoot(s));
+    TRY_CTX(CreateLocked(s, ContextOptions{.name = kDefaultContext}), "default context");
+  }
+  return CreateLocked(s, o);
+}
+
+// gVisor: processes that plain execs left running in the session's own container would see
+// and signal every context's (theirs is the parent PID namespace). The first context is
+// refused while there are any: nothing but the idle init (a shell and its sleep) may run.
+Status Contexts::RequireIdleRoot(const SessionRecord& s) {
+  auto table = TRY_CTX(containers_.PsTable(s.container_id), "processes of session " + s.id);
+  size_t rows = 0;
+  for (size_t at = 0; at < table.size();) {
+    auto end = table.find('\n', at);
+    if (end == std::string::npos) end = table.size();
+    if (end > at) ++rows;
+    at = end + 1;
+  }
+  size_t processes = rows > 0 ? rows - 1 : 0;  // the header
+  if (processes > 2)
+    return MakeError("session " + s.id + " has " + std::to_string(processes - 2) +
+                         " processes left by plain execs; they would see every context's: end them before the first "
+                         "context",
+                     EBUSY);
+  return Ok();
+}
+
+Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const ContextOptions& o) {
+  auto dir = opts_.root / "@sessions" / s.id;
+  auto cdir = ContextsDir(dir) / o.name;
+  if (fs::Exists(RecordFile(cdir))) return MakeError("context " + o.name + " already exists in session " + s.id, EEXIST);
+  ContextPlacement at{.backend = s.backend, .session_container = s.container_id};
+  // Native, proxy mode: a network namespace of the context's own with a relay of its own
+  // (the session's arguments: same rules, same contexts file), so its loopback ports are its
+  // own. (gVisor cannot: one netstack per sandbox.)
+  bool own_netns = s.backend == "native" && s.network == NetworkMode::kProxy && !s.relay_args.empty();
+  if (own_netns) at.netns_path = NetworkPaths(cdir).netns.string();
+  if (s.backend == "native" && s.network == NetworkMode::kNone) {
+    auto sandbox = TRY(containers_.State(s.container_id));
+    at.netns_path = "/proc/" + std::to_string(sandbox.init.pid) + "/ns/net";
+  }
+  // Egress identity: a named context in a proxy session reaches the relay with credentials
+  // of its own, and the relay applies its rules (net/context_egress.h). The default context
+  // sends none and gets the session's. Sessions made before contexts have no contexts file.
+  bool egress = o.name != kDefaultContext && s.network == NetworkMode::kProxy &&
+                std::find(s.relay_args.begin(), s.relay_args.end(), "--contexts-file") != s.relay_args.end();
+  if ((!o.allow_domains.empty() || !o.deny_domains.empty()) && !egress)
+    return MakeError("--allow-domain/--deny-domain: the session has no egress proxy (session create --network proxy)",
+                     EINVAL);
+  TRY_CTX(net::DomainRules::Make(o.allow_domains, o.deny_domains), "context " + o.name);
+  std::string token;
+  std::map<std::string, std::string> proxy_env;
+  if (egress) {
+    token = TRY(NewContextToken());
+    proxy_env = ContextProxyEnv(o.name, token, bundle::kRelayPort);
+  }
+  // TODO(secrets): the context's --secret values go to the relay with its token here.
+  auto spec = TRY(ContextSpec(TRY(bundle::LoadSpec(dir / "bundle")).doc, o, at, proxy_env));
+
+  ContextRecord rec{.name = o.name, .container_id = ContextContainerId(s.id, o.name), .created = log::NowRfc3339()};
+  SetUserFrom(spec, rec);
+  auto journal = TRY(runtime::Journal::Load(dir / "journal.json"));
+  json::object undo{{"id", rec.container_id}, {"dir", cdir.string()}, {"name", o.name}};
+  if (egress) undo["egress"] = NetworkPaths(dir).contexts.string();
+  if (own_netns) undo["network"] = true;
+  TRY(journal.Append({kContextKind, undo}));
+  bool done = false;
+  ScopeExit rollback([&] {
+    if (done) return;
+    if (auto u = UndoContext(containers_, undo); !u) log::Warn("context " + o.name + ": rollback: " + u.error().msg);
+  });
+  fault::Point("session.context.after-journal");
+  if (egress) TRY_CTX(AddContextEgress(NetworkPaths(dir).contexts, o.name, token, o.allow_domains, o.deny_domains),
+                     "context " + o.name + ": egress identity");
+  TRY(fs::MkdirAll(cdir / "bundle", 0700));
+  if (own_netns) {
+    TRY_CTX(net::CreateNetns(NetworkPaths(cdir).netns), "context " + o.name + ": network namespace");
+    TRY_CTX(StartSessionRelay(NetworkPaths(cdir), s.relay_args), "context " + o.name + ": egress relay");
+  }
+  TRY(fs::WriteFileAtomic(cdir / "bundle" / "config.json", json::serialize(spec), 0600));  // --env values
+  {
+    proc::DetachedStdio detached;  // the container outlives this call: none of our stdio
+    runtime::CreateRequest req;
+    req.id = rec.container_id;
+    req.bundle = cdir / "bundle";
+    req.spec = TRY(bundle::SpecFromJson(std::move(spec)));
+    req.null_stdio = true;
+    req.backend = s.backend;
+    TRY_CTX(containers_.Run(std::move(req), /*detach=*/true), "context " + o.name);
+  }
+  if (own_netns) {
+    // M12, as the session's relay: charged to the context's own cgroups (a "relay" child).
+    auto relay = TRY(net::ParsePidFile(TRY(fs::ReadFile(NetworkPaths(cdir).pid_file))));
+    auto init = TRY(containers_.State(rec.container_id));
+    TRY_CTX(ChargeRelay(relay.process.pid, init.init.pid, cdir / "relay-cgroups"), "context " + o.name + ": relay");
+  }
+  fault::Point("session.context.after-container");
+  for (const auto& [k, v] : o.env) rec.env_keys.push_back(k);
+  rec.allow_domains = o.allow_domains;
+  rec.deny_domains = o.deny_domains;
+  TRY(fs::WriteFileAtomic(RecordFile(cdir), json::serialize(ContextToJson(rec)), 0600));
+  done = true;
+  (void)AppendAudit(s.audit, "context-create",
+                    {{"session", s.id}, {"context", o.name}, {"container", rec.container_id},
+                     {"env_keys", Strings(rec.env_keys)}, {"allow_domains", Strings(rec.allow_domains)},
+                     {"deny_domains", Strings(rec.deny_domains)}});
+  rec.status = "running";
+  return rec;
+}
+
+Result<std::vector<ContextRecord>> Contexts::List(const std::string& session_ref) {
+  auto s = TRY(sessions_.Get(session_ref));
+  auto dir = opts_.root / "@sessions" / s.id;
+  std::vector<ContextRecord> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(ContextsDir(dir), ec)) {
+    auto r = ReadContext(e.path());
+    if (!r) continue;  // being made or removed: not a context yet (or any more)
+    auto st = containers_.State(r->container_id);
+    r->status = st ? std::string(runtime::StatusName(st->status)) : "gone";
+    out.push_back(std::move(*r));
+  }
+  auto key = [](const ContextRecord& r) { return std::make_pair(r.name != kDefaultContext, r.name); };
+  std::sort(out.begin(), out.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); });
+  if (out.empty() || out.front().name != kDefaultContext) {
+    // No context of its own (no context yet, or native, whose session container is a
+    // sibling of its contexts): the default context is the session's container.
+    ContextRecord d{.name = kDefaultContext, .container_id = s.container_id, .created = s.created};
+    d.status = s.status;
+    if (auto spec = bundle::LoadSpec(dir / "bundle")) SetUserFrom(spec->doc, d);
+    out.insert(out.begin(), std::move(d));
+  }
+  return out;
+}
+
+Status Contexts::Remove(const std::string& session_ref, const std::string& name) {
+  TRY(ValidateContextName(name));
+  if (name == kDefaultContext) return MakeError("the default context goes with the session (session delete)", EINVAL);
+  auto s = TRY(sessions_.Get(session_ref));
+  runtime::StateStore store(opts_.root / "@sessions");
+  auto lock = TRY(store.Lock(s.id));
+  auto cdir = ContextsDir(store.Dir(s.id)) / name;
+  auto rec = ReadContext(cdir);
+  if (!rec) return MakeError("context " + name + " does not exist in session " + s.id, ENOENT);
+  // The record goes first: a crash after it leaves a journaled context without a record,
+  // which gc undoes.
+  TRY(fs::RemoveTree(RecordFile(cdir)));
+  fault::Point("session.context.rm.after-record");
+  TRY(UndoContext(containers_, UndoData(store.Dir(s.id), *rec)));
+  (void)AppendAudit(s.audit, "context-rm", {{"session", s.id}, {"context", name}});
+  return Ok();
+}
+
+Result<ExecTarget> ExecTargetFor(const std::filesystem::path& session_dir, const SessionRecord& s,
+                                 const std::string& context) {
+  const std::string& name = context.empty() ? std::string(kDefaultContext) : context;
+  if (!context.empty()) TRY(ValidateContextName(name));
+  auto cdir = ContextsDir(session_dir) / name;
+  if (fs::Exists(RecordFile(cdir))) return ExecTarget{ContextContainerId(s.id, name), cdir / "bundle"};
+  if (name == kDefaultContext) return ExecTarget{s.container_id, session_dir / "bundle"};
+  return MakeError("context " + name + " does not exist in session " + s.id, ENOENT);
+}
+
+Status UndoContext(runtime::Containers& containers, const json::object& data) {
+  auto id = bundle::GetString(data, "id");
+  auto dir = bundle::GetString(data, "dir");
+  if (id.empty() || dir.empty()) return MakeError("session-context entry without id or dir", EINVAL);
+  // Native, proxy mode: its relay stops and leaves the container's cgroups first (they
+  // cannot be removed with a child in them), its namespace goes after the container.
+  bool network = data.if_contains("network");
+  if (network) {
+    TRY(StopSessionRelay(NetworkPaths(dir)));
+    if (fs::Exists(std::filesystem::path(dir) / "relay-cgroups")) TRY(UnchargeRelay(std::filesystem::path(dir) / "relay-cgroups"));
+  }
+  auto s = containers.Delete(id, /*force=*/true);
+  if (!s && s.error().err_no != ENOENT) return s;
+  if (network) TRY(net::RemoveNetns(NetworkPaths(dir).netns));
+  // Its credentials stop working before its directory goes.
+  if (auto egress = bundle::GetString(data, "egress"); !egress.empty())
+    TRY(RemoveContextEgress(egress, bundle::GetString(data, "name")));
+  return fs::Exists(dir) ? fs::RemoveTree(dir) : Ok();
+}
+
+std::vector<std::string> GcContexts(runtime::Containers& containers, const std::filesystem::path& session_dir,
+                                    std::vector<std::string>& errors) {
+  std::vector<std::string> removed;
+  auto journal = runtime::Journal::Load(session_dir / "journal.json");
+  if (!journal) return removed;
+  for (const auto& e : journal->entries()) {
+    if (e.kind != kContextKind) continue;
+    auto dir = bundle::GetString(e.data, "dir");
+    if (fs::Exists(RecordFile(dir))) continue;  // a context that was made
+    bool left = fs::Exists(dir) || containers.State(bundle::GetString(e.data, "id"));
+    if (!left) continue;  // undone before (context rm)
+    if (auto s = UndoContext(containers, e.data); !s) errors.push_back("context " + dir + ": " + s.error().msg);
+    else removed.push_back("context " + bundle::GetString(e.data, "id") + " (half-made)");
+  }
+  return removed;
+}
+
+int64_t CountContexts(const std::filesystem::path& session_dir) {
+  int64_t n = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(ContextsDir(session_dir), ec))
+    n += fs::Exists(RecordFile(e.path()));
+  return n;
+}
+
+Status StopContexts(runtime::Containers& containers, const std::filesystem::path& session_dir) {
+  std::vector<std::string> errors;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(ContextsDir(session_dir), ec)) {
+    auto rec = ReadContext(e.path());
+    if (!rec) continue;
+    (void)fs::RemoveTree(RecordFile(e.path()));
+    if (auto s = UndoContext(containers, UndoData(session_dir, *rec)); !s)
+      errors.push_back(s.error().msg);
+  }
+  if (errors.empty()) return Ok();
+  std::string all;
+  for (const auto& m : errors) all += (all.empty() ? "" : "; ") + m;
+  return MakeError("contexts: " + all, EIO);
+}
+
+}  // namespace sandshim::session

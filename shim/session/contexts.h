@@ -1,0 +1,71 @@
+// Credential contexts (docs/CONTEXTS.md): several principals in one session, sharing the
+// workspace and nothing else. A context is a container of its own: on gVisor a container in
+// the session's sandbox (no second kernel), on the native backend its own namespaces beside
+// the session's (in proxy mode a network namespace and relay of its own too). Each has its own processes, /tmp, environment and
+// user; the workspace and the base are the session's.
+//
+// The first context a session gets also makes the "default" context, which every plain
+// `session exec` then runs in: the session's own container is the namespace parent of its
+// contexts' (it would see them all), so after that it keeps only its idle init.
+//
+// Journal: "session-context" (container id, directory) in the session's journal before the
+// container is made; undone by deleting the container and the directory. Session delete
+// replays it (contexts first: they were journaled after the session's container); gc undoes
+// the entries whose context has no record (a create that died).
+#pragma once
+
+#include <boost/json.hpp>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "shim/runtime/containers.h"
+#include "shim/runtime/journal.h"
+#include "shim/session/context_record.h"
+#include "shim/session/context_spec.h"
+#include "shim/session/record.h"
+
+namespace sandshim::session {
+
+class Sessions;
+
+inline constexpr const char* kContextKind = "session-context";
+
+class Contexts {
+ public:
+  Contexts(runtime::Options o, Sessions& sessions);
+  Result<ContextRecord> Create(const std::string& session_ref, const ContextOptions& o);
+  // The contexts of a session; without any, the default context is the session's container.
+  Result<std::vector<ContextRecord>> List(const std::string& session_ref);
+  Status Remove(const std::string& session_ref, const std::string& name);
+
+ private:
+  Result<ContextRecord> CreateLocked(const SessionRecord& s, const ContextOptions& o);
+  Status RequireIdleRoot(const SessionRecord& s);
+
+  runtime::Options opts_;
+  Sessions& sessions_;
+  runtime::Containers containers_;
+};
+
+// Where a session exec goes: the context's container and bundle (its process defaults).
+struct ExecTarget {
+  std::string container_id;
+  std::filesystem::path bundle;
+};
+// One stat on the latency path. An empty context is the default one (the session's container
+// until contexts exist); a named context that does not exist is ENOENT.
+Result<ExecTarget> ExecTargetFor(const std::filesystem::path& session_dir, const SessionRecord& s,
+                                 const std::string& context);
+
+// The session layer's hooks (sessions.cc, session_gc.cc).
+Status UndoContext(runtime::Containers& containers, const boost::json::object& data);
+// Journaled contexts with no record (their create died): undone. Returns what was removed.
+std::vector<std::string> GcContexts(runtime::Containers& containers, const std::filesystem::path& session_dir,
+                                    std::vector<std::string>& errors);
+// The contexts with a record (metrics).
+int64_t CountContexts(const std::filesystem::path& session_dir);
+// Session stop: the sandbox's contexts end with it; their containers and records go.
+Status StopContexts(runtime::Containers& containers, const std::filesystem::path& session_dir);
+
+}  // namespace sandshim::session

@@ -1,0 +1,262 @@
+#!/usr/bin/env bash
+# Credential contexts (docs/CONTEXTS.md) on both backends: a platform context and the
+# default (user) context in one session share the workspace and nothing else. Each attack
+# check first shows, between two execs of the SAME context, that the probe sees what it looks
+# for (positive control), then that it fails across contexts.
+# CONTEXTS_BACKEND=gvisor|native (default: both).
+set -u
+. "$(dirname "$0")/lib/image.sh"
+require_root
+require_cmds jq
+[ -x "$SANDSHIM_BIN" ] || skip_all "sandshim binary not built: $SANDSHIM_BIN"
+
+WORK=$(mktemp -d /tmp/sandshim-ctx.XXXXXX)
+chmod 755 "$WORK"
+ROOT=$WORK/root
+install_traps
+on_exit 'rm -rf "$WORK"'
+on_exit 'for s in $("$SANDSHIM_BIN" --root "$ROOT" session list --json 2>/dev/null | jq -r ".[].id"); do "$SANDSHIM_BIN" --root "$ROOT" session delete "$s" >/dev/null 2>&1; done'
+build_rootfs "$WORK/rootfs" >/dev/null 2>&1 || die "rootfs"
+export SANDSHIM_CONFIG=$WORK/config.json
+echo "{\"audit_dir\": \"$WORK/audit\"}" >"$SANDSHIM_CONFIG"
+LEAKS=("$CHECK_LEAKS" --match "$WORK" --match "-$$-" --root "$ROOT")
+no_leaks() { "${LEAKS[@]}" --wait 5 --quiet >/dev/null || fail "leaks: $("${LEAKS[@]}" | tr '\n' ' ')"; }
+AFTER_CHECK_HOOK=no_leaks
+
+S() { "$SANDSHIM_BIN" --root "$ROOT" "$@"; }
+# In the platform context / in the default (user) context of session $SID.
+px() { S session exec --context platform "$SID" -- sh -c "$1"; }
+ux() { S session exec "$SID" -- sh -c "$1"; }
+
+# A session (proxy network) with a platform context holding a secret in its environment and
+# running as its own user, and a long-lived platform process to attack.
+setup() { # BACKEND
+  SID=$(uniq_name "c-$1")
+  WS=$WORK/ws-$SID
+  mkdir -p "$WS" && chmod 777 "$WS"
+  S --backend "$1" session create "$SID" --rootfs "$WORK/rootfs" --workspace "$WS" --network proxy >/dev/null ||
+    return $(fail "session create")
+  S session context create "$SID" platform --env PLATFORM_TOKEN=s3cr3t-42 --user 2000 >/dev/null ||
+    return $(fail "context create")
+  px '(sleep 4242 </dev/null >/dev/null 2>&1 &)' || return $(fail "platform background process")
+}
+teardown() { S session delete "$SID" >/dev/null || fail "session delete"; }
+with_setup() { # BACKEND CHECK
+  setup "$1" || { teardown; return 1; }
+  local rc=0
+  "$2" || rc=$?
+  teardown || rc=1
+  return $rc
+}
+
+ctx_ps() {
+  assert_contains "$(px 'ps -o pid,args')" "sleep 4242" "control: the platform sees its own process" || return
+  assert_not_contains "$(ux 'ps -o pid,args')" "sleep 4242" "the user context's ps" || return
+  # The user context's own process table: nothing but its own init and the probe.
+  assert_not_contains "$(ux 'cat /proc/[0-9]*/cmdline 2>/dev/null | tr "\0" " "')" "4242" "the user's /proc"
+}
+
+ctx_signal() {
+  local pid
+  pid=$(px 'pidof sleep | tr " " "\n" | while read p; do grep -q 4242 /proc/$p/cmdline && echo $p; done')
+  [ -n "$pid" ] || return $(fail "no platform pid")
+  # Control: a second exec in the same context can signal it (signal 0).
+  px "kill -0 $pid" || return $(fail "control: kill -0 from the platform context failed")
+  # The user context signals every pid it can name, the platform's number included.
+  ux "for p in /proc/[0-9]*; do p=\${p#/proc/}; [ \$p = \$\$ ] || [ \$p = 1 ] || kill -9 \$p 2>/dev/null; done; kill -9 $pid 2>/dev/null; true"
+  assert_contains "$(px 'ps -o args')" "sleep 4242" "the platform's process survives the user's kill -9 of every pid"
+}
+
+ctx_environ() {
+  assert_contains "$(px 'cat /proc/[0-9]*/environ 2>/dev/null | tr "\0" "\n"')" "s3cr3t-42" \
+    "control: the platform reads its processes' environ" || return
+  assert_not_contains "$(ux 'env; cat /proc/[0-9]*/environ 2>/dev/null | tr "\0" "\n"')" "s3cr3t-42" \
+    "the user's env and every environ it can read" || return
+  assert_eq 2000 "$(px 'id -u')" "the platform's user" || return
+  assert_eq 1000 "$(ux 'id -u')" "the user's user"
+}
+
+ctx_tmp() {
+  px 'echo platform-only > /tmp/p.txt' || return $(fail "platform /tmp write")
+  assert_eq platform-only "$(px 'cat /tmp/p.txt')" "control: the platform reads its /tmp" || return
+  assert_contains "$(ux 'cat /tmp/p.txt 2>&1; echo rc=$?')" "rc=1" "the user's /tmp"
+}
+
+ctx_workspace() {
+  # Mode 0666: the two contexts run as different users; the file's mode is what shares it.
+  px 'umask 0; echo from-platform > /workspace/shared.txt' || return $(fail "platform workspace write")
+  assert_eq from-platform "$(ux 'cat /workspace/shared.txt')" "the user reads the platform's workspace file" || return
+  ux 'echo from-user >> /workspace/shared.txt' || return $(fail "user workspace write")
+  assert_eq "from-platform from-user" "$(px 'cat /workspace/shared.txt' | tr '\n' ' ' | sed 's/ $//')" \
+    "the platform reads the user's write" || return
+  assert_eq "from-platform from-user" "$(tr '\n' ' ' <"$WS/shared.txt" | sed 's/ $//')" "the host sees both"
+}
+
+# A port the platform listens on cannot be taken over: while the user tries to listen on it
+# (its bind fails where the contexts share a namespace, gVisor; it succeeds in its own
+# namespace, native proxy mode), the platform's own clients still reach the platform's
+# listener. Control: a listener that does replace it (the platform's own, once the first is
+# gone) is seen by the same probe.
+ctx_port_takeover() {
+  px 'sh -c "echo \$\$ > /tmp/loop.pid; while :; do nc -l -p 9090 -e echo platform-port; done" </dev/null >/dev/null 2>&1 &
+      sleep 0.3' || return $(fail "platform listener")
+  ux '(timeout 3 nc -l -p 9090 -e echo hijacked </dev/null >/dev/null 2>&1 &); sleep 0.3'
+  assert_eq "platform-port platform-port" "$(px 'echo | nc 127.0.0.1 9090; sleep 0.1; echo | nc 127.0.0.1 9090' | tr '\n' ' ' | sed 's/ $//')" \
+    "the platform's clients while the user tries to take the port" || return
+  px 'kill $(cat /tmp/loop.pid); for p in /proc/[0-9]*; do tr "\0" " " <$p/cmdline 2>/dev/null | grep -q "^nc -l -p 9090" && kill ${p#/proc/}; done; sleep 3' ||
+    return $(fail "stopping the platform listener")
+  px '(nc -l -p 9090 -e echo replaced </dev/null >/dev/null 2>&1 &); sleep 0.3'
+  assert_eq replaced "$(px 'echo | nc 127.0.0.1 9090')" "control: a listener that replaced the platform's is seen"
+}
+
+# Known limit (docs/CONTEXTS.md): contexts share the session's network namespace (gVisor:
+# one netstack per sandbox), so a platform port on loopback is reachable from the user.
+# This check records the limit instead of hiding it: it is skipped while the port is reached.
+ctx_port_reach() {
+  px '(nc -l -p 9191 -e echo platform-port </dev/null >/dev/null 2>&1 &); sleep 0.3'
+  if ux 'echo | timeout 2 nc 127.0.0.1 9191' 2>/dev/null | grep -q platform-port; then
+    skip "known limit: contexts share the sandbox's loopback (gVisor: one netstack per sandbox)"
+    return
+  fi
+  return 0
+}
+
+ctx_list_inspect_audit() {
+  local names
+  names=$(S session context list "$SID" --json | jq -r '[.[].name] | join(",")')
+  assert_eq "default,platform" "$names" "context list" || return
+  assert_eq "PLATFORM_TOKEN" "$(S session context list "$SID" --json | jq -r '.[] | select(.name=="platform") | .env_keys[0]')" \
+    "env keys listed" || return
+  assert_eq "default,platform" "$(S session inspect "$SID" --json | jq -r '[.contexts[].name] | join(",")')" "inspect" || return
+  ! grep -q s3cr3t-42 "$WORK/audit/$SID.jsonl" "$ROOT/@sessions/$SID/contexts/platform/context.json" ||
+    return $(fail "the secret value reached the audit log or the record")
+  assert_eq platform "$(jq -rs 'map(select(.event=="context-create" and .context=="platform"))[0].context' "$WORK/audit/$SID.jsonl")" \
+    "audit: context-create" || return
+  assert_eq platform "$(jq -rs 'map(select(.event=="exec" and .context=="platform"))[0].context' "$WORK/audit/$SID.jsonl")" \
+    "audit: exec in a context" || return
+  assert_contains "$(S metrics)" "sandshim_session_contexts{session=\"$SID\"" "metrics: contexts per session" || return
+  assert_eq 0700 "$(stat -c 0%a "$ROOT/@sessions/$SID/contexts/platform/bundle")" "bundle dir private" || return
+  assert_eq 0600 "$(stat -c 0%a "$ROOT/@sessions/$SID/contexts/platform/bundle/config.json")" "spec (env values) private"
+}
+
+ctx_rm() {
+  S session context rm "$SID" platform || return $(fail "context rm")
+  assert_eq default "$(S session context list "$SID" --json | jq -r '[.[].name] | join(",")')" "list after rm" || return
+  capture S session exec --context platform "$SID" -- true
+  assert_ne 0 "$RC" "exec in a removed context" || return
+  assert_contains "$ERR" "does not exist" "its error" || return
+  [ ! -e "$ROOT/@sessions/$SID/contexts/platform" ] || return $(fail "context dir left")
+  ! S list | grep -q "ctx-platform+$SID" || return $(fail "context container left")
+  assert_eq ok "$(ux 'echo ok')" "the default context still runs"
+}
+
+# Egress identity: each context reaches the relay with its own credentials and gets its own
+# rules. The session allows session.test, the platform context platform.test only. Names do
+# not resolve here, so an allowed request ends in 502 "resolve" and a refused one in 403:
+# the audit line says which context asked and which rule decided.
+ctx_egress() {
+  local sid=$(uniq_name egress) ws=$WORK/ws-egress out
+  mkdir -p "$ws" && chmod 777 "$ws"
+  S --backend "$1" session create "$sid" --rootfs "$WORK/rootfs" --workspace "$ws" --network proxy \
+    --allow-domain session.test >/dev/null || return $(fail "session create")
+  S session context create "$sid" platform --allow-domain platform.test >/dev/null || { S session delete "$sid"; return $(fail "context create"); }
+  get() { S session exec ${2:+--context "$2"} "$sid" -- sh -c "wget -q -O- http://$1/ >/dev/null 2>&1; true"; }
+  local bad decided
+  get platform.test platform; get session.test platform; get platform.test; get session.test
+  bad=$(S session exec "$sid" -- sh -c "http_proxy=http://ctx-platform:0000000000000000000000@127.0.0.1:3128 wget -q -O- http://platform.test/ 2>&1 | grep -o 'HTTP/1.1 [0-9]*'")
+  out=$(S session exec "$sid" -- sh -c 'env | grep -i proxy; cat /proc/[0-9]*/environ 2>/dev/null | tr "\0" "\n" | grep -i ctx-')
+  local own=$(S session exec --context platform "$sid" -- sh -c 'env | grep -i proxy')
+  # What the relay decided, in order: context, host, status, rule.
+  decided=$(jq -r 'select(.event=="egress") | "\(.context) \(.host) \(.status) \(.rule)"' "$WORK/audit/$sid.jsonl" | tr '\n' ';')
+  S session delete "$sid" >/dev/null || return $(fail "session delete")
+  assert_eq "HTTP/1.1 407" "$bad" "a guessed platform token" || return
+  assert_contains "$own" "ctx-platform:" "control: the platform context holds its credentials" || return
+  assert_not_contains "$out" "ctx-platform" "the platform's proxy credentials from the user context" || return
+  # platform: platform.test passes its rules (then fails to resolve: 502), session.test is
+  # refused by them; the user (default): the reverse, by the session's rules.
+  assert_eq "platform platform.test 502 resolve;platform session.test 403 default-deny;default platform.test 403 default-deny;default session.test 502 resolve; platform.test 407 context-credentials;" \
+    "$decided" "the relay's decisions per context (audit)"
+}
+
+# gVisor: a process a plain exec left running before the first context would sit in the
+# parent PID namespace of every context; the first context is refused until it is gone.
+check_stray_blocks_first_context() {
+  local sid=$(uniq_name stray) ws=$WORK/ws-stray
+  mkdir -p "$ws" && chmod 777 "$ws"
+  S --backend gvisor session create "$sid" --rootfs "$WORK/rootfs" --workspace "$ws" >/dev/null || return $(fail "session create")
+  S session exec "$sid" -- sh -c '(sleep 5151 </dev/null >/dev/null 2>&1 &)'
+  capture S session context create "$sid" platform
+  S session exec "$sid" -- sh -c 'for p in /proc/[0-9]*; do grep -q 5151 $p/cmdline 2>/dev/null && kill ${p#/proc/}; done; true'
+  local rc1=$RC err1=$ERR
+  S session context create "$sid" platform >/dev/null; local rc2=$?
+  S session delete "$sid" >/dev/null || return $(fail "session delete")
+  assert_ne 0 "$rc1" "first context with a stray process" || return
+  assert_contains "$err1" "left by plain execs" "its error" || return
+  assert_eq 0 "$rc2" "control: once the stray is gone the context is made"
+}
+
+# Native, proxy mode: a context create killed at each of its crash points (after the journal
+# entry; after its namespace, relay and container exist), then gc: no relay, no namespace
+# mount, no directory, no container of the context is left.
+check_native_proxy_crash() {
+  local sid=$(uniq_name crash) ws=$WORK/ws-crash p rc
+  mkdir -p "$ws" && chmod 777 "$ws"
+  S --backend native session create "$sid" --rootfs "$WORK/rootfs" --workspace "$ws" --network proxy >/dev/null ||
+    return $(fail "session create")
+  for p in session.context.after-journal session.context.after-container; do
+    rc=0
+    SANDSHIM_FAULT=$p S session context create "$sid" plat >/dev/null 2>&1 || rc=$?
+    assert_eq 137 "$rc" "$p: killed there" || break
+    [ "$p" = session.context.after-journal ] || pgrep -f "$ROOT/@sessions/$sid/contexts/plat/" >/dev/null ||
+      { fail "$p: control: no context relay ran before the crash"; break; }
+    S session gc >/dev/null || { fail "$p: gc"; break; }
+    [ ! -e "$ROOT/@sessions/$sid/contexts/plat" ] || { fail "$p: context dir left"; break; }
+    ! pgrep -af "$ROOT/@sessions/$sid/contexts/" >/dev/null || { fail "$p: relay left"; break; }
+    ! grep -q "$ROOT/@sessions/$sid/contexts/" /proc/self/mountinfo || { fail "$p: netns mount left"; break; }
+    ! S list | grep -q "ctx-plat+$sid" || { fail "$p: context container left"; break; }
+  done
+  [ -z "$REASON" ] || { S session delete "$sid" >/dev/null; return 1; }
+  assert_eq ok "$(S session exec "$sid" -- echo ok)" "the session after gc" || { S session delete "$sid" >/dev/null; return 1; }
+  S session delete "$sid" >/dev/null || return $(fail "session delete")
+}
+
+check_bad_input() {
+  local sid name ws=$WORK/ws-bad
+  mkdir -p "$ws" && chmod 777 "$ws"
+  capture S session context create nosuch-$$ platform
+  assert_ne 0 "$RC" "unknown session" || return
+  assert_eq 1 "$(printf '%s\n' "$ERR" | grep -c .)" "one line: $ERR" || return
+  sid=$(uniq_name bad)
+  S session create "$sid" --rootfs "$WORK/rootfs" --workspace "$ws" >/dev/null || return $(fail "session create")
+  for name in 'a+b' '../x' 'default' ''; do
+    capture S session context create "$sid" "$name"
+    assert_ne 0 "$RC" "context name '$name'" || { S session delete "$sid"; return 1; }
+  done
+  capture S session exec --context nope "$sid" -- true
+  assert_ne 0 "$RC" "exec in an unknown context" || { S session delete "$sid"; return 1; }
+  capture S session context create "$sid" dup --secret X
+  assert_ne 0 "$RC" "--secret before secrets exist" || { S session delete "$sid"; return 1; }
+  [ -z "$(ls "$ROOT/@sessions/$sid/contexts" 2>/dev/null)" ] || { S session delete "$sid"; return $(fail "contexts left by bad input"); }
+  S session delete "$sid" || return $(fail "session delete")
+}
+
+backends=${CONTEXTS_BACKEND:-gvisor native}
+for be in $backends; do
+  command -v runsc >/dev/null || [ "$be" = native ] || continue
+  run_check "contexts on $be: ps from the user context shows no platform process" with_setup "$be" ctx_ps
+  run_check "contexts on $be: the user context cannot signal platform processes" with_setup "$be" ctx_signal
+  run_check "contexts on $be: platform environment and user unreadable from the user context" with_setup "$be" ctx_environ
+  run_check "contexts on $be: /tmp per context" with_setup "$be" ctx_tmp
+  run_check "contexts on $be: both contexts read and write the same workspace" with_setup "$be" ctx_workspace
+  run_check "contexts on $be: a platform port cannot be taken over" with_setup "$be" ctx_port_takeover
+  run_check "contexts on $be: a platform port cannot be reached" with_setup "$be" ctx_port_reach
+  run_check "contexts on $be: egress identity and rules per context" ctx_egress "$be"
+  run_check "contexts on $be: list, inspect, audit, private files" with_setup "$be" ctx_list_inspect_audit
+  run_check "contexts on $be: rm ends the context and leaves nothing" with_setup "$be" ctx_rm
+done
+command -v runsc >/dev/null && [[ " $backends " == *" gvisor "* ]] &&
+  run_check "contexts on gvisor: a process left in the session's root blocks the first context" check_stray_blocks_first_context
+[[ " $backends " == *" native "* ]] &&
+  run_check "contexts on native: a killed context create (namespace, relay) leaves nothing after gc" check_native_proxy_crash
+run_check "contexts: bad input, one line, nothing left" check_bad_input
+finish_checks

@@ -1,0 +1,182 @@
+// Credential contexts: the context's spec derived from the session's (pure), names and
+// container ids, the record's strict reading, and where an exec goes.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include "bundle/session_spec.h"
+#include <boost/beast/core/detail/base64.hpp>
+
+#include "shim/core/fs.h"
+#include "shim/net/context_egress.h"
+#include "shim/session/context_egress_file.h"
+#include "shim/session/context_record.h"
+#include "shim/session/context_spec.h"
+#include "shim/session/contexts.h"
+
+namespace sandshim::session {
+namespace json = boost::json;
+namespace {
+
+json::object SessionDoc() {
+  bundle::SessionProfile p;
+  p.rootfs = "/rootfs";
+  p.workspace = "/ws";
+  p.env = {{"SHARED", "1"}, {"OVERRIDE", "session"}};
+  p.network = "proxy";
+  p.netns_path = "/run/x/netns";
+  return bundle::SessionSpec(p).value();
+}
+
+std::vector<std::string> Env(const json::object& spec) {
+  std::vector<std::string> out;
+  for (const auto& v : spec.at("process").at("env").as_array()) out.emplace_back(v.as_string());
+  return out;
+}
+
+bool Has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+
+}  // namespace
+
+TEST_CASE("context names: no '+', no path parts, not empty") {
+  CHECK(ValidateContextName("platform"));
+  CHECK(ValidateContextName("a_b-c.1"));
+  CHECK_FALSE(ValidateContextName(""));
+  CHECK_FALSE(ValidateContextName("a+b"));
+  CHECK_FALSE(ValidateContextName("../x"));
+  CHECK_FALSE(ValidateContextName(".."));
+  CHECK_FALSE(ValidateContextName(std::string(65, 'a')));
+  // '+' separates name and session: two different pairs never give one id.
+  CHECK(ContextContainerId("b.c", "a") != ContextContainerId("c", "a.b"));
+  CHECK(ContextContainerId("s1", "platform") == "ctx-platform+s1");
+}
+
+TEST_CASE("gVisor context spec: joins the session's sandbox, own env and user, the session's mounts") {
+  ContextOptions o{.name = "platform", .env = {{"TOKEN", "t"}, {"OVERRIDE", "ctx"}}, .uid = 2000};
+  auto spec = ContextSpec(SessionDoc(), o, {.backend = "gvisor", .session_container = "sess-s1"}).value();
+  auto& a = spec.at("annotations").as_object();
+  CHECK(a.at("io.kubernetes.cri.container-type") == "container");
+  CHECK(a.at("io.kubernetes.cri.sandbox-id") == "sess-s1");
+  CHECK(a.at("dev.sandshim.session.context") == "platform");
+  auto env = Env(spec);
+  CHECK(Has(env, "TOKEN=t"));
+  CHECK(Has(env, "OVERRIDE=ctx"));
+  CHECK_FALSE(Has(env, "OVERRIDE=session"));  // replaced in place, not duplicated
+  CHECK(Has(env, "SHARED=1"));
+  CHECK(spec.at("process").at("user").at("uid") == 2000);
+  CHECK(spec.at("process").at("user").at("gid") == 2000);
+  // The workspace and /tmp are in the spec: each container mounts its own /tmp.
+  int tmp = 0, ws = 0;
+  for (const auto& m : spec.at("mounts").as_array()) {
+    tmp += m.at("destination") == "/tmp" && m.at("type") == "tmpfs";
+    ws += m.at("destination") == "/workspace" && m.at("source") == "/ws";
+  }
+  CHECK(tmp == 1);
+  CHECK(ws == 1);
+  CHECK_FALSE(spec.at("linux").as_object().contains("cgroupsPath"));
+}
+
+TEST_CASE("native context spec: the session's network namespace by path, a pid namespace of its own") {
+  auto spec = ContextSpec(SessionDoc(), {.name = "p"}, {.backend = "native", .netns_path = "/proc/42/ns/net"}).value();
+  bool pid = false;
+  int net = 0;
+  for (const auto& ns : spec.at("linux").at("namespaces").as_array()) {
+    if (ns.at("type") == "pid") pid = !ns.as_object().contains("path");
+    if (ns.at("type") == "network") {
+      ++net;
+      CHECK(ns.at("path") == "/proc/42/ns/net");
+    }
+  }
+  CHECK(pid);
+  CHECK(net == 1);
+  CHECK_FALSE(spec.at("annotations").as_object().contains("io.kubernetes.cri.container-type"));
+  CHECK_FALSE(ContextSpec(SessionDoc(), {.name = "p"}, {.backend = "other"}));
+  CHECK_FALSE(ContextSpec(SessionDoc(), {.name = "a+b"}, {.backend = "native"}));
+}
+
+TEST_CASE("context record: round trip, strict types") {
+  ContextRecord r{.name = "p", .container_id = "ctx-p+s", .created = "t", .uid = 2000, .gid = 2000, .env_keys = {"K"}};
+  auto back = ContextFromJson(ContextToJson(r)).value();
+  CHECK(back.name == "p");
+  CHECK(back.uid == 2000);
+  CHECK(back.env_keys == std::vector<std::string>{"K"});
+  CHECK_FALSE(ContextFromJson(json::object{{"name", "p"}, {"container_id", "c"}, {"uid", "x"}}));
+  CHECK_FALSE(ContextFromJson(json::object{{"name", "p"}}));
+}
+
+TEST_CASE("exec target: default is the session's container until a default context exists") {
+  auto dir = std::filesystem::temp_directory_path() / ("ctx-target-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  SessionRecord s;
+  s.id = "s1";
+  s.container_id = "sess-s1";
+  auto t = ExecTargetFor(dir, s, "").value();
+  CHECK(t.container_id == "sess-s1");
+  CHECK(t.bundle == dir / "bundle");
+  CHECK(ExecTargetFor(dir, s, "nope").error().err_no == ENOENT);
+  CHECK_FALSE(ExecTargetFor(dir, s, "../x"));
+  std::filesystem::create_directories(dir / "contexts" / "default");
+  REQUIRE(fs::WriteFileAtomic(dir / "contexts" / "default" / "context.json", "{}", 0600));
+  t = ExecTargetFor(dir, s, "").value();
+  CHECK(t.container_id == "ctx-default+s1");
+  CHECK(t.bundle == dir / "contexts" / "default" / "bundle");
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace sandshim::session
+
+namespace sandshim::net {
+
+TEST_CASE("proxy Basic credentials: padding, shape") {
+  // "ctx-p:t" -> Y3R4LXA6dA== (two padding characters).
+  auto c = ParseProxyBasic("Basic Y3R4LXA6dA==");
+  REQUIRE(c);
+  CHECK(c->first == "ctx-p");
+  CHECK(c->second == "t");
+  CHECK(ParseProxyBasic("Basic Y3R4LXA6dDE=")->second == "t1");  // one padding character
+  CHECK_FALSE(ParseProxyBasic("Bearer Y3R4LXA6dA=="));
+  CHECK_FALSE(ParseProxyBasic("Basic !!!!"));
+  CHECK_FALSE(ParseProxyBasic("Basic bm9jb2xvbg=="));  // "nocolon"
+}
+
+TEST_CASE("contexts file: entries, rules, strictness") {
+  auto t = ParseContextEgress(R"({"contexts":[{"name":"p","token":"0123456789abcdef0","allow_domains":["a.test"]},
+                                              {"name":"q","token":"0123456789abcdef1"}]})");
+  REQUIRE(t);
+  CHECK(t->at("p").rules->Decide("a.test", 80).allowed);
+  CHECK_FALSE(t->at("p").rules->Decide("b.test", 80).allowed);
+  CHECK_FALSE(t->at("q").rules);  // the session's
+  CHECK(ParseContextEgress("")->empty());
+  CHECK_FALSE(ParseContextEgress(R"({"contexts":[{"name":"p","token":"short"}]})"));
+  CHECK_FALSE(ParseContextEgress(R"({"contexts":[{"name":"p","token":"0123456789abcdef0","allow_domains":"x"}]})"));
+  CHECK_FALSE(ParseContextEgress("[]"));
+}
+
+TEST_CASE("context egress: identify by token, re-read when the file changes") {
+  auto file = std::filesystem::temp_directory_path() / ("ctx-egress-" + std::to_string(::getpid()) + ".json");
+  REQUIRE(fs::WriteFileAtomic(file, "", 0600));
+  auto egress = ContextEgress::Open(file.string()).value();
+  CHECK(egress->Identify("")->context == "default");
+  auto tok = session::NewContextToken().value();
+  CHECK(tok.size() == 64);
+  REQUIRE(session::AddContextEgress(file, "p", tok, {"a.test"}, {}));
+  auto user = session::ContextProxyEnv("p", tok, 3128).at("HTTP_PROXY");
+  CHECK(user == "http://ctx-p:" + tok + "@127.0.0.1:3128");
+  auto header = [](const std::string& creds) {
+    std::string out(boost::beast::detail::base64::encoded_size(creds.size()), '\0');
+    out.resize(boost::beast::detail::base64::encode(out.data(), creds.data(), creds.size()));
+    return "Basic " + out;
+  };
+  auto who = egress->Identify(header("ctx-p:" + tok));
+  REQUIRE(who);
+  CHECK(who->context == "p");
+  CHECK(who->rules);
+  CHECK_FALSE(egress->Identify(header("ctx-p:" + tok.substr(1) + "0")));
+  CHECK_FALSE(egress->Identify(header("ctx-q:" + tok)));
+  REQUIRE(session::RemoveContextEgress(file, "p"));
+  CHECK_FALSE(egress->Identify(header("ctx-p:" + tok)));  // its credentials stop working
+  CHECK(session::RemoveContextEgress(file, "p"));           // idempotent
+  std::filesystem::remove(file);
+}
+
+}  // namespace sandshim::net
