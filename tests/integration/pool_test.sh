@@ -145,7 +145,7 @@ check_proxy_claim() {
   grep -q "\"session\":\"$id\".*\"decision\":\"deny\"" "$WORK/audit/$id.jsonl" || { fail "no relay audit line for the session"; return; }
   sx session delete "$id" >/dev/null || { fail "delete"; return; }
   # Secrets need the session CA in the sandbox from boot: a claim with them is served cold.
-  j=$(TOKVAL=s3cr3t-value sx session create --pool "$p" --secret TOK:host=api.test --secret-env TOK=TOKVAL "$id-s" --json) ||
+  j=$(TOKVAL=s3cr3t-value sx session create --pool "$p" --allow-domain api.test --secret TOK:host=api.test --secret-env TOK=TOKVAL "$id-s" --json) ||
     { fail "claim with a secret"; return; }
   assert_eq false "$(jq .pool.claimed <<<"$j")" "a claim with secrets is a miss" || return
   assert_contains "$(jq -r .pool.miss <<<"$j")" "secrets" "the miss says why" || return
