@@ -10,6 +10,7 @@
 #include "shim/net/netns.h"
 #include "shim/net/policy_file.h"
 #include "shim/net/relay.h"
+#include "shim/net/veth.h"
 
 namespace sandshim::session {
 
@@ -45,10 +46,25 @@ std::vector<std::string> RelayProxyArgs(const bundle::SessionProfile& p, const R
   return net::ProxyArgs(o);
 }
 
+static constexpr const char* kSandboxIf = "eth0";
+static constexpr const char* kRelayIf = "relay0";
+
+// Both ends' addresses, again on every start: setting one that is there changes nothing.
+static Status AddressRelayLink(const NetworkPaths& paths) {
+  TRY(net::SetIPv4(paths.relay_netns, kRelayIf, bundle::kRelayAddress, bundle::kRelayLinkPrefix));
+  TRY(net::SetIPv4(paths.netns, kSandboxIf, bundle::kSandboxAddress, bundle::kRelayLinkPrefix));
+  return Ok();
+}
+
 Status StartSessionRelay(const NetworkPaths& paths, const std::vector<std::string>& relay_args) {
-  if (RelayAlive(paths)) return Ok();
   net::RelayOptions r;
   r.netns = paths.netns;
+  if (net::IsNetns(paths.relay_netns)) {  // else a session from before the link: loopback
+    TRY_CTX(AddressRelayLink(paths), "relay link");
+    r.netns = paths.relay_netns;
+    r.host = bundle::kRelayAddress;
+  }
+  if (RelayAlive(paths)) return Ok();
   r.port = bundle::kRelayPort;
   r.pid_file = paths.pid_file;
   r.log_file = paths.log;
@@ -62,6 +78,10 @@ Status SetUpProxyNetwork(runtime::Journal& journal, const NetworkPaths& paths, c
   TRY(journal.Append({std::string(net::kJournalNetns), net::NetnsJournalData(paths.netns)}));
   TRY_CTX(net::CreateNetns(paths.netns), "network namespace");
   fault::Point("session.create.after-netns");
+  TRY(journal.Append({std::string(net::kJournalNetns), net::NetnsJournalData(paths.relay_netns)}));
+  TRY_CTX(net::CreateNetns(paths.relay_netns), "relay network namespace");
+  TRY_CTX(net::CreateVeth({paths.netns, kSandboxIf}, {paths.relay_netns, kRelayIf}), "relay link");
+  fault::Point("session.create.after-link");
   if (policy) TRY(fs::WriteFileAtomic(paths.policy, net::PolicyJson(*policy), 0600));
   TRY(journal.Append({std::string(net::kJournalRelay), net::RelayJournalData(paths.pid_file)}));
   TRY_CTX(StartSessionRelay(paths, relay_args), "egress relay");

@@ -1,9 +1,18 @@
-// A session's network in `proxy` mode: its own network namespace (only loopback) and the
-// relay inside it that is the only way out, filtered and audited by sandshim's proxy. Both are
-// resources of the session's journal, recorded before they exist, so delete, a failed create's
-// rollback and gc remove them whatever was interrupted (shim/net/egress.h has the undo).
+// A session's network in `proxy` mode: its own network namespace, holding loopback and one
+// end of a veth pair (eth0, kSandboxAddress/30), and a relay namespace holding the other end
+// (relay0, kRelayAddress/30), where the relay listens: the only way out, filtered and audited
+// by sandshim's proxy. gVisor's netstack takes eth0 over (it copies the namespace's
+// interfaces and routes, and takes their addresses), so the sandbox's packets never meet the
+// host kernel's stack until the relay; with hostinet or the native backend the host kernel
+// serves eth0 inside the namespace. The link's /30 holds nothing else and there is no default
+// route: the relay is all there is to reach. The namespaces are resources of the session's
+// journal, recorded before they exist, so delete, a failed create's rollback and gc remove
+// them whatever was interrupted (shim/net/egress.h has the undo); the veth pair lives and
+// dies with them.
 //
-//   <session dir>/netns         the namespace file the spec joins (runsc: host stack inside it)
+//   <session dir>/netns         the namespace file the spec joins
+//   <session dir>/relay.netns   the relay's namespace (sessions made before it: none, and the
+//                               relay listens on 127.0.0.1 inside netns)
 //   <session dir>/relay.pid     the relay's pid + start time, written by the relay itself
 //   <session dir>/relay.log     the relay's stderr
 //   <session dir>/egress-policy.json   the profile's network_policy, when there is one
@@ -29,8 +38,9 @@ struct NetworkPaths {
       : netns(session_dir / "netns"),
         pid_file(session_dir / "relay.pid"),
         log(session_dir / "relay.log"),
-        policy(session_dir / "egress-policy.json") {}
-  std::filesystem::path netns, pid_file, log, policy;
+        policy(session_dir / "egress-policy.json"),
+        relay_netns(session_dir / "relay.netns") {}
+  std::filesystem::path netns, pid_file, log, policy, relay_netns;
 };
 
 // The relay's policy, parsed once: the profile's network_policy with the user's proxy as its
@@ -50,11 +60,14 @@ std::vector<std::string> RelayProxyArgs(const bundle::SessionProfile& p, const R
                                         const NetworkPaths& paths, const std::string& session,
                                         const std::string& audit_file, const std::vector<std::string>& resolve);
 
-// Journals and creates the namespace, writes the policy file, journals and starts the relay.
+// Journals and creates both namespaces, links them, writes the policy file, journals and
+// starts the relay.
 Status SetUpProxyNetwork(runtime::Journal& journal, const NetworkPaths& paths, const RelayPolicy& policy,
                          const std::vector<std::string>& relay_args);
 
 // The relay of a stopped session again (its journal entry is still there), and its end.
+// Starting also gives both ends of the link their addresses again: netstack took the
+// sandbox end's when the previous sandbox started.
 Status StartSessionRelay(const NetworkPaths& paths, const std::vector<std::string>& relay_args);
 Status StopSessionRelay(const NetworkPaths& paths);
 // True when the relay recorded in the pid file is alive.

@@ -18,7 +18,8 @@ namespace sandshim::session {
 struct ProfileInputs {
   std::string profile_file;  // empty: none
   // Flags as given; nullopt: not given, the profile's value (or the default) stays.
-  std::optional<std::string> rootfs, image, workspace, workspace_dest, proxy, hostname, network, tmp_size, memory, user;
+  std::optional<std::string> rootfs, image, workspace, workspace_dest, proxy, hostname, network, network_stack, tmp_size,
+      memory, user;
   std::optional<std::string> egress_policy_file;  // replaces the profile's network_policy
   std::optional<double> cpus;
   std::optional<int64_t> pids;

@@ -190,7 +190,7 @@ check_session_create_points() {
   echo precious >"$WORK/ws/keep.txt"
   # Proxy network mode, so the crashes also hit a made namespace and a running relay.
   for p in session.create.after-dir session.create.after-journal session.create.after-netns \
-           session.create.after-relay session.create.after-container; do
+           session.create.after-link session.create.after-relay session.create.after-container; do
     id=$(uniq_name "$SESS-${p//./-}")
     crash "$p" session create "$id" --name "n-$id" --rootfs "$WORK/b/rootfs" --workspace "$WORK/ws" \
       --network proxy --allow-domain example.test || return

@@ -348,26 +348,47 @@ SESSION_RULES=(--allow-domain allowed.test --allow-domain private.test --allow-d
 relay_pid_of() { jq -r .pid "$ROOT/@sessions/$1/relay.pid" 2>/dev/null; }
 # An HTTP client that honours $http_proxy, made of nc: busybox wget fails under gVisor's host
 # network stack (every read after poll returns EAGAIN, even to a server inside the sandbox),
-# which is a runsc 2022 quirk, not the relay's. Prints the status line and the body.
+# which is a runsc 2022 quirk, not the relay's; the netstack and native checks use wget too.
+# Prints the status line and the body.
 FETCH='p=${http_proxy#http://}; printf "GET $1 HTTP/1.0\r\n\r\n" | nc -w 5 ${p%:*} ${p##*:} | sed -n "1p;\$p"'
 fetch() { sx exec "$1" -- sh -c "$FETCH" fetch "$2" 2>&1; }
 
-session_proxy_checks() { # BACKEND
-  local be=$1 id out rc ws=$WORK/ws-$1 relay
+RELAY_ADDR=10.200.0.1  # bundle::kRelayAddress: the relay's end of each session's veth link
+session_proxy_checks() { # BACKEND [STACK]: STACK netstack (default) or hostinet, gVisor only
+  local be=$1 stack=${2:-netstack} id out rc ws=$WORK/ws-$1-${2:-netstack} relay stack_args=()
+  [ "$stack" = netstack ] || stack_args=(--network-stack "$stack")
   [ -x "$WORK/base/rootfs/bin/busybox" ] || make_bundle "$WORK/base" true >/dev/null || return $(fail "bundle")
   mkdir -p "$ws" && chmod 777 "$ws"
   sx() { "$SANDSHIM_BIN" --root "$ROOT" --backend "$be" session "$@"; }
   id=$(uniq_name "egs-$be")
-  sx create "$id" --rootfs "$WORK/base/rootfs" --workspace "$ws" --network proxy "${SESSION_RULES[@]}" >/dev/null ||
-    return $(fail "$be: session create --network proxy")
+  sx create "$id" --rootfs "$WORK/base/rootfs" --workspace "$ws" --network proxy "${stack_args[@]}" \
+    "${SESSION_RULES[@]}" >/dev/null || return $(fail "$be: session create --network proxy ${stack_args[*]}")
   assert_eq proxy "$(sx inspect --json "$id" | jq -r .network)" "$be: inspect shows the mode" || return
   relay=$(relay_pid_of "$id")
   kill -0 "$relay" 2>/dev/null || return $(fail "$be: no relay running")
-  assert_eq "http://127.0.0.1:3128" "$(sx exec "$id" -- sh -c 'echo $http_proxy')" "$be: proxy variable names the relay" || return
+  assert_eq "http://$RELAY_ADDR:3128" "$(sx exec "$id" -- sh -c 'echo $http_proxy')" "$be: proxy variable names the relay" || return
+  # Whose stack serves the sandbox's end of the link: netstack takes its address off the host
+  # kernel's interface (runsc copies it into the sandbox); hostinet and native leave it there.
+  out=$(nsenter --net="$ROOT/@sessions/$id/netns" ip -4 -o addr show dev eth0)
+  if [ "$be" = gvisor ] && [ "$stack" = netstack ]; then
+    assert_not_contains "$out" "10.200.0.2" "$be/$stack: the host kernel no longer holds the sandbox's address" || return
+    assert_contains "$(sx exec "$id" -- ip -4 -o addr)" "10.200.0.2/30" "$be/$stack: gVisor's stack holds it" || return
+  else
+    assert_contains "$out" "10.200.0.2/30" "$be/$stack: the host kernel serves the sandbox's end" || return
+  fi
+  if [ "$stack" = netstack ]; then  # the issue's symptom: busybox wget fails on gVisor's hostinet
+    out=$(sx exec "$id" -- timeout 20 wget -q -O - http://allowed.test:8080/ 2>&1)  # -T: this busybox segfaults
+    assert_contains "$out" PUBLIC-CONTENT "$be/$stack: busybox wget through the relay" || return
+  fi
+  # Positive control for the checks below: the relay's address answers on the relay's port.
+  out=$(sx exec "$id" -- sh -c "nc -w 3 $RELAY_ADDR 3128 </dev/null && echo CONNECTED || echo REFUSED")
+  assert_eq CONNECTED "$out" "$be/$stack: the relay answers on its link" || return
+  out=$(sx exec "$id" -- sh -c "nc -w 3 $RELAY_ADDR 22 </dev/null && echo CONNECTED || echo REFUSED")
+  assert_eq REFUSED "$out" "$be/$stack: nothing else listens on the relay's side" || return
   # Allowed, through the variables.
   assert_contains "$(fetch "$id" http://allowed.test:8080/)" PUBLIC-CONTENT "$be: allowed domain" || return
   # CONNECT by hand.
-  out=$(sx exec "$id" -- sh -c 'printf "CONNECT allowed.test:8080 HTTP/1.1\r\n\r\nGET / HTTP/1.0\r\n\r\n" | nc -w 5 127.0.0.1 3128')
+  out=$(sx exec "$id" -- sh -c 'printf "CONNECT allowed.test:8080 HTTP/1.1\r\n\r\nGET / HTTP/1.0\r\n\r\n" | nc -w 5 '"$RELAY_ADDR"' 3128')
   assert_contains "$out" "200 Connection established" "$be: CONNECT through the relay" &&
     assert_contains "$out" "PUBLIC-CONTENT" "$be: CONNECT tunnel carries the reply" || return
   # Every bypass: direct TCP to the test host, wget told to ignore the proxy, the host's
@@ -410,6 +431,10 @@ session_proxy_checks() { # BACKEND
   [ ! -e "$ROOT/@sessions/$id" ] || fail "$be: session dir left"
 }
 check_session_proxy_gvisor() { command -v runsc >/dev/null || return $(skip "no runsc"); session_proxy_checks gvisor; }
+check_session_proxy_gvisor_hostinet() {
+  command -v runsc >/dev/null || return $(skip "no runsc")
+  session_proxy_checks gvisor hostinet
+}
 check_session_proxy_native() { session_proxy_checks native; }
 
 check_session_proxy_bad_input() {
@@ -453,7 +478,8 @@ run_check "sandbox: stop relay + remove netns, idempotent" check_stop_and_remove
 run_check "sandbox: relay killed -9, cleanup still idempotent" check_crash_then_cleanup
 run_check "sandbox: relay exits when its netns is removed" check_relay_exits_with_netns
 run_check "sandbox: relay start failure leaves nothing" check_relay_start_failure
-run_check "session --network proxy on gVisor: allowed works, every bypass fails, audit, stop/start, delete" check_session_proxy_gvisor
+run_check "session --network proxy on gVisor (netstack): wget works, every bypass fails, audit, stop/start, delete" check_session_proxy_gvisor
+run_check "session --network proxy on gVisor, --network-stack hostinet: the same through the host stack" check_session_proxy_gvisor_hostinet
 run_check "session --network proxy on native: allowed works, every bypass fails, audit, stop/start, delete" check_session_proxy_native
 run_check "session --network proxy: bad rules refused, nothing left" check_session_proxy_bad_input
 run_check "nothing left behind" check_no_leaks
