@@ -401,6 +401,13 @@ session_proxy_checks() { # BACKEND [STACK]: STACK netstack (default) or hostinet
   assert_eq REFUSED "$out" "$be: the host's loopback is not this loopback" || return
   out=$(sx exec "$id" -- sh -c 'ip route 2>&1; true')
   assert_not_contains "$out" "default" "$be: no route out" || return
+  # Root inside cannot make one: a session's root has no CAP_NET_ADMIN (measured: the route is
+  # refused on all three), and a default route via the relay's address would only lead into
+  # the relay's namespace, which has no route out and forwards nothing.
+  out=$(sx exec --user 0 "$id" -- sh -c "ip route add default via $RELAY_ADDR 2>&1; ip route 2>&1
+    nc -w 3 203.0.113.10 8080 </dev/null && echo CONNECTED || echo REFUSED")
+  log "$be/$stack: root's own route: $(echo $out)"
+  assert_contains "$out" REFUSED "$be/$stack: root's default route via the relay leads nowhere" || return
   # Refused through the relay: the deny rule, an unlisted name, raw IP, private/loopback/metadata by name.
   out=$(fetch "$id" http://x.blocked.test:8080/)
   assert_contains "$out" "403" "$be: denied domain" || return
