@@ -5,7 +5,9 @@
 #   1. proxy session create + first exec (true)
 #   2. exec latency (true)
 #   3. a bulk HTTP fetch through the relay: SIZE MiB from an origin on the host's loopback,
-#      read inside the sandbox with nc (busybox wget fails on hostinet, see docs/DOCKER.md)
+#      read inside the sandbox with nc (busybox wget fails on hostinet, see docs/DOCKER.md);
+#      busybox nc's small reads into a pipe bound this on the ptrace platform (measured here,
+#      2 busy cores: 7-8 MiB/s on both stacks), so it compares the stacks, not the relay's peak
 # Usage: bench/session_netstack_bench.sh [RUNS] [SIZE_MIB]   (defaults 9 and 64; medians)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
