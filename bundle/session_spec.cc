@@ -98,8 +98,6 @@ Result<json::object> SessionSpec(const SessionProfile& p) {
   if (p.network == "proxy" && (p.netns_path.empty() || p.netns_path[0] != '/'))
     return MakeError("proxy network mode needs the session's namespace path", EINVAL);
   if (!ValidNetworkStack(p.network_stack)) return MakeError("--network-stack must be " + std::string(kNetworkStacks), EINVAL);
-  if (p.network_stack != "netstack" && p.network != "proxy")
-    return MakeError("--network-stack " + p.network_stack + " needs --network proxy", EINVAL);
   // An init that idles, ends on TERM and reaps orphans of exec'd commands.
   auto spec = DefaultSpec({"/bin/sh", "-c", "trap 'exit 0' TERM; while :; do sleep 3600 & wait $!; done"}, false);
   auto& proc = spec["process"].as_object();

@@ -24,6 +24,9 @@ Result<RelayPolicy> CheckEgressRules(const bundle::SessionProfile& p) {
                p.allow_private || policy;
   if (rules && p.network != "proxy")
     return MakeError("egress rules (--allow-domain, --egress-policy, ...) need --network proxy", EINVAL);
+  // The stack serves the link to the relay; other modes have no link to serve.
+  if (p.network_stack != "netstack" && p.network != "proxy")
+    return MakeError("--network-stack " + p.network_stack + " needs --network proxy", EINVAL);
   if (!p.proxy.empty()) {
     if (!policy) policy.emplace();
     policy->upstream_proxy = p.proxy;

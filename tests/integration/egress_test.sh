@@ -454,6 +454,9 @@ check_session_proxy_bad_input() {
   out=$(ss --root "$ROOT" session create "$id" --rootfs "$WORK/base/rootfs" --workspace "$ws" \
         --allow-domain pypi.org 2>&1) && return $(fail "rules without proxy mode were accepted")
   assert_contains "$out" "need --network proxy" "rules need the mode" || return
+  out=$(ss --root "$ROOT" session create "$id" --rootfs "$WORK/base/rootfs" --workspace "$ws" \
+        --network-stack hostinet 2>&1) && return $(fail "--network-stack without proxy mode was accepted")
+  assert_contains "$out" "needs --network proxy" "the stack needs the mode" || return
   [ ! -e "$ROOT/@sessions/$id" ] || fail "a refused create left its directory"
 }
 

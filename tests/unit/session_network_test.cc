@@ -50,7 +50,7 @@ TEST_CASE("session spec, proxy mode: joins the session's namespace; the variable
   CHECK_FALSE(SessionSpec(p).ok());
 }
 
-TEST_CASE("session spec: the network stack is netstack or hostinet, and hostinet only in proxy mode") {
+TEST_CASE("session network stack: netstack or hostinet, and hostinet only in proxy mode") {
   auto p = ProxyProfile();
   CHECK(p.network_stack == "netstack");  // the default
   p.network_stack = "hostinet";
@@ -60,13 +60,14 @@ TEST_CASE("session spec: the network stack is netstack or hostinet, and hostinet
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().msg.find("netstack or hostinet") != std::string::npos);
   p = ProxyProfile();
+  CHECK(session::CheckEgressRules(p).ok());
   p.network = "none";
-  p.network_stack = "hostinet";
-  bad = SessionSpec(p);
-  REQUIRE_FALSE(bad.ok());
-  CHECK(bad.error().msg.find("needs --network proxy") != std::string::npos);
+  p.network_stack = "hostinet";  // checked before anything is created
+  auto refused = session::CheckEgressRules(p);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().msg.find("needs --network proxy") != std::string::npos);
   p.network_stack = "netstack";
-  CHECK(SessionSpec(p).ok());
+  CHECK(session::CheckEgressRules(p).ok());
 }
 
 TEST_CASE("proxy URLs lose their credentials in records") {
