@@ -139,6 +139,7 @@ Result<json::object> SessionSpec(const SessionProfile& p) {
     linux_obj["gidMappings"] = std::move(map);
   }
   spec["annotations"] = {{"dev.sandshim.session.workspace", p.workspace}};
+  if (p.network == "proxy") spec["annotations"].as_object()[kNetworkStackAnnotation] = p.network_stack;
   return spec;
 }
 

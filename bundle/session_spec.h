@@ -78,6 +78,10 @@ inline constexpr const char* kRelayAddress = "10.200.0.1";
 inline constexpr const char* kSandboxAddress = "10.200.0.2";
 inline constexpr int kRelayLinkPrefix = 30;
 inline constexpr const char* kNetworkStacks = "netstack or hostinet";
+// "netstack" or "hostinet": which of gVisor's stacks a container's network namespace gets,
+// said by whoever made that namespace (a proxy session's spec) rather than guessed from its
+// shape (shim/runsc/flags.h reads it; the native backend has only the host kernel's).
+inline constexpr const char* kNetworkStackAnnotation = "dev.sandshim.network-stack";
 bool ValidNetworkStack(std::string_view stack);
 inline constexpr const char* kNetworkModes = "none, proxy or host";
 bool ValidNetworkMode(std::string_view mode);

@@ -77,6 +77,19 @@ Status CreateNetns(const std::filesystem::path& path) {
   return Ok();
 }
 
+Status DisableForwarding(const std::filesystem::path& path) {
+  auto ns = TRY(OpenNetns(path));
+  // /proc/sys/net is the namespace of the thread that opens it.
+  return InNetns(ns.get(), [&]() -> Status {
+    int fd = ::open("/proc/sys/net/ipv4/ip_forward", O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return ErrnoError("open ip_forward in " + path.string());
+    bool ok = ::write(fd, "0", 1) == 1;
+    int err = errno;
+    ::close(fd);
+    return ok ? Ok() : ErrnoError("turn off forwarding in " + path.string(), err);
+  });
+}
+
 Status RemoveNetns(const std::filesystem::path& path) {
   // MNT_DETACH: a process still inside (a relay that has not exited yet) must not make the
   // removal fail; the namespace itself goes when its last user does.

@@ -17,6 +17,9 @@ namespace sandshim::net {
 Status CreateNetns(const std::filesystem::path& path);
 // Unmounts and unlinks path. A missing path, or one that is no longer a mount, counts as done.
 Status RemoveNetns(const std::filesystem::path& path);
+// Turns IPv4 forwarding off in the namespace at path. A new namespace copies the host's
+// net.ipv4 settings (net.core.devconf_inherit_init_net=0), so where docker runs it forwards.
+Status DisableForwarding(const std::filesystem::path& path);
 // True when path is a mounted network namespace.
 bool IsNetns(const std::filesystem::path& path);
 // Opens a namespace file (O_RDONLY | O_CLOEXEC) for setns.

@@ -20,13 +20,12 @@
 #include <string>
 #include <vector>
 
+#include "bundle/session_spec.h"
 #include "bundle/spec.h"
 
 namespace sandshim::runsc {
 
-// "netstack" or "hostinet": which of gVisor's stacks the container's network namespace gets,
-// chosen by whoever made that namespace (sessions) rather than guessed from its shape.
-inline constexpr const char* kNetworkStackAnnotation = "dev.sandshim.network-stack";
+using bundle::kNetworkStackAnnotation;  // "netstack" | "hostinet", bundle/session_spec.h
 
 std::string NetworkMode(const bundle::Spec& spec);
 

@@ -83,6 +83,8 @@ Status SetUpProxyNetwork(runtime::Journal& journal, const NetworkPaths& paths, c
   fault::Point("session.create.after-netns");
   TRY(journal.Append({std::string(net::kJournalNetns), net::NetnsJournalData(paths.relay_netns)}));
   TRY_CTX(net::CreateNetns(paths.relay_netns), "relay network namespace");
+  // Nothing but the relay's socket is for the sandbox there; no route out exists either.
+  TRY_CTX(net::DisableForwarding(paths.relay_netns), "relay network namespace");
   TRY_CTX(net::CreateVeth({paths.netns, kSandboxIf}, {paths.relay_netns, kRelayIf}), "relay link");
   fault::Point("session.create.after-link");
   if (policy) TRY(fs::WriteFileAtomic(paths.policy, net::PolicyJson(*policy), 0600));

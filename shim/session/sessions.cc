@@ -20,7 +20,6 @@
 #include "shim/session/network.h"
 #include "shim/session/relay_cgroup.h"
 #include "shim/net/relay.h"
-#include "shim/runsc/flags.h"
 #include "shim/net/egress.h"
 
 namespace sandshim::session {
@@ -257,8 +256,6 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   }
   auto spec_json = TRY(bundle::SessionSpec(p));
   spec_json["annotations"].as_object()[runtime::kBackendAnnotation] = choice.backend;
-  // Whose stack serves the session's own namespace on gVisor (runsc/flags.h); native ignores it.
-  if (p.network == "proxy") spec_json["annotations"].as_object()[runsc::kNetworkStackAnnotation] = p.network_stack;
   TRY(fs::WriteFileAtomic(dir / "bundle" / "config.json", json::serialize(spec_json), 0600));  // --env values
   SessionRecord r;
   r.id = id;

@@ -380,6 +380,8 @@ session_proxy_checks() { # BACKEND [STACK]: STACK netstack (default) or hostinet
     out=$(sx exec "$id" -- timeout 20 wget -q -O - http://allowed.test:8080/ 2>&1)  # -T: this busybox segfaults
     assert_contains "$out" PUBLIC-CONTENT "$be/$stack: busybox wget through the relay" || return
   fi
+  assert_eq 0 "$(nsenter --net="$ROOT/@sessions/$id/relay.netns" cat /proc/sys/net/ipv4/ip_forward)" \
+    "$be/$stack: the relay's namespace forwards nothing (the host's ip_forward: $(cat /proc/sys/net/ipv4/ip_forward))" || return
   # Positive control for the checks below: the relay's address answers on the relay's port.
   out=$(sx exec "$id" -- sh -c "nc -w 3 $RELAY_ADDR 3128 </dev/null && echo CONNECTED || echo REFUSED")
   assert_eq CONNECTED "$out" "$be/$stack: the relay answers on its link" || return

@@ -38,6 +38,7 @@ TEST_CASE("session spec, proxy mode: joins the session's namespace; the variable
   const auto* ns = FindNamespace(*spec, "network");
   REQUIRE(ns != nullptr);
   CHECK(ns->path == p.netns_path);
+  CHECK(spec->annotations.at(kNetworkStackAnnotation) == "netstack");  // runsc/flags: netstack takes it over
   auto env = GetStrings(*GetObject(spec->doc, "process"), "env");
   // The relay's end of the session's veth link, not loopback: netstack's loopback is the sandbox's own.
   CHECK(Contains(env, "HTTP_PROXY=http://10.200.0.1:3128"));

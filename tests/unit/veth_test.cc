@@ -9,6 +9,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/veth.h>
 
+#include "shim/net/netns.h"
 #include "shim/net/veth.h"
 
 using namespace sandshim::net;
@@ -61,5 +62,6 @@ TEST_CASE("net: the veth request names both ends and puts each in its namespace"
   CHECK_FALSE(CreateVeth({"/nonexistent/a", "x"}, {"/nonexistent/b", "y"}).ok());
   CHECK_FALSE(CreateVeth({"/nonexistent/a", "a-name-far-too-long"}, {"/nonexistent/b", "y"}).ok());
   CHECK_FALSE(SetIPv4("/nonexistent/a", "eth0", "10.0.0.300", 30).ok());
+  CHECK_FALSE(DisableForwarding("/nonexistent/a").ok());
 }
 
