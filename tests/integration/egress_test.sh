@@ -370,6 +370,11 @@ session_proxy_checks() { # BACKEND [STACK]: STACK netstack (default) or hostinet
   # Whose stack serves the sandbox's end of the link: netstack takes its address off the host
   # kernel's interface (runsc copies it into the sandbox); hostinet and native leave it there.
   out=$(nsenter --net="$ROOT/@sessions/$id/netns" ip -4 -o addr show dev eth0)
+  if [ "$be" = gvisor ]; then  # the mode runsc was given, as `state` reports it
+    local want=sandbox; [ "$stack" = hostinet ] && want=host
+    assert_eq "$want" "$(ss --root "$ROOT" state "sess-$id" | jq -r '.annotations["dev.sandshim.runsc.network"]')" \
+      "$be/$stack: runsc --network" || return
+  fi
   if [ "$be" = gvisor ] && [ "$stack" = netstack ]; then
     assert_not_contains "$out" "10.200.0.2" "$be/$stack: the host kernel no longer holds the sandbox's address" || return
     assert_contains "$(sx exec "$id" -- ip -4 -o addr)" "10.200.0.2/30" "$be/$stack: gVisor's stack holds it" || return
@@ -446,6 +451,27 @@ check_session_proxy_gvisor_hostinet() {
 }
 check_session_proxy_native() { session_proxy_checks native; }
 
+# --network none (the default) stays loopback only; on gVisor that is runsc's --network=none,
+# netstack with nothing but lo. The proxy checks above are the positive control (eth0 there).
+check_session_none_loopback_only() {
+  local be id ws=$WORK/ws-none
+  [ -x "$WORK/base/rootfs/bin/busybox" ] || make_bundle "$WORK/base" true >/dev/null || return $(fail "bundle")
+  mkdir -p "$ws" && chmod 777 "$ws"
+  for be in gvisor native; do
+    [ "$be" = gvisor ] && ! command -v runsc >/dev/null && continue
+    id=$(uniq_name "egs-none-$be")
+    ss --root "$ROOT" --backend "$be" session create "$id" --rootfs "$WORK/base/rootfs" --workspace "$ws" >/dev/null ||
+      return $(fail "$be: session create")
+    assert_eq "lo" "$(ss --root "$ROOT" session exec "$id" -- sh -c 'tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " "')" \
+      "$be: interfaces of a --network none session" || return
+    if [ "$be" = gvisor ]; then
+      assert_eq none "$(ss --root "$ROOT" state "sess-$id" | jq -r '.annotations["dev.sandshim.runsc.network"]')" \
+        "gvisor: runsc --network" || return
+    fi
+    ss --root "$ROOT" session delete "$id" || return $(fail "$be: delete")
+  done
+}
+
 check_session_proxy_bad_input() {
   local id out ws=$WORK/ws-bad
   mkdir -p "$ws"
@@ -493,6 +519,7 @@ run_check "sandbox: relay start failure leaves nothing" check_relay_start_failur
 run_check "session --network proxy on gVisor (netstack): wget works, every bypass fails, audit, stop/start, delete" check_session_proxy_gvisor
 run_check "session --network proxy on gVisor, --network-stack hostinet: the same through the host stack" check_session_proxy_gvisor_hostinet
 run_check "session --network proxy on native: allowed works, every bypass fails, audit, stop/start, delete" check_session_proxy_native
+run_check "session --network none: loopback only (gVisor: runsc --network=none)" check_session_none_loopback_only
 run_check "session --network proxy: bad rules refused, nothing left" check_session_proxy_bad_input
 run_check "nothing left behind" check_no_leaks
 finish_checks
