@@ -77,16 +77,17 @@ Status CreateNetns(const std::filesystem::path& path) {
   return Ok();
 }
 
-Status DisableForwarding(const std::filesystem::path& path) {
+Status SetNetSysctl(const std::filesystem::path& path, const std::string& key, std::string_view value) {
+  if (key.empty() || key.find("..") != std::string::npos) return MakeError("bad net sysctl \"" + key + "\"", EINVAL);
   auto ns = TRY(OpenNetns(path));
+  std::string file = "/proc/sys/net/" + key;
   // /proc/sys/net is the namespace of the thread that opens it.
   return InNetns(ns.get(), [&]() -> Status {
-    int fd = ::open("/proc/sys/net/ipv4/ip_forward", O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return ErrnoError("open ip_forward in " + path.string());
-    bool ok = ::write(fd, "0", 1) == 1;
-    int err = errno;
-    ::close(fd);
-    return ok ? Ok() : ErrnoError("turn off forwarding in " + path.string(), err);
+    UniqueFd fd(::open(file.c_str(), O_WRONLY | O_CLOEXEC));
+    if (!fd.valid()) return ErrnoError("open " + file + " in " + path.string());
+    if (::write(fd.get(), value.data(), value.size()) != static_cast<ssize_t>(value.size()))
+      return ErrnoError("write " + file + " in " + path.string());
+    return Ok();
   });
 }
 

@@ -52,6 +52,16 @@ std::vector<std::string> RelayProxyArgs(const bundle::SessionProfile& p, const R
 static constexpr const char* kSandboxIf = "eth0";
 static constexpr const char* kRelayIf = "relay0";
 
+// The link carries IPv4 to the relay and nothing else: no IPv6 link-local addresses, so no
+// neighbour discovery with the relay namespace's kernel. A host without IPv6 has no setting.
+static Status IPv4Only(const NetworkPaths& paths) {
+  for (const auto& [ns, dev] : {std::pair{paths.netns, kSandboxIf}, std::pair{paths.relay_netns, kRelayIf}}) {
+    auto s = net::SetNetSysctl(ns, std::string("ipv6/conf/") + dev + "/disable_ipv6", "1");
+    if (!s && s.error().err_no != ENOENT) return s;
+  }
+  return Ok();
+}
+
 // Both ends' addresses, again on every start: setting one that is there changes nothing.
 static Status AddressRelayLink(const NetworkPaths& paths) {
   TRY(net::SetIPv4(paths.relay_netns, kRelayIf, bundle::kRelayAddress, bundle::kRelayLinkPrefix));
@@ -84,8 +94,9 @@ Status SetUpProxyNetwork(runtime::Journal& journal, const NetworkPaths& paths, c
   TRY(journal.Append({std::string(net::kJournalNetns), net::NetnsJournalData(paths.relay_netns)}));
   TRY_CTX(net::CreateNetns(paths.relay_netns), "relay network namespace");
   // Nothing but the relay's socket is for the sandbox there; no route out exists either.
-  TRY_CTX(net::DisableForwarding(paths.relay_netns), "relay network namespace");
+  TRY_CTX(net::SetNetSysctl(paths.relay_netns, "ipv4/ip_forward", "0"), "relay network namespace");
   TRY_CTX(net::CreateVeth({paths.netns, kSandboxIf}, {paths.relay_netns, kRelayIf}), "relay link");
+  TRY_CTX(IPv4Only(paths), "relay link");
   fault::Point("session.create.after-link");
   if (policy) TRY(fs::WriteFileAtomic(paths.policy, net::PolicyJson(*policy), 0600));
   TRY(journal.Append({std::string(net::kJournalRelay), net::RelayJournalData(paths.pid_file)}));

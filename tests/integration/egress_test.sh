@@ -387,6 +387,9 @@ session_proxy_checks() { # BACKEND [STACK]: STACK netstack (default) or hostinet
   fi
   assert_eq 0 "$(nsenter --net="$ROOT/@sessions/$id/relay.netns" cat /proc/sys/net/ipv4/ip_forward)" \
     "$be/$stack: the relay's namespace forwards nothing (the host's ip_forward: $(cat /proc/sys/net/ipv4/ip_forward))" || return
+  assert_eq "" "$(nsenter --net="$ROOT/@sessions/$id/relay.netns" ip -6 -o addr show dev relay0 2>&1)" \
+    "$be/$stack: no IPv6 on the link (relay end)" || return
+  assert_eq "" "$(sx exec "$id" -- ip -6 -o addr show dev eth0 2>&1)" "$be/$stack: no IPv6 on the link (sandbox end)" || return
   # Positive control for the checks below: the relay's address answers on the relay's port.
   out=$(sx exec "$id" -- sh -c "nc -w 3 $RELAY_ADDR 3128 </dev/null && echo CONNECTED || echo REFUSED")
   assert_eq CONNECTED "$out" "$be/$stack: the relay answers on its link" || return

@@ -62,6 +62,7 @@ TEST_CASE("net: the veth request names both ends and puts each in its namespace"
   CHECK_FALSE(CreateVeth({"/nonexistent/a", "x"}, {"/nonexistent/b", "y"}).ok());
   CHECK_FALSE(CreateVeth({"/nonexistent/a", "a-name-far-too-long"}, {"/nonexistent/b", "y"}).ok());
   CHECK_FALSE(SetIPv4("/nonexistent/a", "eth0", "10.0.0.300", 30).ok());
-  CHECK_FALSE(DisableForwarding("/nonexistent/a").ok());
+  CHECK_FALSE(SetNetSysctl("/nonexistent/a", "ipv4/ip_forward", "0").ok());
+  CHECK(SetNetSysctl("/nonexistent/a", "../../../etc/x", "0").error().err_no == EINVAL);
 }
 
