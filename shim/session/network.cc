@@ -62,18 +62,17 @@ static Status IPv4Only(const NetworkPaths& paths) {
   return Ok();
 }
 
-// Both ends' addresses, again on every start: setting one that is there changes nothing.
-static Status AddressRelayLink(const NetworkPaths& paths) {
-  TRY(net::SetIPv4(paths.relay_netns, kRelayIf, bundle::kRelayAddress, bundle::kRelayLinkPrefix));
-  TRY(net::SetIPv4(paths.netns, kSandboxIf, bundle::kSandboxAddress, bundle::kRelayLinkPrefix));
-  return Ok();
+Status AddressSandboxEnd(const NetworkPaths& paths) {
+  if (!net::IsNetns(paths.relay_netns)) return Ok();  // a session from before the link: loopback
+  return net::SetIPv4(paths.netns, kSandboxIf, bundle::kSandboxAddress, bundle::kRelayLinkPrefix);
 }
 
 Status StartSessionRelay(const NetworkPaths& paths, const std::vector<std::string>& relay_args) {
   net::RelayOptions r;
   r.netns = paths.netns;
   if (net::IsNetns(paths.relay_netns)) {  // else a session from before the link: loopback
-    TRY_CTX(AddressRelayLink(paths), "relay link");
+    // Setting the address it has changes nothing; only the relay namespace's kernel has it.
+    TRY_CTX(net::SetIPv4(paths.relay_netns, kRelayIf, bundle::kRelayAddress, bundle::kRelayLinkPrefix), "relay link");
     r.netns = paths.relay_netns;
     r.host = bundle::kRelayAddress;
   }
@@ -97,6 +96,7 @@ Status SetUpProxyNetwork(runtime::Journal& journal, const NetworkPaths& paths, c
   TRY_CTX(net::SetNetSysctl(paths.relay_netns, "ipv4/ip_forward", "0"), "relay network namespace");
   TRY_CTX(net::CreateVeth({paths.netns, kSandboxIf}, {paths.relay_netns, kRelayIf}), "relay link");
   TRY_CTX(IPv4Only(paths), "relay link");
+  TRY_CTX(AddressSandboxEnd(paths), "relay link");
   fault::Point("session.create.after-link");
   if (policy) TRY(fs::WriteFileAtomic(paths.policy, net::PolicyJson(*policy), 0600));
   TRY(journal.Append({std::string(net::kJournalRelay), net::RelayJournalData(paths.pid_file)}));

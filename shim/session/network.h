@@ -66,10 +66,15 @@ Status SetUpProxyNetwork(runtime::Journal& journal, const NetworkPaths& paths, c
                          const std::vector<std::string>& relay_args);
 
 // The relay of a stopped session again (its journal entry is still there), and its end.
-// Starting also gives both ends of the link their addresses again: netstack took the
-// sandbox end's when the previous sandbox started.
+// Safe while the sandbox runs (a pool's claim restarts the relay with its own rules).
+
 Status StartSessionRelay(const NetworkPaths& paths, const std::vector<std::string>& relay_args);
 Status StopSessionRelay(const NetworkPaths& paths);
+// The sandbox's end of the link gets its address again, for a sandbox about to start:
+// netstack took it off the host kernel's interface when the previous one started. Never
+// while a sandbox runs: on netstack the host kernel would then also claim the address
+// netstack serves, on the same interface.
+Status AddressSandboxEnd(const NetworkPaths& paths);
 // True when the relay recorded in the pid file is alive.
 bool RelayAlive(const NetworkPaths& paths);
 
