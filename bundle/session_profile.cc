@@ -90,6 +90,7 @@ Status ApplyProfileJson(const json::object& doc, SessionProfile* p, ProfileExtra
     else if (key == "proxy") p->proxy = TRY(Str(v, key));
     else if (key == "hostname") p->hostname = TRY(Str(v, key));
     else if (key == "network") p->network = TRY(Str(v, key));
+    else if (key == "network_stack") p->network_stack = TRY(Str(v, key));
     else if (key == "tmp_size") p->tmp_size = TRY(Str(v, key));
     else if (key == "memory") p->memory_bytes = TRY(Size(v, key));
     else if (key == "pids") p->pids = static_cast<int64_t>(TRY(Num(v, key)));
@@ -134,6 +135,8 @@ Status ApplyProfileJson(const json::object& doc, SessionProfile* p, ProfileExtra
     }
   }
   if (!ValidNetworkMode(p->network)) return MakeError("profile: network must be " + std::string(kNetworkModes), EINVAL);
+  if (!ValidNetworkStack(p->network_stack))
+    return MakeError("profile: network_stack must be " + std::string(kNetworkStacks), EINVAL);
   return Ok();
 }
 
@@ -184,6 +187,7 @@ json::object ProfileSummary(const SessionProfile& p) {
           {"cpus", p.cpus},
           {"pids", p.pids},
           {"network", p.network},
+          {"network_stack", p.network_stack},
           {"allow_domains", json::value_from(p.allow_domains)},
           {"deny_domains", json::value_from(p.deny_domains)},
           {"allow_cidrs", json::value_from(p.allow_cidrs)},

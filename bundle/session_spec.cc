@@ -48,6 +48,7 @@ Result<int64_t> ParseBytes(std::string_view s) {
 }
 
 bool ValidNetworkMode(std::string_view mode) { return mode == "none" || mode == "proxy" || mode == "host"; }
+bool ValidNetworkStack(std::string_view stack) { return stack == "netstack" || stack == "hostinet"; }
 
 std::string RedactUrl(std::string_view url) {
   auto scheme = url.find("://");
@@ -71,7 +72,8 @@ static json::array Env(const SessionProfile& p) {
                                             {"TERM", "xterm"}};
   // In proxy mode the variables name the relay; the user's proxy is the relay's upstream
   // and its address (and credentials) never enter the sandbox.
-  std::string proxy = p.network == "proxy" ? "http://127.0.0.1:" + std::to_string(kRelayPort) : p.proxy;
+  std::string proxy =
+      p.network == "proxy" ? std::string("http://") + kRelayAddress + ":" + std::to_string(kRelayPort) : p.proxy;
   if (!proxy.empty())
     for (const char* k : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"}) env[k] = proxy;
   if (!proxy.empty()) env["NO_PROXY"] = env["no_proxy"] = "localhost,127.0.0.1,::1";
@@ -95,6 +97,7 @@ Result<json::object> SessionSpec(const SessionProfile& p) {
   if (!ValidNetworkMode(p.network)) return MakeError("--network must be " + std::string(kNetworkModes), EINVAL);
   if (p.network == "proxy" && (p.netns_path.empty() || p.netns_path[0] != '/'))
     return MakeError("proxy network mode needs the session's namespace path", EINVAL);
+  if (!ValidNetworkStack(p.network_stack)) return MakeError("--network-stack must be " + std::string(kNetworkStacks), EINVAL);
   // An init that idles, ends on TERM and reaps orphans of exec'd commands.
   auto spec = DefaultSpec({"/bin/sh", "-c", "trap 'exit 0' TERM; while :; do sleep 3600 & wait $!; done"}, false);
   auto& proc = spec["process"].as_object();
@@ -136,6 +139,7 @@ Result<json::object> SessionSpec(const SessionProfile& p) {
     linux_obj["gidMappings"] = std::move(map);
   }
   spec["annotations"] = {{"dev.sandshim.session.workspace", p.workspace}};
+  if (p.network == "proxy") spec["annotations"].as_object()[kNetworkStackAnnotation] = p.network_stack;
   return spec;
 }
 

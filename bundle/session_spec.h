@@ -38,6 +38,10 @@ struct SessionProfile {
   // the relay's upstream. host: the host's network, explicit opt-in.
   std::string network = "none";
   std::string netns_path;
+  // proxy mode on gVisor: netstack (gVisor's own stack takes over the sandbox's end of the
+  // relay link) or hostinet (the host kernel's stack inside the namespace, explicit opt-in:
+  // it exposes more of the host kernel to the sandbox). Native sessions use the host stack.
+  std::string network_stack = "netstack";
   // proxy mode: what the relay lets through (see shim/net/policy_file.h for the file shape).
   std::vector<std::string> allow_domains, deny_domains, allow_cidrs;
   bool allow_private = false;
@@ -75,8 +79,19 @@ struct SessionProfile {
 inline constexpr int64_t kDefaultSessionPids = 1024;
 inline constexpr int64_t kDefaultSessionMemoryBackstop = 4ll << 30;
 
-// Where the relay listens inside a proxy-mode session (each session has its own namespace).
+// Where the relay listens for a proxy-mode session: on its end of a veth pair whose other end
+// is the sandbox's only interface besides loopback (a /30, so the link holds nothing else;
+// each session has its own pair of namespaces, so every session uses the same addresses).
 inline constexpr uint16_t kRelayPort = 3128;
+inline constexpr const char* kRelayAddress = "10.200.0.1";
+inline constexpr const char* kSandboxAddress = "10.200.0.2";
+inline constexpr int kRelayLinkPrefix = 30;
+inline constexpr const char* kNetworkStacks = "netstack or hostinet";
+// "netstack" or "hostinet": which of gVisor's stacks a container's network namespace gets,
+// said by whoever made that namespace (a proxy session's spec) rather than guessed from its
+// shape (shim/runsc/flags.h reads it; the native backend has only the host kernel's).
+inline constexpr const char* kNetworkStackAnnotation = "dev.sandshim.network-stack";
+bool ValidNetworkStack(std::string_view stack);
 inline constexpr const char* kNetworkModes = "none, proxy or host";
 bool ValidNetworkMode(std::string_view mode);
 // userinfo removed ("http://user:secret@proxy:3128" -> "http://proxy:3128"): records and

@@ -36,6 +36,7 @@ int RunProxyVerb(const ProxyFlags& f) {
     r.netns = f.o.netns;
     auto colon = f.o.listen.rfind(':');
     r.port = static_cast<uint16_t>(colon == std::string::npos ? 0 : std::atoi(f.o.listen.c_str() + colon + 1));
+    if (colon != std::string::npos && colon > 0) r.host = f.o.listen.substr(0, colon);
     r.pid_file = f.o.pid_file;
     r.log_file = f.log_file;
     // An upstream taken from SANDSHIM_PROXY_UPSTREAM stays off the relay's argv: the relay

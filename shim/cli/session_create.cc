@@ -11,7 +11,7 @@ namespace sandshim::cli {
 
 struct SessionCreateArgs {
   std::string id, name, profile_file, rootfs, image, rootfs_cache = rootfs::kDefaultCacheDir, workspace,
-      workspace_dest, proxy, user, hostname, memory, network, tmp_size, pool;
+      workspace_dest, proxy, user, hostname, memory, network, network_stack, tmp_size, pool;
   std::vector<std::string> env, env_files, mounts, allow_domains, deny_domains, allow_cidrs, resolve;
   std::string egress_policy;
   std::vector<std::string> secrets, secret_files, secret_fds, secret_envs;  // docs/SECRETS.md
@@ -36,6 +36,7 @@ static Result<session::ProfileInputs> Inputs(const SessionCreateArgs& a, CLI::Ap
   in.proxy = flag("--proxy", a.proxy);
   in.hostname = flag("--hostname", a.hostname);
   in.network = flag("--network", a.network);
+  in.network_stack = flag("--network-stack", a.network_stack);
   in.tmp_size = flag("--tmp-size", a.tmp_size);
   in.memory = flag("--memory", a.memory);
   in.user = flag("--user", a.user);
@@ -129,6 +130,10 @@ void RegisterSessionCreate(Verbs& v, CLI::App* parent) {
                   "none (default: loopback only), proxy (loopback + a filtering relay, the only way out) "
                   "or host (explicit opt-in)")
       ->check(CLI::IsMember({"none", "proxy", "host"}));
+  sub->add_option("--network-stack", a->network_stack,
+                  "proxy mode on gVisor: netstack (default: gVisor's own network stack) or hostinet (the host "
+                  "kernel's stack inside the session's namespace: exposes more of the host kernel)")
+      ->check(CLI::IsMember({"netstack", "hostinet"}));
   sub->add_option("--allow-domain", a->allow_domains,
                   "proxy mode: allow a host: example.com, *.example.com, .example.com, host:443, an IP (repeatable)")
       ->allow_extra_args(false);

@@ -16,7 +16,7 @@ inline constexpr std::string_view kPoints[] = {
     "exec.before-backend",   "kill.before-backend",  "gc.before-replay",
     // sessions
     "session.create.after-dir", "session.create.after-journal", "session.create.after-netns",
-    "session.create.after-relay", "session.create.after-secrets", "session.create.after-container",
+    "session.create.after-link", "session.create.after-relay", "session.create.after-secrets", "session.create.after-container",
     "session.exec.before-backend", "session.delete.before-replay", "session.delete.after-replay", "session.gc.before-replay",
     // credential contexts
     "session.context.after-journal", "session.context.after-container", "session.context.rm.after-record",

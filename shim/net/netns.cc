@@ -77,6 +77,20 @@ Status CreateNetns(const std::filesystem::path& path) {
   return Ok();
 }
 
+Status SetNetSysctl(const std::filesystem::path& path, const std::string& key, std::string_view value) {
+  if (key.empty() || key.find("..") != std::string::npos) return MakeError("bad net sysctl \"" + key + "\"", EINVAL);
+  auto ns = TRY(OpenNetns(path));
+  std::string file = "/proc/sys/net/" + key;
+  // /proc/sys/net is the namespace of the thread that opens it.
+  return InNetns(ns.get(), [&]() -> Status {
+    UniqueFd fd(::open(file.c_str(), O_WRONLY | O_CLOEXEC));
+    if (!fd.valid()) return ErrnoError("open " + file + " in " + path.string());
+    if (::write(fd.get(), value.data(), value.size()) != static_cast<ssize_t>(value.size()))
+      return ErrnoError("write " + file + " in " + path.string());
+    return Ok();
+  });
+}
+
 Status RemoveNetns(const std::filesystem::path& path) {
   // MNT_DETACH: a process still inside (a relay that has not exited yet) must not make the
   // removal fail; the namespace itself goes when its last user does.

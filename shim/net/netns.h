@@ -6,6 +6,8 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
+#include <string_view>
 
 #include "shim/core/result.h"
 #include "shim/core/unique_fd.h"
@@ -17,6 +19,10 @@ namespace sandshim::net {
 Status CreateNetns(const std::filesystem::path& path);
 // Unmounts and unlinks path. A missing path, or one that is no longer a mount, counts as done.
 Status RemoveNetns(const std::filesystem::path& path);
+// Writes value to /proc/sys/net/<key> of the namespace at path, e.g. "ipv4/ip_forward".
+// A new namespace copies the host's net.ipv4 settings (net.core.devconf_inherit_init_net=0),
+// so where docker runs it forwards until told not to. ENOENT: no such setting here.
+Status SetNetSysctl(const std::filesystem::path& path, const std::string& key, std::string_view value);
 // True when path is a mounted network namespace.
 bool IsNetns(const std::filesystem::path& path);
 // Opens a namespace file (O_RDONLY | O_CLOEXEC) for setns.

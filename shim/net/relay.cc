@@ -20,7 +20,7 @@ namespace json = boost::json;
 
 std::vector<std::string> RelayArgv(const RelayOptions& o, int ready_fd) {
   std::vector<std::string> argv{"sandshim",       "proxy", "--netns",   o.netns.string(),
-                                "--listen",       "127.0.0.1:" + std::to_string(o.port),
+                                "--listen",       o.host + ":" + std::to_string(o.port),
                                 "--pid-file",     o.pid_file.string(),
                                 "--ready-fd",     std::to_string(ready_fd)};
   argv.insert(argv.end(), o.proxy_args.begin(), o.proxy_args.end());

@@ -1,5 +1,6 @@
-// The relay: a `sandshim proxy` process whose listening socket lives on loopback *inside* a
-// session's network namespace while its outbound connections leave from the host's. A
+// The relay: a `sandshim proxy` process whose listening socket lives *inside* a network
+// namespace (a session's own, on loopback, or the relay namespace at the far end of the
+// session's veth link) while its outbound connections leave from the host's. A
 // socket keeps the namespace it was created in, so the process enters the namespace just
 // long enough to create and bind its listener (setns), returns to the host namespace, and
 // from then on accepts from inside and connects from outside. The session's only way out is
@@ -34,8 +35,9 @@ namespace sandshim::net {
 
 struct RelayOptions {
   std::filesystem::path exe = "/proc/self/exe";  // the (sealed) sandshim binary to run
-  std::filesystem::path netns;                    // required: the session's namespace file
-  uint16_t port = 3128;                           // 127.0.0.1:port inside the namespace; 0 = any free port
+  std::filesystem::path netns;                    // required: the namespace file to listen in
+  std::string host = "127.0.0.1";                 // an address of that namespace to listen on
+  uint16_t port = 3128;                           // host:port inside the namespace; 0 = any free port
   std::filesystem::path pid_file;                 // required: journaled by the caller first
   std::filesystem::path log_file;                 // relay's stderr; empty = /dev/null
   // Filtering flags passed through to `sandshim proxy`, e.g. {"--allow-domain", "pypi.org",
@@ -47,7 +49,7 @@ struct RelayOptions {
 struct RelayHandle {
   proc::ProcessId process;
   uint16_t port = 0;  // the port actually listening inside the namespace
-  std::string listen;  // "127.0.0.1:PORT"
+  std::string listen;  // "HOST:PORT"
 };
 
 // The argv StartRelay runs (pure; unit-tested).

@@ -10,17 +10,25 @@ static bool HasHook(const bundle::Spec& spec, std::string_view kind) {
   return list && !list->empty();
 }
 
+static std::string StackAnnotation(const bundle::Spec& spec) {
+  auto it = spec.annotations.find(kNetworkStackAnnotation);
+  return it == spec.annotations.end() ? "" : it->second;
+}
+
 std::string NetworkMode(const bundle::Spec& spec) {
   const auto* ns = bundle::FindNamespace(spec, "network");
   // No namespace of its own: the host's network, which only the host stack can give.
-  // A namespace by path is shared with other containers (a pod's, docker's container:,
-  // a session's relay namespace): netstack would take its addresses away from them, so
-  // the sandbox uses the host stack inside that namespace.
-  if (!ns || !ns->path.empty()) return "host";
+  if (!ns) return "host";
+  auto stack = StackAnnotation(spec);
+  // A namespace by path is shared with other containers (a pod's, docker's container:):
+  // netstack would take its addresses away from them, so the sandbox uses the host stack
+  // inside it, unless its maker says it is the container's own (a session's).
+  if (!ns->path.empty()) return stack == "netstack" ? "sandbox" : "host";
   // A new namespace that a hook configures (docker's libnetwork prestart hook puts the
   // bridge veth there) is the container's own: gVisor's netstack takes it over, so the
-  // application never talks to the host kernel's network stack. Without a hook it stays empty.
-  if (HasHook(spec, "prestart") || HasHook(spec, "createRuntime")) return "sandbox";
+  // application never talks to the host kernel's network stack, unless the user opts into
+  // the host stack. Without a hook it stays empty.
+  if (HasHook(spec, "prestart") || HasHook(spec, "createRuntime")) return stack == "hostinet" ? "host" : "sandbox";
   return "none";
 }
 

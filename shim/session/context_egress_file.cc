@@ -74,8 +74,10 @@ Status RemoveContextEgress(const std::filesystem::path& file, const std::string&
   return WriteInPlace(file, kept);
 }
 
-std::map<std::string, std::string> ContextProxyEnv(const std::string& name, const std::string& token, uint16_t port) {
-  auto url = "http://" + net::ContextProxyUser(name) + ":" + token + "@127.0.0.1:" + std::to_string(port);
+std::map<std::string, std::string> ContextProxyEnv(const std::string& name, const std::string& token,
+                                                   const std::string& host, uint16_t port) {
+  std::string user = name.empty() ? "" : net::ContextProxyUser(name) + ":" + token + "@";
+  auto url = "http://" + user + host + ":" + std::to_string(port);
   return {{"HTTP_PROXY", url}, {"HTTPS_PROXY", url}, {"http_proxy", url}, {"https_proxy", url}};
 }
 

@@ -21,6 +21,8 @@ Status AddContextEgress(const std::filesystem::path& file, const std::string& na
 // Idempotent: a name that is not there is not an error.
 Status RemoveContextEgress(const std::filesystem::path& file, const std::string& name);
 // HTTP(S)_PROXY and lowercase forms naming the context at the relay on 127.0.0.1:port.
-std::map<std::string, std::string> ContextProxyEnv(const std::string& name, const std::string& token, uint16_t port);
+// name empty: no credentials (the context sends none and gets the session's rules).
+std::map<std::string, std::string> ContextProxyEnv(const std::string& name, const std::string& token,
+                                                   const std::string& host, uint16_t port);
 
 }  // namespace sandshim::session

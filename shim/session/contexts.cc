@@ -128,9 +128,12 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   TRY_CTX(net::DomainRules::Make(o.allow_domains, o.deny_domains), "context " + o.name);
   std::string token;
   std::map<std::string, std::string> proxy_env;
-  if (egress) {
-    token = TRY(NewContextToken());
-    proxy_env = ContextProxyEnv(o.name, token, bundle::kRelayPort);
+  if (s.network == NetworkMode::kProxy) {
+    // Where the relay answers the context: its own namespace's loopback (native, a relay of
+    // its own there; sessions from before the relay link too) or the session's link address.
+    std::string host = own_netns || !net::IsNetns(NetworkPaths(dir).relay_netns) ? "127.0.0.1" : bundle::kRelayAddress;
+    if (egress) token = TRY(NewContextToken());
+    proxy_env = ContextProxyEnv(egress ? o.name : "", token, host, bundle::kRelayPort);
   }
   // TODO(secrets): the context's --secret values go to the relay with its token here.
   auto spec = TRY(ContextSpec(TRY(bundle::LoadSpec(dir / "bundle")).doc, o, at, proxy_env));

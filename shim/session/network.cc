@@ -10,6 +10,7 @@
 #include "shim/net/netns.h"
 #include "shim/net/policy_file.h"
 #include "shim/net/relay.h"
+#include "shim/net/veth.h"
 
 namespace sandshim::session {
 
@@ -23,6 +24,9 @@ Result<RelayPolicy> CheckEgressRules(const bundle::SessionProfile& p) {
                p.allow_private || policy;
   if (rules && p.network != "proxy")
     return MakeError("egress rules (--allow-domain, --egress-policy, ...) need --network proxy", EINVAL);
+  // The stack serves the link to the relay; other modes have no link to serve.
+  if (p.network_stack != "netstack" && p.network != "proxy")
+    return MakeError("--network-stack " + p.network_stack + " needs --network proxy", EINVAL);
   if (!p.proxy.empty()) {
     if (!policy) policy.emplace();
     policy->upstream_proxy = p.proxy;
@@ -46,10 +50,34 @@ std::vector<std::string> RelayProxyArgs(const bundle::SessionProfile& p, const R
   return net::ProxyArgs(o);
 }
 
+static constexpr const char* kSandboxIf = "eth0";
+static constexpr const char* kRelayIf = "relay0";
+
+// The link carries IPv4 to the relay and nothing else: no IPv6 link-local addresses, so no
+// neighbour discovery with the relay namespace's kernel. A host without IPv6 has no setting.
+static Status IPv4Only(const NetworkPaths& paths) {
+  for (const auto& [ns, dev] : {std::pair{paths.netns, kSandboxIf}, std::pair{paths.relay_netns, kRelayIf}}) {
+    auto s = net::SetNetSysctl(ns, std::string("ipv6/conf/") + dev + "/disable_ipv6", "1");
+    if (!s && s.error().err_no != ENOENT) return s;
+  }
+  return Ok();
+}
+
+Status AddressSandboxEnd(const NetworkPaths& paths) {
+  if (!net::IsNetns(paths.relay_netns)) return Ok();  // a session from before the link: loopback
+  return net::SetIPv4(paths.netns, kSandboxIf, bundle::kSandboxAddress, bundle::kRelayLinkPrefix);
+}
+
 Status StartSessionRelay(const NetworkPaths& paths, const std::vector<std::string>& relay_args) {
-  if (RelayAlive(paths)) return Ok();
   net::RelayOptions r;
   r.netns = paths.netns;
+  if (net::IsNetns(paths.relay_netns)) {  // else a session from before the link: loopback
+    // Setting the address it has changes nothing; only the relay namespace's kernel has it.
+    TRY_CTX(net::SetIPv4(paths.relay_netns, kRelayIf, bundle::kRelayAddress, bundle::kRelayLinkPrefix), "relay link");
+    r.netns = paths.relay_netns;
+    r.host = bundle::kRelayAddress;
+  }
+  if (RelayAlive(paths)) return Ok();
   r.port = bundle::kRelayPort;
   r.pid_file = paths.pid_file;
   r.log_file = paths.log;
@@ -63,6 +91,14 @@ Status SetUpProxyNetwork(runtime::Journal& journal, const NetworkPaths& paths, c
   TRY(journal.Append({std::string(net::kJournalNetns), net::NetnsJournalData(paths.netns)}));
   TRY_CTX(net::CreateNetns(paths.netns), "network namespace");
   fault::Point("session.create.after-netns");
+  TRY(journal.Append({std::string(net::kJournalNetns), net::NetnsJournalData(paths.relay_netns)}));
+  TRY_CTX(net::CreateNetns(paths.relay_netns), "relay network namespace");
+  // Nothing but the relay's socket is for the sandbox there; no route out exists either.
+  TRY_CTX(net::SetNetSysctl(paths.relay_netns, "ipv4/ip_forward", "0"), "relay network namespace");
+  TRY_CTX(net::CreateVeth({paths.netns, kSandboxIf}, {paths.relay_netns, kRelayIf}), "relay link");
+  TRY_CTX(IPv4Only(paths), "relay link");
+  TRY_CTX(AddressSandboxEnd(paths), "relay link");
+  fault::Point("session.create.after-link");
   if (policy) TRY(fs::WriteFileAtomic(paths.policy, net::PolicyJson(*policy), 0600));
   TRY(fs::WriteFileAtomic(paths.contexts, "", 0600));  // no contexts yet (contexts.h adds them)
   TRY(journal.Append({std::string(net::kJournalRelay), net::RelayJournalData(paths.pid_file)}));

@@ -28,6 +28,7 @@ static Status ApplyFlags(const ProfileInputs& in, bundle::SessionProfile& p) {
   Override(p.proxy, in.proxy);
   Override(p.hostname, in.hostname);
   Override(p.network, in.network);
+  Override(p.network_stack, in.network_stack);
   Override(p.tmp_size, in.tmp_size);
   Override(p.cpus, in.cpus);
   Override(p.pids, in.pids);

@@ -19,7 +19,8 @@ namespace sandshim::session {
 struct ProfileInputs {
   std::string profile_file;  // empty: none
   // Flags as given; nullopt: not given, the profile's value (or the default) stays.
-  std::optional<std::string> rootfs, image, workspace, workspace_dest, proxy, hostname, network, tmp_size, memory, user;
+  std::optional<std::string> rootfs, image, workspace, workspace_dest, proxy, hostname, network, network_stack, tmp_size,
+      memory, user;
   std::optional<std::string> egress_policy_file;  // replaces the profile's network_policy
   std::optional<std::string> policy_file, sources_file;  // #19: replace the profile's policy / sources
   std::optional<double> cpus;

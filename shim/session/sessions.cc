@@ -365,6 +365,7 @@ Result<SessionRecord> Sessions::Start(const std::string& ref) {
   auto s = containers_.Delete(r.container_id, /*force=*/true);
   if (!s && s.error().err_no != ENOENT) return s.error().Wrap("session " + id);
   if (r.network == NetworkMode::kProxy) TRY_CTX(StartSessionRelay(NetworkPaths(Dir(id)), r.relay_args), "session " + id);
+  if (r.network == NetworkMode::kProxy) TRY_CTX(AddressSandboxEnd(NetworkPaths(Dir(id))), "session " + id + ": relay link");
   TRY_CTX(RunContainer(r), "session " + id);
   if (r.network == NetworkMode::kProxy) TRY_CTX(ChargeRelayToSession(r), "session " + id + ": charge the relay to the session");
   r.state = SessionState::kRunning;

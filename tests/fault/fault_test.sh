@@ -192,7 +192,7 @@ check_session_create_points() {
   # secret, so they also hit its CA, rules and control socket, and a relay holding its value.
   echo fault-secret-value >"$WORK/secret-value"
   for p in session.create.after-dir session.create.after-journal session.create.after-netns \
-           session.create.after-relay session.create.after-secrets session.create.after-container; do
+           session.create.after-link session.create.after-relay session.create.after-secrets session.create.after-container; do
     id=$(uniq_name "$SESS-${p//./-}")
     crash "$p" session create "$id" --name "n-$id" --rootfs "$WORK/b/rootfs" --workspace "$WORK/ws" \
       --network proxy --allow-domain example.test --secret "K:host=example.test" --secret-file "K=$WORK/secret-value" || return

@@ -163,7 +163,8 @@ ctx_egress() {
   get() { S session exec ${2:+--context "$2"} "$sid" -- sh -c "wget -q -O- http://$1/ >/dev/null 2>&1; true"; }
   local bad decided
   get platform.test platform; get session.test platform; get platform.test; get session.test
-  bad=$(S session exec "$sid" -- sh -c "http_proxy=http://ctx-platform:0000000000000000000000@127.0.0.1:3128 wget -q -O- http://platform.test/ 2>&1 | grep -o 'HTTP/1.1 [0-9]*'")
+  # (the relay where this context reaches it: its own proxy variable, credentials added)
+  bad=$(S session exec "$sid" -- sh -c 'http_proxy=http://ctx-platform:0000000000000000000000@${http_proxy#http://} wget -q -O- http://platform.test/ 2>&1 | grep -o "HTTP/1.1 [0-9]*"')
   out=$(S session exec "$sid" -- sh -c 'env | grep -i proxy; cat /proc/[0-9]*/environ 2>/dev/null | tr "\0" "\n" | grep -i ctx-')
   local own=$(S session exec --context platform "$sid" -- sh -c 'env | grep -i proxy')
   # What the relay decided, in order: context, host, status, rule.

@@ -28,6 +28,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib/broken_runsc.sh"
 # shellcheck source=lib/clients.sh
 . "$HERE/lib/clients.sh"
+# shellcheck source=lib/docker_daily.sh
+. "$HERE/lib/docker_daily.sh"
 
 [ $# -eq 1 ] || { echo "usage: $0 RUNTIME_NAME" >&2; exit 2; }
 RT=$1
@@ -586,6 +588,7 @@ run_check "--network host: host interfaces and bridge" check_network_host
 run_check "docker restart" check_restart
 run_check "pause/unpause" check_pause_unpause
 run_check "docker top" check_top
+run_docker_daily_checks
 if [ -n "${SANDSHIM_BROKEN_RUNSC:-}" ]; then
   run_check "auto fell back to native (host kernel, state, warning in --log)" check_fell_back_to_native
   run_check "--backend gvisor refuses clearly and leaves nothing" check_gvisor_refuses

@@ -348,26 +348,57 @@ SESSION_RULES=(--allow-domain allowed.test --allow-domain private.test --allow-d
 relay_pid_of() { jq -r .pid "$ROOT/@sessions/$1/relay.pid" 2>/dev/null; }
 # An HTTP client that honours $http_proxy, made of nc: busybox wget fails under gVisor's host
 # network stack (every read after poll returns EAGAIN, even to a server inside the sandbox),
-# which is a runsc 2022 quirk, not the relay's. Prints the status line and the body.
+# which is a runsc 2022 quirk, not the relay's; the netstack and native checks use wget too.
+# Prints the status line and the body.
 FETCH='p=${http_proxy#http://}; printf "GET $1 HTTP/1.0\r\n\r\n" | nc -w 5 ${p%:*} ${p##*:} | sed -n "1p;\$p"'
 fetch() { sx exec "$1" -- sh -c "$FETCH" fetch "$2" 2>&1; }
 
-session_proxy_checks() { # BACKEND
-  local be=$1 id out rc ws=$WORK/ws-$1 relay
+RELAY_ADDR=10.200.0.1  # bundle::kRelayAddress: the relay's end of each session's veth link
+session_proxy_checks() { # BACKEND [STACK]: STACK netstack (default) or hostinet, gVisor only
+  local be=$1 stack=${2:-netstack} id out rc ws=$WORK/ws-$1-${2:-netstack} relay stack_args=()
+  [ "$stack" = netstack ] || stack_args=(--network-stack "$stack")
   [ -x "$WORK/base/rootfs/bin/busybox" ] || make_bundle "$WORK/base" true >/dev/null || return $(fail "bundle")
   mkdir -p "$ws" && chmod 777 "$ws"
   sx() { "$SANDSHIM_BIN" --root "$ROOT" --backend "$be" session "$@"; }
   id=$(uniq_name "egs-$be")
-  sx create "$id" --rootfs "$WORK/base/rootfs" --workspace "$ws" --network proxy "${SESSION_RULES[@]}" >/dev/null ||
-    return $(fail "$be: session create --network proxy")
+  sx create "$id" --rootfs "$WORK/base/rootfs" --workspace "$ws" --network proxy "${stack_args[@]}" \
+    "${SESSION_RULES[@]}" >/dev/null || return $(fail "$be: session create --network proxy ${stack_args[*]}")
   assert_eq proxy "$(sx inspect --json "$id" | jq -r .network)" "$be: inspect shows the mode" || return
   relay=$(relay_pid_of "$id")
   kill -0 "$relay" 2>/dev/null || return $(fail "$be: no relay running")
-  assert_eq "http://127.0.0.1:3128" "$(sx exec "$id" -- sh -c 'echo $http_proxy')" "$be: proxy variable names the relay" || return
+  assert_eq "http://$RELAY_ADDR:3128" "$(sx exec "$id" -- sh -c 'echo $http_proxy')" "$be: proxy variable names the relay" || return
+  # Whose stack serves the sandbox's end of the link: netstack takes its address off the host
+  # kernel's interface (runsc copies it into the sandbox); hostinet and native leave it there.
+  out=$(nsenter --net="$ROOT/@sessions/$id/netns" ip -4 -o addr show dev eth0)
+  if [ "$be" = gvisor ]; then  # the mode runsc was given, as `state` reports it
+    local want=sandbox; [ "$stack" = hostinet ] && want=host
+    assert_eq "$want" "$(ss --root "$ROOT" state "sess-$id" | jq -r '.annotations["dev.sandshim.runsc.network"]')" \
+      "$be/$stack: runsc --network" || return
+  fi
+  if [ "$be" = gvisor ] && [ "$stack" = netstack ]; then
+    assert_not_contains "$out" "10.200.0.2" "$be/$stack: the host kernel no longer holds the sandbox's address" || return
+    assert_contains "$(sx exec "$id" -- ip -4 -o addr)" "10.200.0.2/30" "$be/$stack: gVisor's stack holds it" || return
+  else
+    assert_contains "$out" "10.200.0.2/30" "$be/$stack: the host kernel serves the sandbox's end" || return
+  fi
+  if [ "$stack" = netstack ]; then  # the issue's symptom: busybox wget fails on gVisor's hostinet
+    out=$(sx exec "$id" -- timeout 20 wget -q -O - http://allowed.test:8080/ 2>&1)  # -T: this busybox segfaults
+    assert_contains "$out" PUBLIC-CONTENT "$be/$stack: busybox wget through the relay" || return
+  fi
+  assert_eq 0 "$(nsenter --net="$ROOT/@sessions/$id/relay.netns" cat /proc/sys/net/ipv4/ip_forward)" \
+    "$be/$stack: the relay's namespace forwards nothing (the host's ip_forward: $(cat /proc/sys/net/ipv4/ip_forward))" || return
+  assert_eq "" "$(nsenter --net="$ROOT/@sessions/$id/relay.netns" ip -6 -o addr show dev relay0 2>&1)" \
+    "$be/$stack: no IPv6 on the link (relay end)" || return
+  assert_eq "" "$(sx exec "$id" -- ip -6 -o addr show dev eth0 2>&1)" "$be/$stack: no IPv6 on the link (sandbox end)" || return
+  # Positive control for the checks below: the relay's address answers on the relay's port.
+  out=$(sx exec "$id" -- sh -c "nc -w 3 $RELAY_ADDR 3128 </dev/null && echo CONNECTED || echo REFUSED")
+  assert_eq CONNECTED "$out" "$be/$stack: the relay answers on its link" || return
+  out=$(sx exec "$id" -- sh -c "nc -w 3 $RELAY_ADDR 22 </dev/null && echo CONNECTED || echo REFUSED")
+  assert_eq REFUSED "$out" "$be/$stack: nothing else listens on the relay's side" || return
   # Allowed, through the variables.
   assert_contains "$(fetch "$id" http://allowed.test:8080/)" PUBLIC-CONTENT "$be: allowed domain" || return
   # CONNECT by hand.
-  out=$(sx exec "$id" -- sh -c 'printf "CONNECT allowed.test:8080 HTTP/1.1\r\n\r\nGET / HTTP/1.0\r\n\r\n" | nc -w 5 127.0.0.1 3128')
+  out=$(sx exec "$id" -- sh -c 'printf "CONNECT allowed.test:8080 HTTP/1.1\r\n\r\nGET / HTTP/1.0\r\n\r\n" | nc -w 5 '"$RELAY_ADDR"' 3128')
   assert_contains "$out" "200 Connection established" "$be: CONNECT through the relay" &&
     assert_contains "$out" "PUBLIC-CONTENT" "$be: CONNECT tunnel carries the reply" || return
   # Every bypass: direct TCP to the test host, wget told to ignore the proxy, the host's
@@ -380,6 +411,13 @@ session_proxy_checks() { # BACKEND
   assert_eq REFUSED "$out" "$be: the host's loopback is not this loopback" || return
   out=$(sx exec "$id" -- sh -c 'ip route 2>&1; true')
   assert_not_contains "$out" "default" "$be: no route out" || return
+  # Root inside cannot make one: a session's root has no CAP_NET_ADMIN (measured: the route is
+  # refused on all three), and a default route via the relay's address would only lead into
+  # the relay's namespace, which has no route out and forwards nothing.
+  out=$(sx exec --user 0 "$id" -- sh -c "ip route add default via $RELAY_ADDR 2>&1; ip route 2>&1
+    nc -w 3 203.0.113.10 8080 </dev/null && echo CONNECTED || echo REFUSED")
+  log "$be/$stack: root's own route: $(echo $out)"
+  assert_contains "$out" REFUSED "$be/$stack: root's default route via the relay leads nowhere" || return
   # Refused through the relay: the deny rule, an unlisted name, raw IP, private/loopback/metadata by name.
   out=$(fetch "$id" http://x.blocked.test:8080/)
   assert_contains "$out" "403" "$be: denied domain" || return
@@ -410,7 +448,32 @@ session_proxy_checks() { # BACKEND
   [ ! -e "$ROOT/@sessions/$id" ] || fail "$be: session dir left"
 }
 check_session_proxy_gvisor() { command -v runsc >/dev/null || return $(skip "no runsc"); session_proxy_checks gvisor; }
+check_session_proxy_gvisor_hostinet() {
+  command -v runsc >/dev/null || return $(skip "no runsc")
+  session_proxy_checks gvisor hostinet
+}
 check_session_proxy_native() { session_proxy_checks native; }
+
+# --network none (the default) stays loopback only; on gVisor that is runsc's --network=none,
+# netstack with nothing but lo. The proxy checks above are the positive control (eth0 there).
+check_session_none_loopback_only() {
+  local be id ws=$WORK/ws-none
+  [ -x "$WORK/base/rootfs/bin/busybox" ] || make_bundle "$WORK/base" true >/dev/null || return $(fail "bundle")
+  mkdir -p "$ws" && chmod 777 "$ws"
+  for be in gvisor native; do
+    [ "$be" = gvisor ] && ! command -v runsc >/dev/null && continue
+    id=$(uniq_name "egs-none-$be")
+    ss --root "$ROOT" --backend "$be" session create "$id" --rootfs "$WORK/base/rootfs" --workspace "$ws" >/dev/null ||
+      return $(fail "$be: session create")
+    assert_eq "lo" "$(ss --root "$ROOT" session exec "$id" -- sh -c 'tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " "')" \
+      "$be: interfaces of a --network none session" || return
+    if [ "$be" = gvisor ]; then
+      assert_eq none "$(ss --root "$ROOT" state "sess-$id" | jq -r '.annotations["dev.sandshim.runsc.network"]')" \
+        "gvisor: runsc --network" || return
+    fi
+    ss --root "$ROOT" session delete "$id" || return $(fail "$be: delete")
+  done
+}
 
 check_session_proxy_bad_input() {
   local id out ws=$WORK/ws-bad
@@ -422,6 +485,9 @@ check_session_proxy_bad_input() {
   out=$(ss --root "$ROOT" session create "$id" --rootfs "$WORK/base/rootfs" --workspace "$ws" \
         --allow-domain pypi.org 2>&1) && return $(fail "rules without proxy mode were accepted")
   assert_contains "$out" "need --network proxy" "rules need the mode" || return
+  out=$(ss --root "$ROOT" session create "$id" --rootfs "$WORK/base/rootfs" --workspace "$ws" \
+        --network-stack hostinet 2>&1) && return $(fail "--network-stack without proxy mode was accepted")
+  assert_contains "$out" "needs --network proxy" "the stack needs the mode" || return
   [ ! -e "$ROOT/@sessions/$id" ] || fail "a refused create left its directory"
 }
 
@@ -453,8 +519,10 @@ run_check "sandbox: stop relay + remove netns, idempotent" check_stop_and_remove
 run_check "sandbox: relay killed -9, cleanup still idempotent" check_crash_then_cleanup
 run_check "sandbox: relay exits when its netns is removed" check_relay_exits_with_netns
 run_check "sandbox: relay start failure leaves nothing" check_relay_start_failure
-run_check "session --network proxy on gVisor: allowed works, every bypass fails, audit, stop/start, delete" check_session_proxy_gvisor
+run_check "session --network proxy on gVisor (netstack): wget works, every bypass fails, audit, stop/start, delete" check_session_proxy_gvisor
+run_check "session --network proxy on gVisor, --network-stack hostinet: the same through the host stack" check_session_proxy_gvisor_hostinet
 run_check "session --network proxy on native: allowed works, every bypass fails, audit, stop/start, delete" check_session_proxy_native
+run_check "session --network none: loopback only (gVisor: runsc --network=none)" check_session_none_loopback_only
 run_check "session --network proxy: bad rules refused, nothing left" check_session_proxy_bad_input
 run_check "nothing left behind" check_no_leaks
 finish_checks

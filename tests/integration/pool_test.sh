@@ -140,7 +140,7 @@ check_proxy_claim() {
   assert_contains "$out" "--allow-domain claim-rule.test" "the claim's rule reaches the relay" || return
   assert_contains "$out" "--allow-domain pool-rule.test" "the pool's rule stays" || return
   assert_contains "$out" "--session $id" "the relay audits under the session's id" || return
-  out=$(sx session exec "$id" -- sh -c 'printf "GET http://elsewhere.test/ HTTP/1.0\r\n\r\n" | nc -w 5 127.0.0.1 3128 | head -1')
+  out=$(sx session exec "$id" -- sh -c 'h=${http_proxy#http://}; printf "GET http://elsewhere.test/ HTTP/1.0\r\n\r\n" | nc -w 5 ${h%:*} ${h##*:} | head -1')
   assert_contains "$out" "403" "the session's relay refuses an unlisted host from inside" || return
   grep -q "\"session\":\"$id\".*\"decision\":\"deny\"" "$WORK/audit/$id.jsonl" || { fail "no relay audit line for the session"; return; }
   sx session delete "$id" >/dev/null || { fail "delete"; return; }

@@ -315,6 +315,9 @@ TEST_CASE("net: relay argv and pid file") {
   CHECK_FALSE(ParsePidFile("garbage").ok());
   CHECK(StopRelayFromPidFile("/nonexistent/sandshim-relay.pid").ok());
   CHECK(StopRelay({0, 0}).ok());
+  o.netns = "/run/s/relay.netns";
+  o.host = "10.200.0.1";  // the relay's end of a session's veth link
+  CHECK(RelayArgv(o, 3)[5] == "10.200.0.1:3128");
 }
 
 #include "shim/net/egress.h"

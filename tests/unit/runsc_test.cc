@@ -48,6 +48,28 @@ TEST_CASE("flags: network mode follows the spec's network namespace") {
   CHECK(NetworkMode(docker) == "sandbox");
 }
 
+TEST_CASE("flags: the network-stack annotation picks netstack for an own namespace by path, hostinet on request") {
+  auto with = [](const std::string& ns, const std::string& stack, bool hook = false) {
+    auto spec = SpecWith(ns);
+    spec.annotations[kNetworkStackAnnotation] = stack;
+    if (hook) spec.doc["hooks"] = boost::json::parse(R"({"prestart":[{"path":"/h"}]})");
+    return NetworkMode(spec);
+  };
+  const std::string by_path = R"({"type":"network","path":"/run/s/netns"})", fresh = R"({"type":"network"})";
+  CHECK(with(by_path, "netstack") == "sandbox");  // a session's own namespace: netstack takes it over
+  CHECK(with(by_path, "hostinet") == "host");
+  CHECK(with(by_path, "bogus") == "host");        // anything else: shared, never stripped
+  CHECK(with(fresh, "hostinet", true) == "host");  // docker's bridge namespace, host stack opted into
+  CHECK(with(fresh, "netstack", true) == "sandbox");
+  CHECK(with(fresh, "hostinet") == "none");       // nothing configures it: loopback only either way
+  CHECK(with(R"({"type":"pid"})", "netstack") == "host");  // no namespace of its own: only the host's
+  CHECK(UsesNetstack(PolicyFlags([&] {
+    auto s = SpecWith(by_path);
+    s.annotations[kNetworkStackAnnotation] = "netstack";
+    return s;
+  }(), {})));
+}
+
 TEST_CASE("flags: platform, NET_RAW only when granted, user flags win") {
   auto spec = SpecWith(R"({"type":"network"})", R"("CAP_NET_RAW")");
   CHECK(PolicyFlags(spec, {.platform = "ptrace"}) == V{"--network=none", "--platform=ptrace", "--net-raw"});

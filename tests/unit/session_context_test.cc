@@ -160,7 +160,7 @@ TEST_CASE("context egress: identify by token, re-read when the file changes") {
   auto tok = session::NewContextToken().value();
   CHECK(tok.size() == 64);
   REQUIRE(session::AddContextEgress(file, "p", tok, {"a.test"}, {}));
-  auto user = session::ContextProxyEnv("p", tok, 3128).at("HTTP_PROXY");
+  auto user = session::ContextProxyEnv("p", tok, "127.0.0.1", 3128).at("HTTP_PROXY");
   CHECK(user == "http://ctx-p:" + tok + "@127.0.0.1:3128");
   auto header = [](const std::string& creds) {
     std::string out(boost::beast::detail::base64::encoded_size(creds.size()), '\0');

@@ -38,15 +38,37 @@ TEST_CASE("session spec, proxy mode: joins the session's namespace; the variable
   const auto* ns = FindNamespace(*spec, "network");
   REQUIRE(ns != nullptr);
   CHECK(ns->path == p.netns_path);
+  CHECK(spec->annotations.at(kNetworkStackAnnotation) == "netstack");  // runsc/flags: netstack takes it over
   auto env = GetStrings(*GetObject(spec->doc, "process"), "env");
-  CHECK(Contains(env, "HTTP_PROXY=http://127.0.0.1:3128"));
-  CHECK(Contains(env, "https_proxy=http://127.0.0.1:3128"));
+  // The relay's end of the session's veth link, not loopback: netstack's loopback is the sandbox's own.
+  CHECK(Contains(env, "HTTP_PROXY=http://10.200.0.1:3128"));
+  CHECK(Contains(env, "https_proxy=http://10.200.0.1:3128"));
   CHECK(Contains(env, "NO_PROXY=localhost,127.0.0.1,::1"));
   CHECK(boost::json::serialize(*doc).find("user:secret") == std::string::npos);
   CHECK(boost::json::serialize(*doc).find("corp.example") == std::string::npos);
 
   p.netns_path.clear();  // the session layer must have named the namespace
   CHECK_FALSE(SessionSpec(p).ok());
+}
+
+TEST_CASE("session network stack: netstack or hostinet, and hostinet only in proxy mode") {
+  auto p = ProxyProfile();
+  CHECK(p.network_stack == "netstack");  // the default
+  p.network_stack = "hostinet";
+  CHECK(SessionSpec(p).ok());
+  p.network_stack = "bogus";
+  auto bad = SessionSpec(p);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().msg.find("netstack or hostinet") != std::string::npos);
+  p = ProxyProfile();
+  CHECK(session::CheckEgressRules(p).ok());
+  p.network = "none";
+  p.network_stack = "hostinet";  // checked before anything is created
+  auto refused = session::CheckEgressRules(p);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().msg.find("needs --network proxy") != std::string::npos);
+  p.network_stack = "netstack";
+  CHECK(session::CheckEgressRules(p).ok());
 }
 
 TEST_CASE("proxy URLs lose their credentials in records") {
