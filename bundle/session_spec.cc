@@ -109,7 +109,12 @@ Result<json::object> SessionSpec(const SessionProfile& p) {
   auto& mounts = spec["mounts"].as_array();
   mounts.push_back({{"destination", "/tmp"}, {"type", "tmpfs"}, {"source", "tmpfs"},
                     {"options", json::array{"nosuid", "nodev", "mode=1777", "size=" + p.tmp_size}}});
-  mounts.push_back(Bind(p.workspace_source.empty() ? p.workspace : p.workspace_source, p.workspace_dest, false));
+  if (!p.shared_ws_parent.empty()) {
+    mounts.push_back(Bind(p.shared_ws_parent, kSharedWorkspaceMount, false));
+    proc["cwd"] = "/";
+  } else {
+    mounts.push_back(Bind(p.workspace_source.empty() ? p.workspace : p.workspace_source, p.workspace_dest, false));
+  }
   for (const auto& m : p.mounts) mounts.push_back(Bind(m.source, m.destination, m.readonly));
   auto& linux_obj = spec["linux"].as_object();
   json::object res = linux_obj["resources"].as_object();

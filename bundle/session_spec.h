@@ -20,6 +20,8 @@ struct ExtraMount {
   bool readonly = false;
 };
 
+inline constexpr const char* kSharedWorkspaceMount = "/.sshim-ws";
+
 struct SessionProfile {
   std::string rootfs;                        // absolute path of the base root filesystem
   std::string workspace;                     // host directory, absolute
@@ -67,6 +69,11 @@ struct SessionProfile {
   // and the workspace seen through an idmapped mount at workspace_source (empty: workspace).
   uint32_t id_base = 0;
   std::string workspace_source;
+  // Warm pool members on gVisor (docs/POOL.md): the host directory P (a shared bind mount of
+  // itself) mounted at kSharedWorkspaceMount instead of the workspace at workspace_dest; a
+  // claim binds the session's workspace at P/ws, which workspace_dest (a symlink made in the
+  // member after boot) names. The init starts in "/" (the claim sets process.cwd back).
+  std::string shared_ws_parent;
 };
 
 // Review M7: a session without limits could take the host down (a fork bomb; a memory hog,

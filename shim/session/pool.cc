@@ -108,13 +108,46 @@ Result<std::string> Pool::MakeMember(const PoolDef& d) {
   // Before the member exists: gc removes a .member-<id> workspace whose member is gone.
   TRY(MakeWorkspace(ws, p.uid, p.gid));
   fault::Point("pool.fill.after-workspace");
+  p.shared_ws_parent = "wsroot";  // gVisor: Create mounts <member>/wsroot shared (docs/POOL.md)
   TRY_CTX(members_.Create(member, "", p), "pool " + name_ + ": member " + member);
+  json::object marker{{"pool", name_}, {"generation", d.generation}, {"workspace", ws.string()}};
+  if (fs::Exists(paths_.members / member / "wsroot")) {
+    TRY_CTX(LinkSharedWorkspace(member, p.workspace_dest), "pool " + name_ + ": member " + member);
+    marker["shared_ws"] = true;
+  }
   fault::Point("pool.fill.before-marker");
-  TRY(fs::WriteFileAtomic(paths_.members / member / kMemberMarker,
-                          json::serialize(json::object{{"pool", name_}, {"generation", d.generation},
-                                                       {"workspace", ws.string()}}),
-                          0600));
+  TRY(fs::WriteFileAtomic(paths_.members / member / kMemberMarker, json::serialize(marker), 0600));
   return member;
+}
+
+// workspace_dest -> /.sshim-ws/ws in the member's root: gVisor's writable layer is the
+// sandbox's memory overlay, so a root exec makes it (the refill's time, not a claim's); an
+// empty directory the image ships there is replaced, anything else fails the member.
+Status Pool::LinkSharedWorkspace(const std::string& member, const std::string& dest) {
+  auto r = TRY(members_.Get(member));
+  auto spec = TRY(bundle::ParseJson(TRY(fs::ReadFile(paths_.members / member / "bundle" / "config.json")), "member spec"));
+  runtime::ExecRequest req;
+  if (auto* proc = spec.as_object().if_contains("process"); proc && proc->is_object()) req.process = proc->as_object();
+  req.process["user"] = {{"uid", 0}, {"gid", 0}};
+  req.process["cwd"] = "/";
+  req.process["terminal"] = false;
+  std::string target = std::string(bundle::kSharedWorkspaceMount) + "/ws";
+  req.process["args"] = json::array{"/bin/sh", "-c", "d=\"$1\"; mkdir -p \"${d%/*}/\" && { [ ! -d \"$d\" ] || rmdir \"$d\"; } && ln -s \"$2\" \"$d\"",
+                                    "sh", dest, target};
+  runtime::Containers containers(opts_);
+  // Its own descriptors, never /dev/null: an exec's stdio is handed to the process's user
+  // (chowned, as runc does), which must not be a host device.
+  int in[2];
+  if (::pipe2(in, O_CLOEXEC) != 0) return ErrnoError("pipe");
+  UniqueFd in_r(in[0]);
+  ::close(in[1]);
+  auto log_path = paths_.members / member / "link-workspace.log";
+  int out = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (out < 0) return ErrnoError("open " + log_path.string());
+  UniqueFd out_fd(out);
+  auto code = TRY(containers.Exec(r.container_id, req, runtime::ExecStdio::Fds(in_r.get(), out, out)));
+  if (code != 0) return MakeError("link " + dest + " to the shared workspace: exit " + std::to_string(code), EIO);
+  return Ok();
 }
 
 static double SecondsSince(std::chrono::steady_clock::time_point t) {

@@ -10,6 +10,8 @@
 // after the directory is moved (mounts follow the rename, recorded paths do not).
 #include <fcntl.h>
 #include <stdio.h>
+#include <limits.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,6 +24,7 @@
 #include "shim/runtime/journal.h"
 #include "shim/runtime/record_rebase.h"
 #include "shim/session/audit.h"
+#include "shim/session/bind_sources.h"
 #include "shim/session/exec_policy.h"
 #include "bundle/json_rebase.h"
 #include "shim/session/pool.h"
@@ -35,19 +38,28 @@ namespace {
 
 struct Intent {
   std::string session, member_dir, session_dir, workspace_from, workspace_to;
+  bool existing = false;  // workspace_to is the caller's directory: never removed
 };
 
 json::object IntentJson(const Intent& i) {
   return {{"session", i.session}, {"member_dir", i.member_dir}, {"session_dir", i.session_dir},
-          {"workspace_from", i.workspace_from}, {"workspace_to", i.workspace_to}};
+          {"workspace_from", i.workspace_from}, {"workspace_to", i.workspace_to}, {"existing", i.existing}};
 }
 
 Result<Intent> ReadIntent(const std::filesystem::path& file) {
   auto v = TRY(bundle::ParseJson(TRY(fs::ReadFile(file)), file.string()));
   if (!v.is_object()) return MakeError(file.string() + ": not an object", EINVAL);
   const auto& o = v.as_object();
+  const auto* existing = o.if_contains("existing");
   return Intent{bundle::GetString(o, "session"), bundle::GetString(o, "member_dir"), bundle::GetString(o, "session_dir"),
-                bundle::GetString(o, "workspace_from"), bundle::GetString(o, "workspace_to")};
+                bundle::GetString(o, "workspace_from"), bundle::GetString(o, "workspace_to"),
+                existing && existing->is_bool() && existing->as_bool()};
+}
+
+// The member was made with a shared workspace parent (gVisor; its marker says so).
+bool MemberShared(const PoolPaths& p, const std::string& member) {
+  auto marker = fs::ReadFile(p.members / member / "pool-member.json");
+  return marker && marker->find("\"shared_ws\":true") != std::string::npos;
 }
 
 Status RenameNoReplace(const std::filesystem::path& from, const std::filesystem::path& to) {
@@ -57,12 +69,15 @@ Status RenameNoReplace(const std::filesystem::path& from, const std::filesystem:
 }
 
 // Rewrites a JSON file of the member for its new place (and binds env into the spec).
-Status RebaseFile(const std::filesystem::path& file, const Intent& i, const std::map<std::string, std::string>& env) {
+Status RebaseFile(const std::filesystem::path& file, const Intent& i, const std::map<std::string, std::string>& env,
+                  const std::string& cwd = "") {
   auto text = fs::ReadFile(file);
   if (!text) return Ok();  // sessions made before pins had none
   auto v = TRY(bundle::ParseJson(*text, file.string()));
   bundle::RebasePaths(v, i.member_dir, i.session_dir);
   bundle::RebasePaths(v, i.workspace_from, i.workspace_to);
+  if (!cwd.empty() && v.is_object())
+    if (auto* proc = v.as_object().if_contains("process"); proc && proc->is_object()) (*proc).as_object()["cwd"] = cwd;
   if (!env.empty() && v.is_object())
     if (auto* proc = v.as_object().if_contains("process"); proc && proc->is_object()) {
       auto& list = (*proc).as_object()["env"];
@@ -82,16 +97,42 @@ Status RebaseFile(const std::filesystem::path& file, const Intent& i, const std:
   return fs::WriteFileAtomic(file, json::serialize(v), 0600, /*sync=*/false);
 }
 
-// The claim's workspace must be a new path on the pool's filesystem; nullopt: a miss.
-Result<std::optional<std::string>> WorkspaceTarget(const PoolDef& d, const ClaimRequest& req, std::string* why) {
+// An existing workspace, opened safely: a directory reached without following a link in its
+// last component, not inside the state root (the sandbox would see sandshim's own state).
+Result<UniqueFd> OpenExistingWorkspace(const std::filesystem::path& dir, const std::filesystem::path& state_root) {
+  int fd = ::open(dir.c_str(), O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return ErrnoError("--workspace " + dir.string() + " (a directory, not a symlink)");
+  UniqueFd out(fd);
+  char buf[PATH_MAX];
+  auto proc = "/proc/self/fd/" + std::to_string(fd);
+  ssize_t n = ::readlink(proc.c_str(), buf, sizeof buf - 1);
+  if (n <= 0) return ErrnoError("resolve --workspace " + dir.string());
+  std::string real(buf, static_cast<size_t>(n));
+  std::error_code ec;
+  std::string root = std::filesystem::weakly_canonical(state_root, ec).string();
+  if (ec || root.empty()) return MakeError("resolve the state root " + state_root.string(), EINVAL);
+  if (real == root || real.starts_with(root + "/") || root.starts_with(real + "/") || real == "/")
+    return MakeError("--workspace " + dir.string() + " overlaps the state root " + root, EPERM);
+  return out;
+}
+
+// The claim's workspace: a new path on the pool's filesystem, or (gVisor pools) an existing
+// directory bound below the member's shared parent; nullopt: a miss.
+Result<std::optional<std::string>> WorkspaceTarget(const PoolDef& d, const ClaimRequest& req, const std::filesystem::path& root,
+                                                   bool* existing, std::string* why) {
   std::filesystem::path to = req.workspace.empty() ? d.workspace_parent / req.id : std::filesystem::path(req.workspace);
   if (!to.is_absolute()) to = std::filesystem::absolute(to);
   to = to.lexically_normal();
   if (to.has_filename() == false) to = to.parent_path();
   struct stat st, pool_st;
   if (::lstat(to.c_str(), &st) == 0) {
-    *why = "existing workspace " + to.string() + " (only a new one is bound at claim time)";
-    return std::optional<std::string>();
+    if (!S_ISDIR(st.st_mode)) {
+      *why = "existing workspace " + to.string() + " is not a directory (a symlink is served cold)";
+      return std::optional<std::string>();
+    }
+    TRY(OpenExistingWorkspace(to, root));
+    *existing = true;
+    return std::optional<std::string>(to.string());
   }
   if (::stat(to.parent_path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     return MakeError("--workspace " + to.string() + ": its parent is not a directory", ENOENT);
@@ -134,7 +175,8 @@ Result<ClaimOutcome> Pool::Claim(const ClaimRequest& asked) {
     out.miss.reason = "secrets need the session CA in the sandbox from boot (a cold create)";
     return out;
   }
-  auto ws = TRY(WorkspaceTarget(d, req, &out.miss.reason));
+  bool existing = false;
+  auto ws = TRY(WorkspaceTarget(d, req, opts_.root, &existing, &out.miss.reason));
   if (!ws) return out;
   TRY(fs::MkdirAll(paths_.claims, 0700));
   // As the session store makes it: traversable, so a restarted native session's init (its
@@ -147,6 +189,9 @@ Result<ClaimOutcome> Pool::Claim(const ClaimRequest& asked) {
     auto lock = TRY(LockFile(paths_.lock));
     auto ready = ReadyMembers(d, nullptr);
     for (size_t i = 0; i < ready.size() && member.empty(); ++i) {
+      // An existing workspace is bound below a shared parent: gVisor members only (native
+      // sees its workspace idmapped, which such a bind does not give; docs/POOL.md).
+      if (existing && !MemberShared(paths_, ready[i])) continue;
       // The member's own lock, held through the claim (it moves with the directory): gc
       // and drain leave a claim alone while it is held.
       auto l = TryLockFile(paths_.members / ready[i] / ".lock");
@@ -156,11 +201,13 @@ Result<ClaimOutcome> Pool::Claim(const ClaimRequest& asked) {
       left = static_cast<uint32_t>(ready.size() - i - 1);
     }
     if (member.empty()) {
-      out.miss.reason = "pool " + name_ + " is empty";
+      out.miss.reason = existing && !ready.empty()
+                            ? "existing workspace " + *ws + " (bound at claim time on gVisor pools only; native: served cold)"
+                            : "pool " + name_ + " is empty";
       return out;
     }
     Intent intent{req.id, (paths_.members / member).string(), (sessions_dir / req.id).string(),
-                  MemberWorkspace(d, member).string(), *ws};
+                  MemberWorkspace(d, member).string(), *ws, existing};
     TRY(fs::WriteFileAtomic(paths_.claims / (member + ".json"), json::serialize(IntentJson(intent)), 0600));
   }
   fault::Point("pool.claim.after-intent");
@@ -193,16 +240,58 @@ Result<SessionRecord> Pool::ClaimMember(const PoolDef& d, const ClaimRequest& re
   auto r = TRY(members_.Get(member));
   if (r.status != "running") return MakeError("its sandbox is " + r.status, ESRCH);
   TRY_CTX(ReleaseMemberEgress(r, from), "release the member's relay");
-  for (const char* f : {"journal.json", "bundle/config.json", "sources.json"})
-    TRY(RebaseFile(from / f, intent, std::string(f) == "bundle/config.json" ? req.env : std::map<std::string, std::string>{}));
+  bool shared = MemberShared(paths_, member);
+  std::string dest = "/workspace";
+  if (const auto* w = d.profile.if_contains("workspace_dest"); w && w->is_string()) dest = w->as_string().c_str();
+  for (const char* f : {"journal.json", "bundle/config.json", "sources.json"}) {
+    bool spec = std::string(f) == "bundle/config.json";
+    TRY(RebaseFile(from / f, intent, spec ? req.env : std::map<std::string, std::string>{}, spec && shared ? dest : ""));
+  }
   TRY(runtime::RebaseRecord(runtime::StateStore(opts_.root), r.container_id,
                             {{intent.member_dir, intent.session_dir}, {intent.workspace_from, workspace_to}}));
   if (::rename((from / "session.json").c_str(), (from / "member-record.json").c_str()) != 0)
     return ErrnoError("set aside the member's record");
   fault::Point("pool.claim.after-rebase");
-  TRY(RenameNoReplace(intent.workspace_from, workspace_to));
+  if (!intent.existing) TRY(RenameNoReplace(intent.workspace_from, workspace_to));
   TRY(RenameNoReplace(from, to));
   fault::Point("pool.claim.after-rename");
+  if (shared) {
+    // The workspace bound at <session>/wsroot/ws (the shared parent's child the member's
+    // workspace_dest links to): journaled first, undone by umount2(MNT_DETACH) at delete/gc.
+    auto fd = TRY(OpenExistingWorkspace(workspace_to, opts_.root));
+    auto at = to / "wsroot" / "ws";
+    auto journal = TRY(runtime::Journal::Load(to / "journal.json"));
+    TRY(journal.Append({"session-layer", {{"path", at.string()}}}));
+    if (::mkdir(at.c_str(), 0755) != 0 && errno != EEXIST) return ErrnoError("mkdir " + at.string());
+    auto src = "/proc/self/fd/" + std::to_string(fd.get());
+    if (::mount(src.c_str(), at.c_str(), nullptr, MS_BIND, nullptr) != 0) return ErrnoError("bind the workspace at " + at.string());
+    fault::Point("pool.claim.after-bind");
+    // What a restart boots: a plain session's spec (the workspace bound at its destination;
+    // the memory overlay holding the symlink does not outlive the sandbox), and the workspace
+    // pinned by its own identity.
+    auto spec = TRY(bundle::ParseJson(TRY(fs::ReadFile(to / "bundle" / "config.json")), "spec"));
+    if (auto* mounts = spec.as_object().if_contains("mounts"); mounts && mounts->is_array())
+      for (auto& m : mounts->as_array())
+        if (m.is_object() && bundle::GetString(m.as_object(), "destination") == bundle::kSharedWorkspaceMount) {
+          m.as_object()["destination"] = dest;
+          m.as_object()["source"] = workspace_to;
+        }
+    // The cwd is reached through the symlink: PWD names it as a cold session's shell shows it
+    // (a shell's pwd prints $PWD when it is the cwd; getcwd(3) says /.sshim-ws/ws).
+    if (auto* proc = spec.as_object().if_contains("process"); proc && proc->is_object()) {
+      auto& env = (*proc).as_object()["env"];
+      if (!env.is_array()) env = json::array();
+      env.as_array().emplace_back("PWD=" + dest);
+    }
+    TRY(fs::WriteFileAtomic(to / "bundle" / "config.json", json::serialize(spec), 0600, /*sync=*/false));
+    if (intent.existing) {
+      auto pins = TRY(bundle::ParseJson(TRY(fs::ReadFile(to / "sources.json")), "sources.json"));
+      if (pins.is_array() && !pins.as_array().empty()) pins.as_array()[0] = TRY(PinSource(workspace_to));
+      TRY(fs::WriteFileAtomic(to / "sources.json", json::serialize(pins), 0600, /*sync=*/false));
+    }
+  } else if (intent.existing) {
+    return MakeError("an existing workspace needs a member with a shared parent", EINVAL);
+  }
   if (!req.name.empty()) {
     auto link = opts_.root / "@sessions" / "@names" / req.name;
     TRY(fs::MkdirAll(link.parent_path(), 0700));
@@ -234,6 +323,7 @@ Result<SessionRecord> Pool::ClaimMember(const PoolDef& d, const ClaimRequest& re
   ::unlink((to / "pool-member.json").c_str());
   (void)::utimensat(AT_FDCWD, (to / "last-used").c_str(), nullptr, 0);
   ::unlink((paths_.claims / (member + ".json")).c_str());
+  if (intent.existing) (void)fs::RemoveTree(intent.workspace_from);  // the member's own, unused (never mounted)
   json::array env_keys;
   for (const auto& [k, v] : req.env) env_keys.emplace_back(k);  // keys only: values may be secrets
   (void)AppendAudit(r.audit, "claim",
@@ -281,7 +371,7 @@ Result<bool> Pool::RecoverClaim(const std::string& member) {
   }
   // The workspace: the member's (fresh, nothing of anyone's) wherever the claim left it.
   TRY(fs::RemoveTree(intent.workspace_from));
-  if (::rmdir(intent.workspace_to.c_str()) != 0 && errno != ENOENT && errno != ENOTEMPTY && errno != EEXIST)
+  if (!intent.existing && ::rmdir(intent.workspace_to.c_str()) != 0 && errno != ENOENT && errno != ENOTEMPTY && errno != EEXIST)
     return ErrnoError("rmdir " + intent.workspace_to);
   ::unlink(file.c_str());
   return true;

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/mount.h>
 #include <unistd.h>
 
 #include "bundle/session_profile.h"
@@ -210,6 +211,8 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   if (p.network == "proxy") p.netns_path = net_paths.netns.string();
   PlanSecrets(p, dir);  // placeholders in, the CA's bundle mounted: docs/SECRETS.md
   // Which backend, and (native) sandshim re-executed from a sealed copy, before anything exists.
+  bool want_shared_ws = !p.shared_ws_parent.empty();  // a request; the path is ours (below)
+  p.shared_ws_parent.clear();
   auto choice = TRY(containers_.Choose(TRY(bundle::SpecFromJson(TRY(bundle::SessionSpec(p))))));
   runtime::EnsureSealedFor(choice.traits);
   // After the re-execution above (which would find an fd source already read), before anything exists.
@@ -265,6 +268,18 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
     TRY(MountLayer(lower, dir / "layer", p.root_path));
   } else if (p.id_base) {
     p.root_path = lower.string();
+  }
+  // A pool member on gVisor (docs/POOL.md): P = <dir>/wsroot, a shared bind mount of itself
+  // before the sandbox boots (journaled first, undone with umount2(MNT_DETACH), which takes a
+  // claim's bind below it along), so a bind made below it later shows inside. The gofer's copy
+  // is a slave: nothing mounted in the sandbox comes back.
+  if (want_shared_ws && choice.backend == "gvisor") p.shared_ws_parent = (dir / "wsroot").string();
+  if (!p.shared_ws_parent.empty()) {
+    std::filesystem::path wsroot = p.shared_ws_parent;
+    if (::mkdir(wsroot.c_str(), 0755) != 0 && errno != EEXIST) return ErrnoError("mkdir " + wsroot.string());
+    TRY(journal.Append({kLayerKind, {{"path", wsroot.string()}}}));
+    if (::mount(wsroot.c_str(), wsroot.c_str(), nullptr, MS_BIND, nullptr) != 0) return ErrnoError("bind " + wsroot.string());
+    if (::mount(nullptr, wsroot.c_str(), nullptr, MS_SHARED, nullptr) != 0) return ErrnoError("make-shared " + wsroot.string());
   }
   auto spec_json = TRY(bundle::SessionSpec(p));
   spec_json["annotations"].as_object()[runtime::kBackendAnnotation] = choice.backend;

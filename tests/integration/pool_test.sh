@@ -107,14 +107,53 @@ check_canary() {
   end_pool "$p"
 }
 
+# An existing workspace (docs/POOL.md): gVisor binds it below the member's shared parent at
+# claim time; native serves it cold (its workspace is idmapped). Either way the session sees the
+# files at /workspace, writes land in the directory with the user's ids, nothing of the previous
+# tenant is there, and delete leaves the directory and no mount behind.
+check_existing_claim() {
+  local p=exist-$BE ws=$WORK/ws-exist-$BE id=ex-$BE j out
+  define_pool "$p" 2 0 || { fail "define/fill"; return; }
+  sx session create --pool "$p" "exprev-$BE" >/dev/null &&
+    sx session exec "exprev-$BE" -- sh -c 'echo CANARY > /workspace/c; echo CANARY > /tmp/c' || { fail "previous tenant"; return; }
+  sx session delete "exprev-$BE" >/dev/null || { fail "delete previous"; return; }
+  mkdir -p "$ws" && chown 1000:1000 "$ws" && echo old > "$ws/keep" && chown 1000:1000 "$ws/keep"
+  j=$(sx session create --pool "$p" --workspace "$ws" --env K=v "$id" --json) || { fail "claim: $j"; return; }
+  if [ "$BE" = native ]; then
+    assert_eq false "$(jq .pool.claimed <<<"$j")" "native: an existing workspace is served cold" || return
+    assert_contains "$(jq -r .pool.miss <<<"$j")" "native" "the miss says why" || return
+  else
+    assert_eq true "$(jq .pool.claimed <<<"$j")" "gVisor: the existing workspace is claimed: $j" || return
+    [ -L "$ROOT/@sessions/$id/wsroot/ws" ] && { fail "bind target is a link"; return; }
+    grep -q " $ROOT/@sessions/$id/wsroot/ws " /proc/self/mountinfo || { fail "positive control: no bind at wsroot/ws"; return; }
+  fi
+  out=$(sx session exec "$id" -- sh -c 'echo "$(cat /workspace/keep)|$K|$(pwd)|$(cd && pwd)"; echo new > /workspace/new; cat /workspace/c /tmp/c 2>/dev/null; ls /workspace') ||
+    { fail "exec: $out"; return; }
+  assert_eq "old|v|/workspace|/workspace" "$(head -1 <<<"$out")" "files, env, cwd and HOME as a cold session's" || return
+  assert_not_contains "$out" CANARY "the previous tenant's canary" || return
+  assert_eq new "$(cat "$ws/new")" "a write inside lands in the existing directory" || return
+  assert_eq "1000:1000" "$(stat -c %u:%g "$ws/new")" "with the session user's ids" || return
+  assert_eq "$ws" "$(sx session inspect "$id" --json | jq -r .workspace)" "record names the workspace" || return
+  sx session delete "$id" >/dev/null || { fail "delete"; return; }
+  assert_eq "old|new" "$(cat "$ws/keep")|$(cat "$ws/new")" "delete keeps the workspace's files" || return
+  ! grep -q "$ROOT/" /proc/self/mountinfo || ! grep "$ROOT/" /proc/self/mountinfo | grep -q "wsroot/ws " ||
+    { fail "a workspace bind stays: $(grep "$ROOT/" /proc/self/mountinfo | grep wsroot)"; return; }
+  rm -rf "$ws"
+  end_pool "$p"
+}
+
 # Existing workspace, empty pool, a workspace on another filesystem: cold, never an error.
 check_misses_cold() {
   local p=miss-$BE ws=$WORK/ws-existing-$BE j
   define_pool "$p" 1 0 || { fail "define/fill"; return; }
   mkdir -p "$ws" && chown 1000:1000 "$ws" && echo old > "$ws/keep"
   j=$(sx session create --pool "$p" --workspace "$ws" --env K=v miss1-$BE --json) || { fail "existing workspace"; return; }
-  assert_eq false "$(jq .pool.claimed <<<"$j")" "existing workspace is a miss" || return
-  assert_contains "$(jq -r .pool.miss <<<"$j")" "existing workspace" "the miss says why" || return
+  if [ "$BE" = native ]; then
+    assert_eq false "$(jq .pool.claimed <<<"$j")" "existing workspace is a miss on native" || return
+    assert_contains "$(jq -r .pool.miss <<<"$j")" "existing workspace" "the miss says why" || return
+  else
+    assert_eq true "$(jq .pool.claimed <<<"$j")" "existing workspace claimed on gVisor: $j" || return
+  fi
   assert_eq "old|v|yes" "$(sx session exec miss1-$BE -- sh -c 'echo "$(cat /workspace/keep)|$K|$FROM_POOL"')" "cold session has the workspace, env and profile" || return
   sx session create --pool "$p" miss2-$BE >/dev/null || { fail "claim the one member"; return; }
   j=$(sx session create --pool "$p" --workspace /dev/shm/sandshim-pool-$$-x miss3-$BE --json) || { fail "other fs"; return; }
@@ -219,9 +258,10 @@ check_gc() {
 }
 
 # SIGKILL at each claim point: gc undoes the claim, the member is never reused, nothing stays.
-check_claim_crash() { # POINT
+check_claim_crash() { # POINT [existing]
   local p=crash-$BE id=crash-$BE ws=$WORK/ws-crash-$BE rc=0
   define_pool "$p" 1 0 || { fail "define/fill"; return; }
+  [ "${2:-}" = existing ] && { mkdir -p "$ws" && echo mine > "$ws/keep"; }
   SANDSHIM_FAULT=$1 sx session create --pool "$p" --name "nm-$id" --workspace "$ws" "$id" >/dev/null 2>&1 || rc=$?
   assert_eq 137 "$rc" "killed at $1" || return
   # Positive control: the crash left a claim behind for gc to undo.
@@ -232,11 +272,16 @@ check_claim_crash() { # POINT
   assert_eq 0 "$(ls "$ROOT/@pool/$p/claims" | wc -l)" "intent undone" || return
   [ ! -e "$ROOT/@sessions/$id" ] || { fail "half-claimed session dir stays"; return; }
   [ ! -e "$ROOT/@sessions/@names/nm-$id" ] || { fail "name stays"; return; }
-  [ ! -e "$ws" ] || { fail "workspace $ws stays"; return; }
+  if [ "${2:-}" = existing ]; then
+    assert_eq mine "$(cat "$ws/keep")" "the existing workspace is kept" || return
+    ! grep "$ROOT/" /proc/self/mountinfo | grep -q "wsroot/ws " || { fail "the workspace bind stays"; return; }
+  else
+    [ ! -e "$ws" ] || { fail "workspace $ws stays"; return; }
+  fi
   assert_eq 0 "$(ls "$ROOT/@pool/$p/members" | wc -l)" "the member is gone, never reused" || return
   sx session create --pool "$p" --workspace "$ws" "$id" >/dev/null || { fail "create after gc"; return; }
   sx session delete "$id" >/dev/null
-  rmdir "$ws"
+  rm -rf "$ws"
   end_pool "$p"
 }
 
@@ -276,6 +321,7 @@ for BE in ${POOL_BACKENDS:-gvisor native}; do
   run_check "pool on $BE: claim binds id, name, env, a new workspace; audit, counters" check_claim_binds
   run_check "pool on $BE: a canary of one session is in no later one" check_canary
   run_check "pool on $BE: misses (existing workspace, empty pool, other fs) are created cold" check_misses_cold
+  run_check "pool on $BE: an existing workspace (gVisor: claimed, bound below the shared parent; native: cold)" check_existing_claim
   run_check "pool on $BE: gc removes dead members, orphan workspaces; a new definition drains the old" check_gc
   run_check "pool on $BE: a claim binds the command policy" check_policy_claim
 done
@@ -283,8 +329,11 @@ BE=gvisor run_check "pool on gvisor, proxy network: the claim binds the session'
 BE=native run_check "pool on native: a burst of 50 claims against a pool of 10" check_burst 50 10 8
 BE=gvisor run_check "pool on gvisor: a burst of 12 claims against a pool of 4" check_burst 12 4 4
 BE=gvisor
-for point in pool.claim.after-intent pool.claim.after-rebase pool.claim.after-rename pool.claim.before-record; do
+for point in pool.claim.after-intent pool.claim.after-rebase pool.claim.after-rename pool.claim.after-bind pool.claim.before-record; do
   run_check "pool crash at $point: gc undoes the claim" check_claim_crash "$point"
+done
+for point in pool.claim.after-bind pool.claim.before-record; do
+  run_check "pool crash at $point, existing workspace: gc unmounts it, its files stay" check_claim_crash "$point" existing
 done
 for point in pool.fill.after-workspace pool.fill.before-marker; do
   run_check "pool crash at $point: gc removes the half-made member" check_fill_crash "$point"
