@@ -99,10 +99,14 @@ Status RebaseFile(const std::filesystem::path& file, const Intent& i, const std:
 
 // An existing workspace, opened safely: a directory reached without following a link in its
 // last component, not inside the state root (the sandbox would see sandshim's own state).
-Result<UniqueFd> OpenExistingWorkspace(const std::filesystem::path& dir, const std::filesystem::path& state_root) {
+// (A new workspace, the member's own renamed, may be below the state root: the default
+// workspace_parent is; check_root is false for it.)
+Result<UniqueFd> OpenExistingWorkspace(const std::filesystem::path& dir, const std::filesystem::path& state_root,
+                                       bool check_root = true) {
   int fd = ::open(dir.c_str(), O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return ErrnoError("--workspace " + dir.string() + " (a directory, not a symlink)");
   UniqueFd out(fd);
+  if (!check_root) return out;
   char buf[PATH_MAX];
   auto proc = "/proc/self/fd/" + std::to_string(fd);
   ssize_t n = ::readlink(proc.c_str(), buf, sizeof buf - 1);
@@ -258,7 +262,7 @@ Result<SessionRecord> Pool::ClaimMember(const PoolDef& d, const ClaimRequest& re
   if (shared) {
     // The workspace bound at <session>/wsroot/ws (the shared parent's child the member's
     // workspace_dest links to): journaled first, undone by umount2(MNT_DETACH) at delete/gc.
-    auto fd = TRY(OpenExistingWorkspace(workspace_to, opts_.root));
+    auto fd = TRY(OpenExistingWorkspace(workspace_to, opts_.root, intent.existing));
     auto at = to / "wsroot" / "ws";
     auto journal = TRY(runtime::Journal::Load(to / "journal.json"));
     TRY(journal.Append({"session-layer", {{"path", at.string()}}}));
