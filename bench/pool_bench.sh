@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Warm pool benchmark (issue #20), all in this one run on the gVisor backend:
 #   1. claim + first exec, new workspace    vs  cold session create + first exec
-#   2. claim + first exec, existing workspace (a miss: created cold from the pool's profile)
+#   2. claim + first exec, existing workspace (gVisor: bound below the member's shared parent, docs/POOL.md)
 #   3. idle memory: a pool member vs an idle cold session (PSS of every process of the sandbox)
 # Claims are sequential; before each, the background refill is idle (steady state: the claim
 # does not share the CPU with a gVisor boot). p50 and p99 over RUNS claims.
@@ -68,7 +68,7 @@ printf '%-44s p50 %8.1f ms  p99 %8.1f ms  %s  %.1fx faster than cold (goal >= 7x
   "claim + first exec, new workspace" "$claim50" "$claim99" \
   "$([ "$(echo "$claim50 <= 25 && $claim99 <= 60" | bc)" = 1 ] && echo "OK (<= 25/60 ms)" || echo "OVER (> 25/60 ms)")" \
   "$(echo "scale=2; $cold50 / $claim50" | bc)"
-printf '%-44s p50 %8.1f ms  p99 %8.1f ms  ratio to cold %.2f (goal <= 0.5: a miss, created cold)\n' \
+printf '%-44s p50 %8.1f ms  p99 %8.1f ms  ratio to cold %.2f (goal <= 0.5)\n' \
   "claim + first exec, existing workspace" "$exist50" "$exist99" "$(echo "scale=3; $exist50 / $cold50" | bc)"
 echo "# pool counters: claims $(jq '.[0].claims' <<<"$st"), misses $(jq '.[0].misses' <<<"$st"), members made $(jq '.[0].members_made' <<<"$st"), mean refill $(jq '.[0].refill_seconds_total / ([.[0].refills,1]|max)' <<<"$st") s"
 
