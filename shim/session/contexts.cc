@@ -55,8 +55,34 @@ json::object UndoData(const std::filesystem::path& session_dir, const ContextRec
                  {"egress", NetworkPaths(session_dir).contexts.string()}};
   // Undone only where it exists (idempotent): a context that has its own network.
   if (fs::Exists(NetworkPaths(ContextsDir(session_dir) / r.name).netns)) d["network"] = true;
-  else if (fs::Exists(ContextsDir(session_dir) / r.name / "secrets.json")) d["secrets"] = SecretPaths(session_dir).socket.string();
+  if (fs::Exists(ContextsDir(session_dir) / r.name / "secrets.json")) d["secrets"] = SecretPaths(session_dir).socket.string();
   return d;
+}
+
+// The control sockets of the session's relays but the context's own: the session's and
+// those of other contexts with a relay of their own (native, proxy mode).
+std::vector<std::filesystem::path> OtherRelaySockets(const std::filesystem::path& session_dir,
+                                                     const std::filesystem::path& cdir) {
+  std::vector<std::filesystem::path> out;
+  if (fs::Exists(SecretPaths(session_dir).socket)) out.push_back(SecretPaths(session_dir).socket);
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(ContextsDir(session_dir), ec))
+    if (e.path() != cdir && fs::Exists(ContextSecretSocket(e.path()))) out.push_back(ContextSecretSocket(e.path()));
+  return out;
+}
+
+// The other contexts' secret declarations (no values), for a new relay's guard.
+std::vector<std::vector<net::SecretRuleSpec>> OtherContextSecrets(const std::filesystem::path& session_dir,
+                                                                  const std::filesystem::path& cdir) {
+  std::vector<std::vector<net::SecretRuleSpec>> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(ContextsDir(session_dir), ec)) {
+    if (e.path() == cdir) continue;
+    auto text = fs::ReadFile(e.path() / "secrets.json");
+    if (!text) continue;
+    if (auto rules = net::ParseSecretRules(*text); rules && !rules->empty()) out.push_back(std::move(*rules));
+  }
+  return out;
 }
 
 // A native context's own relay: the session's arguments, but a control socket of its own
@@ -200,7 +226,7 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   json::object undo{{"id", rec.container_id}, {"dir", cdir.string()}, {"name", o.name}};
   if (egress) undo["egress"] = NetworkPaths(dir).contexts.string();
   if (own_netns) undo["network"] = true;
-  if (!secret_rules.empty()) undo["secrets"] = secret_socket.string();
+  if (!secret_rules.empty()) undo["secrets"] = SecretPaths(dir).socket.string();
   TRY(journal.Append({kContextKind, undo}));
   bool done = false;
   ScopeExit rollback([&] {
@@ -222,7 +248,16 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
     for (const auto& r : secret_rules)
       TRY_CTX(net::SendSecret(secret_socket, net::QualifiedName(o.name, r.name), o.secret_values.at(r.name).View()),
               "context " + o.name + ": secret " + r.name);
+    // The exfiltration guard on every other relay of the session (the session's, other native
+    // contexts' own): the placeholders declared there without a value, so any other context
+    // carrying one is refused.
+    for (const auto& sock : OtherRelaySockets(dir, cdir))
+      if (sock != secret_socket)  // (gVisor: the session's relay is the context's: declared above, with values)
+        TRY_CTX(net::DeclareSecrets(sock, secret_rules), "context " + o.name + ": secrets guard");
   }
+  if (own_netns)  // and on its own relay, the other contexts' placeholders
+    for (const auto& other : OtherContextSecrets(dir, cdir))
+      TRY_CTX(net::DeclareSecrets(secret_socket, other), "context " + o.name + ": secrets guard");
   TRY(fs::WriteFileAtomic(cdir / "bundle" / "config.json", json::serialize(spec), 0600));  // --env values
   {
     proc::DetachedStdio detached;  // the container outlives this call: none of our stdio
@@ -322,8 +357,12 @@ Status UndoContext(runtime::Containers& containers, const json::object& data) {
   }
   // Its secrets leave the session's relay (best effort: a stopped relay holds nothing).
   // A relay that is not running holds nothing to forget: its failure is not an error.
-  if (auto sock = bundle::GetString(data, "secrets"); !sock.empty() && !network && fs::Exists(sock))
-    (void)net::ForgetSecrets(sock, bundle::GetString(data, "name"));
+  if (auto sock = bundle::GetString(data, "secrets"); !sock.empty()) {
+    std::filesystem::path cdir(dir);
+    auto session_dir = cdir.parent_path().parent_path();
+    for (const auto& other : OtherRelaySockets(session_dir, cdir))
+      (void)net::ForgetSecrets(other, bundle::GetString(data, "name"));
+  }
   auto s = containers.Delete(id, /*force=*/true);
   if (!s && s.error().err_no != ENOENT) return s;
   if (network) TRY(net::RemoveNetns(NetworkPaths(dir).netns));
