@@ -1,5 +1,6 @@
 // `session context create|list|rm`: credential contexts, several principals in one session
 // that share the workspace and nothing else (docs/CONTEXTS.md).
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 
@@ -8,13 +9,14 @@
 #include "shim/cli/env_arg.h"
 #include "shim/cli/session_common.h"
 #include "shim/session/contexts.h"
+#include "shim/session/secrets.h"
 
 namespace sandshim::cli {
 namespace {
 
 struct ContextArgs {
   std::string session, name, user;
-  std::vector<std::string> env, secrets, allow_domains, deny_domains;
+  std::vector<std::string> env, secrets, secret_files, secret_fds, secret_envs, allow_domains, deny_domains;
   bool json = false;
 };
 
@@ -29,9 +31,21 @@ Result<session::ContextOptions> OptionsFrom(const ContextArgs& a) {
     o.uid = uid;
     o.gid = gid ? *gid : uid;
   }
-  // TODO(secrets): --secret takes the secrets issue's form once it is in main; until then a
-  // context refuses it rather than pretend to hold one.
-  if (!a.secrets.empty()) return MakeError("--secret: secrets are not in this build yet", ENOTSUP);
+  // The context's secrets: declared as for session create, each value read once from its
+  // source (never argv), here, before anything is made.
+  for (const auto& s : a.secrets) o.secrets.push_back(TRY(bundle::ParseSecretSpec(s)));
+  std::vector<bundle::SecretSource> sources;
+  using K = bundle::SecretSourceKind;
+  for (auto [kind, list] : {std::pair{K::kFile, &a.secret_files}, {K::kFd, &a.secret_fds}, {K::kEnv, &a.secret_envs}})
+    for (const auto& s : *list) sources.push_back(TRY(bundle::ParseSecretSource(kind, s)));
+  for (const auto& src : sources) {
+    if (std::ranges::none_of(o.secrets, [&](const auto& s) { return s.name == src.name; }))
+      return MakeError(std::string(bundle::SourceFlag(src.kind)) + ": unknown secret " + src.name +
+                           " (declare it with --secret " + src.name + ":host=...)",
+                       EINVAL);
+    if (o.secret_values.contains(src.name)) return MakeError("secret " + src.name + " has two value sources", EINVAL);
+    o.secret_values.emplace(src.name, TRY(session::ReadSecretValue(src)));
+  }
   return o;
 }
 
@@ -69,7 +83,15 @@ void AddCreate(Verbs& v, CLI::App* group) {
   sub->add_option("-e,--env", a->env, "KEY=VALUE, or KEY: its value from sandshim's environment (repeatable)")
       ->allow_extra_args(false);
   sub->add_option("-u,--user", a->user, "uid[:gid] the context's commands run as (default: the session's)");
-  sub->add_option("--secret", a->secrets, "a secret held by the proxy for this context (needs the secrets feature)")
+  sub->add_option("--secret", a->secrets,
+                  "NAME:host=HOST[:header=...]: a secret of this context's own; the proxy puts its value only into "
+                  "this context's requests to HOST (repeatable; docs/CONTEXTS.md)")
+      ->allow_extra_args(false);
+  sub->add_option("--secret-file", a->secret_files, "NAME=PATH: a context secret's value from a file")
+      ->allow_extra_args(false);
+  sub->add_option("--secret-fd", a->secret_fds, "NAME=FD: a context secret's value from an inherited descriptor")
+      ->allow_extra_args(false);
+  sub->add_option("--secret-env", a->secret_envs, "NAME=VAR: a context secret's value from sandshim's environment")
       ->allow_extra_args(false);
   sub->add_option("--allow-domain", a->allow_domains, "a domain this context may reach (repeatable)")
       ->allow_extra_args(false);

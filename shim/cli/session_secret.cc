@@ -9,7 +9,7 @@ namespace sandshim::cli {
 namespace {
 
 struct SecretArgs {
-  std::string ref, name, file, env;
+  std::string ref, name, file, env, context;
   int fd = -1;
 };
 
@@ -34,7 +34,7 @@ void RegisterSessionSecret(Verbs& v, CLI::App* parent) {
     if (!value) return ExitWith(Status(value.error().Wrap("session secret set")));
     auto s = OpenSessions(v.global);
     if (!s) return ExitWith(Status(s.error()));
-    auto st = s->SetSecret(a->ref, a->name, *value);
+    auto st = s->SetSecret(a->ref, a->name, *value, a->context);
     return ExitWith(st ? st : Status(st.error().Wrap("session secret set " + a->ref)));
   }, secret);
   set->add_option("session", a->ref, "session id or name")->required();
@@ -42,14 +42,16 @@ void RegisterSessionSecret(Verbs& v, CLI::App* parent) {
   set->add_option("--from-file", a->file, "read the value from this file");
   set->add_option("--from-fd", a->fd, "read the value from this inherited descriptor (to its end)");
   set->add_option("--from-env", a->env, "take the value from this variable of sandshim's environment");
+  set->add_option("--context", a->context, "a credential context's own secret (session context create --secret)");
   auto* rm = v.Add("rm", "drop a secret's value: requests carrying its placeholder are refused until set again", [&v, a] {
     auto s = OpenSessions(v.global);
     if (!s) return ExitWith(Status(s.error()));
-    auto st = s->RemoveSecret(a->ref, a->name);
+    auto st = s->RemoveSecret(a->ref, a->name, a->context);
     return ExitWith(st ? st : Status(st.error().Wrap("session secret rm " + a->ref)));
   }, secret);
   rm->add_option("session", a->ref, "session id or name")->required();
   rm->add_option("name", a->name, "the secret's name")->required();
+  rm->add_option("--context", a->context, "a credential context's own secret");
 }
 
 }  // namespace sandshim::cli

@@ -13,8 +13,12 @@ namespace json = boost::json;
 std::string FormatSecretRules(const std::vector<SecretRuleSpec>& rules) {
   json::array a;
   for (const auto& r : rules)
-    a.push_back(json::object{{"name", r.name}, {"hosts", json::value_from(r.hosts)}, {"header", r.header},
-                             {"placeholder", r.placeholder}});
+  {
+    json::object o{{"name", r.name}, {"hosts", json::value_from(r.hosts)}, {"header", r.header},
+                   {"placeholder", r.placeholder}};
+    if (!r.context.empty()) o["context"] = r.context;
+    a.push_back(std::move(o));
+  }
   return json::serialize(a);
 }
 
@@ -31,6 +35,7 @@ Result<std::vector<SecretRuleSpec>> ParseSecretRules(std::string_view text) {
       for (const auto& h : o.at("hosts").as_array()) r.hosts.emplace_back(h.as_string());
       r.header = std::string(o.at("header").as_string());
       r.placeholder = std::string(o.at("placeholder").as_string());
+      if (const auto* c = o.if_contains("context")) r.context = std::string(c->as_string());
       out.push_back(std::move(r));
     }
   } catch (const std::exception& e) {
@@ -48,20 +53,50 @@ Status CheckSecretHost(std::string_view pattern) {
   return Ok();
 }
 
+std::string QualifiedName(std::string_view context, std::string_view name) {
+  return context.empty() ? std::string(name) : std::string(context) + "/" + std::string(name);
+}
+
+static Result<std::pair<SecretRuleSpec, DomainRules>> CheckRule(const SecretRuleSpec& r) {
+  std::string who = "secret " + QualifiedName(r.context, r.name);
+  if (r.name.empty() || r.name.find('/') != std::string::npos || r.context.find('/') != std::string::npos ||
+      r.context == "default")
+    return MakeError(who + ": bad name or context", EINVAL);
+  if (r.placeholder.size() < 24 || !r.placeholder.starts_with("sshim-secret-")) return MakeError(who + ": bad placeholder", EINVAL);
+  if (r.hosts.empty()) return MakeError(who + ": no hosts", EINVAL);
+  for (const auto& h : r.hosts) TRY_CTX(CheckSecretHost(h), who);
+  return std::make_pair(r, TRY_CTX(DomainRules::Make(r.hosts, {}), who));
+}
+
 Result<SecretBook> SecretBook::Make(const std::vector<SecretRuleSpec>& rules) {
   SecretBook b;
-  for (const auto& r : rules) {
-    if (r.placeholder.size() < 24 || !r.placeholder.starts_with("sshim-secret-"))
-      return MakeError("secret " + r.name + ": bad placeholder", EINVAL);
-    for (const auto& h : r.hosts) TRY_CTX(CheckSecretHost(h), "secret " + r.name);
-    b.rules_.push_back({r, TRY_CTX(DomainRules::Make(r.hosts, {}), "secret " + r.name)});
-  }
+  for (const auto& r : rules) TRY(b.Declare(r));
   return b;
+}
+
+Status SecretBook::Declare(const SecretRuleSpec& spec) {
+  auto [s, match] = TRY(CheckRule(spec));
+  for (const auto& r : rules_)
+    if (r.spec.placeholder == s.placeholder && (r.spec.context != s.context || r.spec.name != s.name))
+      return MakeError("secret " + QualifiedName(s.context, s.name) + ": placeholder already in use", EEXIST);
+  std::string key = QualifiedName(s.context, s.name);
+  std::erase_if(rules_, [&](const Rule& r) { return QualifiedName(r.spec.context, r.spec.name) == key; });
+  if (auto it = values_.find(key); it != values_.end()) values_.erase(it);
+  rules_.push_back({std::move(s), std::move(match)});
+  return Ok();
+}
+
+void SecretBook::Forget(std::string_view context) {
+  if (context.empty()) return;
+  for (const auto& r : rules_)
+    if (r.spec.context == context)
+      if (auto it = values_.find(QualifiedName(r.spec.context, r.spec.name)); it != values_.end()) values_.erase(it);
+  std::erase_if(rules_, [&](const Rule& r) { return r.spec.context == context; });
 }
 
 const SecretBook::Rule* SecretBook::Find(std::string_view name) const {
   for (const auto& r : rules_)
-    if (r.spec.name == name) return &r;
+    if (QualifiedName(r.spec.context, r.spec.name) == name) return &r;
   return nullptr;
 }
 
@@ -87,7 +122,9 @@ static void ReplaceAll(std::string& s, std::string_view from, std::string_view t
   for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
 }
 
-Injection SecretBook::Apply(std::string_view host, uint16_t port, std::string_view target, HeaderList& headers) const {
+Injection SecretBook::Apply(std::string_view host, uint16_t port, std::string_view target, HeaderList& headers,
+                            std::string_view context) const {
+  if (context == "default") context = "";
   Injection out;
   auto refuse = [&](std::string rule, std::string reason) {
     out.refused = true;
@@ -105,19 +142,26 @@ Injection SecretBook::Apply(std::string_view host, uint16_t port, std::string_vi
   // First the guard, over every secret, before anything is rewritten.
   std::vector<const Rule*> here;
   for (const auto& r : rules_) {
-    bool for_host = r.match.Decide(host, port).allowed;
     bool sent = carries(r.spec.placeholder);
+    bool mine = r.spec.context.empty() || r.spec.context == context;
+    if (!mine) {  // another context's secret: never used here, its placeholder refused everywhere
+      if (sent)
+        return refuse("secret-context", "the request carries the placeholder of secret " + r.spec.name +
+                                            ", which belongs to another context");
+      continue;
+    }
+    bool for_host = r.match.Decide(host, port).allowed;
     if (sent && !for_host)
       return refuse("secret-exfiltration", "the request to " + Authority(host, port) + " carries the placeholder of secret " +
                                                r.spec.name + ", which is not for this host");
     if (!for_host) continue;
-    bool has_value = values_.find(r.spec.name) != values_.end();
+    bool has_value = values_.find(QualifiedName(r.spec.context, r.spec.name)) != values_.end();
     if (sent && !has_value)
       return refuse("secret-unset", "secret " + r.spec.name + " has no value (set it with `session secret set`)");
     if (has_value && (sent || !r.spec.header.empty())) here.push_back(&r);
   }
   for (const Rule* r : here) {
-    auto value = values_.find(r->spec.name)->second.View();
+    auto value = values_.find(QualifiedName(r->spec.context, r->spec.name))->second.View();
     for (auto& [k, v] : headers) ReplaceAll(v, r->spec.placeholder, value);
     if (!r->spec.header.empty()) {
       std::string name = r->spec.header.substr(0, r->spec.header.find(':'));

@@ -9,6 +9,14 @@
 //   - otherwise every such placeholder in a header value becomes the value, and a secret
 //     with a header template sets that header (any header of that name the client sent is
 //     dropped), whether or not the client sent the placeholder.
+//
+// Scoping (credential contexts, docs/CONTEXTS.md): a secret may have an owner context. Its
+// placeholder and template are used only for requests that carry that context's proxy
+// identity (the relay authenticates it and passes it to Apply); a request from any other
+// context (or the default one) carrying its placeholder is refused ("secret-context"), to
+// any host. A secret without an owner is the session's: every context may use it. Owned
+// secrets are declared at run time (Declare, over the control socket) and dropped with
+// their context (Forget); they are addressed as "CONTEXT/NAME" (QualifiedName).
 #pragma once
 
 #include <cstdint>
@@ -30,7 +38,10 @@ struct SecretRuleSpec {
   std::vector<std::string> hosts;
   std::string header;  // "Authorization: Bearer {}" or empty
   std::string placeholder;
+  std::string context;  // the owner context; empty: the session's (every context may use it)
 };
+// "CONTEXT/NAME" for an owned secret, NAME for the session's.
+std::string QualifiedName(std::string_view context, std::string_view name);
 // [{"name","hosts","header","placeholder"}]
 std::string FormatSecretRules(const std::vector<SecretRuleSpec>& rules);
 Result<std::vector<SecretRuleSpec>> ParseSecretRules(std::string_view json_text);
@@ -54,9 +65,16 @@ class SecretBook {
   bool empty() const { return rules_.empty(); }
   // True when some secret is for host:port: its CONNECT is intercepted, not tunnelled.
   bool Intercepts(std::string_view host, uint16_t port) const;
+  // name: NAME (the session's) or CONTEXT/NAME (a context's).
   Status Set(std::string_view name, SecretBytes value);
   Status Remove(std::string_view name);
-  Injection Apply(std::string_view host, uint16_t port, std::string_view target, HeaderList& headers) const;
+  // A context's secret, declared while the relay runs (again: its rules replaced, its value dropped).
+  Status Declare(const SecretRuleSpec& spec);
+  // Drops every secret (rules and values) the context owns.
+  void Forget(std::string_view context);
+  // context: the request's authenticated context ("" or "default": the default context).
+  Injection Apply(std::string_view host, uint16_t port, std::string_view target, HeaderList& headers,
+                  std::string_view context = "") const;
 
  private:
   struct Rule {

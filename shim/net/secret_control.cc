@@ -66,6 +66,19 @@ std::string HandleSecretRequest(std::string_view req, SecretBook& book) {
   std::string_view name = rest.substr(0, nl2);
   auto answer = [](Status s) { return s ? std::string("ok\n") : "error: " + s.error().msg + "\n"; };
   if (verb == "rm" && nl2 == std::string_view::npos) return answer(book.Remove(name));
+  if (verb == "forget" && nl2 == std::string_view::npos) {
+    book.Forget(name);
+    return "ok\n";
+  }
+  if (verb == "declare") {
+    auto specs = ParseSecretRules(rest);
+    if (!specs) return answer(specs.error());
+    for (const auto& s : *specs)
+      if (s.context.empty()) return "error: only a context's secret can be declared at run time\n";
+    for (const auto& s : *specs)
+      if (auto d = book.Declare(s); !d) return answer(d);
+    return "ok\n";
+  }
   if (verb == "set" && nl2 != std::string_view::npos) {
     auto value = CheckedValue(name, rest.substr(nl2 + 1));
     if (!value) return answer(value.error());
@@ -170,6 +183,14 @@ Status SendSecret(const std::filesystem::path& socket, std::string_view name, st
 
 Status RemoveSecret(const std::filesystem::path& socket, std::string_view name) {
   return Request(socket, "rm\n" + std::string(name));
+}
+
+Status DeclareSecrets(const std::filesystem::path& socket, const std::vector<SecretRuleSpec>& specs) {
+  return Request(socket, "declare\n" + FormatSecretRules(specs));
+}
+
+Status ForgetSecrets(const std::filesystem::path& socket, std::string_view context) {
+  return Request(socket, "forget\n" + std::string(context));
 }
 
 }  // namespace sandshim::net

@@ -5,6 +5,8 @@
 // set|rm` (rotation: the next request uses the new value) and after `session start`.
 //
 //   request:  "set\nNAME\nVALUE"  or  "rm\nNAME"      (the client then shuts its side)
+//             NAME is CONTEXT/NAME for a context's secret;
+//             "declare\n[rules JSON]" (context-owned secrets only), "forget\nCONTEXT"
 //   answer:   "ok\n"  or  "error: MESSAGE\n"
 #pragma once
 
@@ -28,6 +30,9 @@ void ServeSecretControl(boost::asio::io_context& io, UniqueFd listener, SecretBo
 // The client side (blocking, 5 s at most).
 Status SendSecret(const std::filesystem::path& socket, std::string_view name, std::string_view value);
 Status RemoveSecret(const std::filesystem::path& socket, std::string_view name);
+// A context's secrets (each with .context set) into a running relay; all of a context's out.
+Status DeclareSecrets(const std::filesystem::path& socket, const std::vector<SecretRuleSpec>& specs);
+Status ForgetSecrets(const std::filesystem::path& socket, std::string_view context);
 
 // Parses and applies one request (pure apart from book); the answer's text.
 std::string HandleSecretRequest(std::string_view request, SecretBook& book);

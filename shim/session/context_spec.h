@@ -9,6 +9,9 @@
 // rest anew.
 #pragma once
 
+#include "bundle/secret_spec.h"
+#include "shim/net/secret_bytes.h"
+
 #include <boost/json.hpp>
 #include <cstdint>
 #include <map>
@@ -28,9 +31,11 @@ struct ContextOptions {
   std::map<std::string, std::string> env;   // over the session's environment
   std::optional<uint32_t> uid, gid;          // nullopt: the session's user
   std::vector<std::string> allow_domains, deny_domains;
-  // TODO(secrets): per-context --secret plugs in here once the secrets issue lands in main:
-  // the proxy holds the values for this context's egress identity, the env only placeholders.
-  std::vector<std::string> secrets;
+  // The context's own secrets (docs/CONTEXTS.md): its env gets placeholders, the relay the
+  // values (over its control socket, scoped to this context's egress identity). The values
+  // are read by the CLI from their sources and live only here until delivered.
+  std::vector<bundle::SecretSpec> secrets;
+  std::map<std::string, net::SecretBytes> secret_values;
 };
 
 // Context names: letters, digits, '_', '-', '.' (no '+', which separates name and session in

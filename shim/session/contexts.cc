@@ -15,10 +15,13 @@
 #include "shim/net/domain_rules.h"
 #include "shim/net/netns.h"
 #include "shim/net/relay.h"
+#include "shim/net/secret_book.h"
+#include "shim/net/secret_control.h"
 #include "shim/session/audit.h"
 #include "shim/session/context_egress_file.h"
 #include "shim/session/network.h"
 #include "shim/session/relay_cgroup.h"
+#include "shim/session/secrets.h"
 #include "shim/session/sessions.h"
 
 namespace sandshim::session {
@@ -27,6 +30,7 @@ namespace {
 
 std::filesystem::path ContextsDir(const std::filesystem::path& session_dir) { return session_dir / "contexts"; }
 std::filesystem::path RecordFile(const std::filesystem::path& context_dir) { return context_dir / "context.json"; }
+std::filesystem::path ContextSecretSocket(const std::filesystem::path& context_dir) { return context_dir / "secrets.sock"; }
 
 Result<ContextRecord> ReadContext(const std::filesystem::path& context_dir) {
   auto text = TRY(fs::ReadFile(RecordFile(context_dir)));
@@ -51,7 +55,81 @@ json::object UndoData(const std::filesystem::path& session_dir, const ContextRec
                  {"egress", NetworkPaths(session_dir).contexts.string()}};
   // Undone only where it exists (idempotent): a context that has its own network.
   if (fs::Exists(NetworkPaths(ContextsDir(session_dir) / r.name).netns)) d["network"] = true;
+  if (fs::Exists(ContextsDir(session_dir) / r.name / "secrets.json")) d["secrets"] = SecretPaths(session_dir).socket.string();
   return d;
+}
+
+// The control sockets of the session's relays but the context's own: the session's and
+// those of other contexts with a relay of their own (native, proxy mode).
+std::vector<std::filesystem::path> OtherRelaySockets(const std::filesystem::path& session_dir,
+                                                     const std::filesystem::path& cdir) {
+  std::vector<std::filesystem::path> out;
+  if (fs::Exists(SecretPaths(session_dir).socket)) out.push_back(SecretPaths(session_dir).socket);
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(ContextsDir(session_dir), ec))
+    if (e.path() != cdir && fs::Exists(ContextSecretSocket(e.path()))) out.push_back(ContextSecretSocket(e.path()));
+  return out;
+}
+
+// The other contexts' secret declarations (no values), for a new relay's guard.
+std::vector<std::vector<net::SecretRuleSpec>> OtherContextSecrets(const std::filesystem::path& session_dir,
+                                                                  const std::filesystem::path& cdir) {
+  std::vector<std::vector<net::SecretRuleSpec>> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(ContextsDir(session_dir), ec)) {
+    if (e.path() == cdir) continue;
+    auto text = fs::ReadFile(e.path() / "secrets.json");
+    if (!text) continue;
+    if (auto rules = net::ParseSecretRules(*text); rules && !rules->empty()) out.push_back(std::move(*rules));
+  }
+  return out;
+}
+
+// A native context's own relay: the session's arguments, but a control socket of its own
+// (the session's stays the session relay's).
+std::vector<std::string> ContextRelayArgs(std::vector<std::string> args, const std::filesystem::path& cdir) {
+  for (size_t i = 0; i + 1 < args.size(); ++i)
+    if (args[i] == "--secrets-socket") args[i + 1] = ContextSecretSocket(cdir).string();
+  return args;
+}
+
+// The context's --secret declarations, checked, with fresh placeholders and the context as owner.
+Result<std::vector<net::SecretRuleSpec>> PlanContextSecrets(const std::filesystem::path& dir, const ContextOptions& o,
+                                                            bool egress) {
+  std::vector<net::SecretRuleSpec> out;
+  if (o.secrets.empty() && o.secret_values.empty()) return out;
+  if (!egress)
+    return MakeError("--secret: a context's secrets need a proxy session (session create --network proxy) and a named context",
+                     EINVAL);
+  auto session_rules = fs::ReadFile(SecretPaths(dir).rules);
+  if (!session_rules)
+    return MakeError("--secret: the session was made without secrets; its relay has no CA or secret socket "
+                     "(give session create at least one --secret)",
+                     EINVAL);
+  auto declared = TRY(net::ParseSecretRules(*session_rules));
+  auto own = TRY(net::DomainRules::Make(o.allow_domains, o.deny_domains));
+  for (const auto& sp : o.secrets) {
+    std::string who = "secret " + sp.name;
+    if (std::ranges::any_of(out, [&](const auto& r) { return r.name == sp.name; })) return MakeError(who + " is declared twice", EINVAL);
+    if (std::ranges::any_of(declared, [&](const auto& r) { return r.name == sp.name; }))
+      return MakeError(who + " is also a secret of the session", EEXIST);
+    if (o.env.contains(sp.name)) return MakeError(who + " is also given with --env", EINVAL);
+    if (sp.hosts.empty()) return MakeError(who + ": no hosts", EINVAL);
+    if (!sp.header.empty()) TRY_CTX(bundle::CheckHeaderTemplate(sp.header), who);
+    for (const auto& h : sp.hosts) {
+      TRY_CTX(net::CheckSecretHost(h), who);
+      auto rule = TRY(net::ParseDomainRule(h));
+      if (!o.allow_domains.empty() && !rule.subdomains && !own.Decide(rule.host, rule.port ? rule.port : 443).allowed)
+        return MakeError(who + ": host \"" + h + "\" can never match: the context's rules do not allow it", EINVAL);
+    }
+    if (!o.secret_values.contains(sp.name))
+      return MakeError(who + " has no value: give --secret-file, --secret-fd or --secret-env " + sp.name + "=...", EINVAL);
+    out.push_back({.name = sp.name, .hosts = sp.hosts, .header = sp.header, .placeholder = NewPlaceholder(), .context = o.name});
+  }
+  for (const auto& [name, v] : o.secret_values)
+    if (std::ranges::none_of(out, [&](const auto& r) { return r.name == name; }))
+      return MakeError("unknown secret " + name + " (declare it with --secret " + name + ":host=...)", EINVAL);
+  return out;
 }
 
 json::array Strings(const std::vector<std::string>& v) {
@@ -135,7 +213,11 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
     if (egress) token = TRY(NewContextToken());
     proxy_env = ContextProxyEnv(egress ? o.name : "", token, host, bundle::kRelayPort);
   }
-  // TODO(secrets): the context's --secret values go to the relay with its token here.
+  // Its secrets: checked, each given a placeholder (into its environment), declared to the
+  // relay that serves it, scoped to its egress identity, below.
+  auto secret_rules = TRY(PlanContextSecrets(dir, o, egress));
+  for (const auto& r : secret_rules) proxy_env[r.name] = r.placeholder;
+  std::filesystem::path secret_socket = own_netns ? ContextSecretSocket(cdir) : SecretPaths(dir).socket;
   auto spec = TRY(ContextSpec(TRY(bundle::LoadSpec(dir / "bundle")).doc, o, at, proxy_env));
 
   ContextRecord rec{.name = o.name, .container_id = ContextContainerId(s.id, o.name), .created = log::NowRfc3339()};
@@ -144,6 +226,7 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   json::object undo{{"id", rec.container_id}, {"dir", cdir.string()}, {"name", o.name}};
   if (egress) undo["egress"] = NetworkPaths(dir).contexts.string();
   if (own_netns) undo["network"] = true;
+  if (!secret_rules.empty()) undo["secrets"] = SecretPaths(dir).socket.string();
   TRY(journal.Append({kContextKind, undo}));
   bool done = false;
   ScopeExit rollback([&] {
@@ -156,8 +239,25 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   TRY(fs::MkdirAll(cdir / "bundle", 0700));
   if (own_netns) {
     TRY_CTX(net::CreateNetns(NetworkPaths(cdir).netns), "context " + o.name + ": network namespace");
-    TRY_CTX(StartSessionRelay(NetworkPaths(cdir), s.relay_args), "context " + o.name + ": egress relay");
+    TRY_CTX(StartSessionRelay(NetworkPaths(cdir), ContextRelayArgs(s.relay_args, cdir)),
+            "context " + o.name + ": egress relay");
   }
+  if (!secret_rules.empty()) {
+    TRY(fs::WriteFileAtomic(cdir / "secrets.json", net::FormatSecretRules(secret_rules), 0600));
+    TRY_CTX(net::DeclareSecrets(secret_socket, secret_rules), "context " + o.name + ": secrets");
+    for (const auto& r : secret_rules)
+      TRY_CTX(net::SendSecret(secret_socket, net::QualifiedName(o.name, r.name), o.secret_values.at(r.name).View()),
+              "context " + o.name + ": secret " + r.name);
+    // The exfiltration guard on every other relay of the session (the session's, other native
+    // contexts' own): the placeholders declared there without a value, so any other context
+    // carrying one is refused.
+    for (const auto& sock : OtherRelaySockets(dir, cdir))
+      if (sock != secret_socket)  // (gVisor: the session's relay is the context's: declared above, with values)
+        TRY_CTX(net::DeclareSecrets(sock, secret_rules), "context " + o.name + ": secrets guard");
+  }
+  if (own_netns)  // and on its own relay, the other contexts' placeholders
+    for (const auto& other : OtherContextSecrets(dir, cdir))
+      TRY_CTX(net::DeclareSecrets(secret_socket, other), "context " + o.name + ": secrets guard");
   TRY(fs::WriteFileAtomic(cdir / "bundle" / "config.json", json::serialize(spec), 0600));  // --env values
   {
     proc::DetachedStdio detached;  // the container outlives this call: none of our stdio
@@ -181,10 +281,12 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   rec.deny_domains = o.deny_domains;
   TRY(fs::WriteFileAtomic(RecordFile(cdir), json::serialize(ContextToJson(rec)), 0600));
   done = true;
+  std::vector<std::string> secret_names;
+  for (const auto& r : secret_rules) secret_names.push_back(r.name);
   (void)AppendAudit(s.audit, "context-create",
                     {{"session", s.id}, {"context", o.name}, {"container", rec.container_id},
                      {"env_keys", Strings(rec.env_keys)}, {"allow_domains", Strings(rec.allow_domains)},
-                     {"deny_domains", Strings(rec.deny_domains)}});
+                     {"deny_domains", Strings(rec.deny_domains)}, {"secrets", Strings(secret_names)}});
   rec.status = "running";
   return rec;
 }
@@ -252,6 +354,14 @@ Status UndoContext(runtime::Containers& containers, const json::object& data) {
   if (network) {
     TRY(StopSessionRelay(NetworkPaths(dir)));
     if (fs::Exists(std::filesystem::path(dir) / "relay-cgroups")) TRY(UnchargeRelay(std::filesystem::path(dir) / "relay-cgroups"));
+  }
+  // Its secrets leave the session's relay (best effort: a stopped relay holds nothing).
+  // A relay that is not running holds nothing to forget: its failure is not an error.
+  if (auto sock = bundle::GetString(data, "secrets"); !sock.empty()) {
+    std::filesystem::path cdir(dir);
+    auto session_dir = cdir.parent_path().parent_path();
+    for (const auto& other : OtherRelaySockets(session_dir, cdir))
+      (void)net::ForgetSecrets(other, bundle::GetString(data, "name"));
   }
   auto s = containers.Delete(id, /*force=*/true);
   if (!s && s.error().err_no != ENOENT) return s;

@@ -60,8 +60,10 @@ class Sessions {
                                const std::vector<std::string>& resolve = {});
   // `session secret set|rm` (session_secrets.cc): a new value for a declared secret, used from
   // the next request on, or none (requests carrying its placeholder are then refused).
-  Status SetSecret(const std::string& ref, const std::string& name, const net::SecretBytes& value);
-  Status RemoveSecret(const std::string& ref, const std::string& name);
+  // context: a credential context's own secret (session context create --secret); empty: the session's.
+  Status SetSecret(const std::string& ref, const std::string& name, const net::SecretBytes& value,
+                   const std::string& context = "");
+  Status RemoveSecret(const std::string& ref, const std::string& name, const std::string& context = "");
   // The record of a session that can take an exec (not stopped), read once and without the
   // lock. The caller seals itself for its backend (runtime::EnsureSealedFor) before Exec.
   Result<SessionRecord> ForExec(const std::string& ref);
@@ -110,7 +112,8 @@ class Sessions {
   Status Teardown(const std::string& id);
   // M12: moves the running relay into a child of the sandbox's cgroups (relay_cgroup.h).
   Status ChargeRelayToSession(const SessionRecord& r);
-  Status SendToRelay(const std::string& ref, const std::string& name, const net::SecretBytes* value);
+  Status SendToRelay(const std::string& ref, const std::string& name, const net::SecretBytes* value,
+                     const std::string& context);
   Status UpdateAfterExec(const std::string& id, const RunnerOutcome& o, const std::string& started);
 
   runtime::Options opts_;

@@ -179,6 +179,99 @@ ctx_egress() {
     "$decided" "the relay's decisions per context (audit)"
 }
 
+# Per-context secrets: an origin host (a network namespace joined to the host by a veth, a
+# plain-HTTP server recording the request heads it gets) named origin.test through the
+# relay's --egress-resolve seam. The session has a secret of its own (its CA and the relay's
+# secret socket come with it); the platform context has GIT_TOKEN, whose value is a canary in
+# a file (never on a command line). The platform's requests carry the value; the user context
+# using the platform's placeholder (read from the platform context: positive control) is
+# refused and audited; the canary is nowhere in the user context, the state or the audit.
+ORIGIN_UP=
+origin_up() {
+  [ -n "$ORIGIN_UP" ] && return 0
+  require_cmds python3 ip curl
+  ONET=10.218.$(($$ % 250 + 1)); OTH=sshim-ctxo-$$; OVETH=sctxo$$
+  on_exit 'ip netns del "$OTH" 2>/dev/null; ip link del "$OVETH" 2>/dev/null; [ -z "${OPID:-}" ] || kill "$OPID" 2>/dev/null'
+  cat >"$WORK/origin.py" <<'PY'
+import http.server, json, sys
+log, bind, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_GET(self):
+        with open(log, "a") as f:
+            f.write(json.dumps({"path": self.path, "headers": dict(self.headers.items())}) + "\n")
+        out = b"ORIGIN-OK\n"
+        self.send_response(200); self.send_header("Content-Length", str(len(out))); self.end_headers()
+        self.wfile.write(out)
+    def log_message(self, *a): pass
+http.server.ThreadingHTTPServer((bind, port), H).serve_forever()
+PY
+  ip netns add "$OTH" && ip link add "$OVETH" type veth peer name eth0 netns "$OTH" &&
+    ip addr add "$ONET.1/24" dev "$OVETH" && ip link set "$OVETH" up &&
+    ip -n "$OTH" addr add "$ONET.10/24" dev eth0 && ip -n "$OTH" link set eth0 up && ip -n "$OTH" link set lo up ||
+    return $(fail "origin host")
+  ip netns exec "$OTH" python3 "$WORK/origin.py" "$WORK/origin.jsonl" "$ONET.10" 8080 >/dev/null 2>&1 &
+  OPID=$!
+  wait_until 10 curl -sf --noproxy '*' "http://$ONET.10:8080/up" -o /dev/null || return $(fail "origin not up")
+  mkdir -p "$WORK/values" && chmod 700 "$WORK/values"
+  for c in session git rotated; do
+    printf 'canary-%s-%s\n' "$c" "$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')" >"$WORK/values/$c"
+  done
+  ORIGIN_UP=1
+}
+
+ctx_secrets() {
+  origin_up || return
+  local sid=$(uniq_name csec) ws=$WORK/ws-csec ph out refused decided trust
+  mkdir -p "$ws" && chmod 777 "$ws"
+  : >"$WORK/origin.jsonl"
+  S --backend "$1" session create "$sid" --rootfs "$WORK/rootfs" --workspace "$ws" --network proxy --allow-private \
+    --allow-domain origin.test --egress-resolve "origin.test=$ONET.10" \
+    --secret "SESSION_KEY:host=origin.test" --secret-file "SESSION_KEY=$WORK/values/session" >/dev/null ||
+    return $(fail "session create")
+  S session context create "$sid" platform --allow-domain origin.test \
+    --secret "GIT_TOKEN:host=origin.test" --secret-file "GIT_TOKEN=$WORK/values/git" >/dev/null ||
+    { S session delete "$sid" >/dev/null; return $(fail "context create with a secret"); }
+  pget() { S session exec --context platform "$sid" -- sh -c "wget -q -O- --header \"Authorization: token \$GIT_TOKEN\" http://origin.test:8080/$1 2>&1"; }
+  out=$(pget platform-1)
+  ph=$(S session exec --context platform "$sid" -- sh -c 'echo $GIT_TOKEN')
+  # The user context with the platform's placeholder (learned somehow): to the secret's host.
+  refused=$(S session exec "$sid" -- sh -c "wget -q -O- --header 'Authorization: token $ph' http://origin.test:8080/user-1 2>&1")
+  local user_env=$(S session exec "$sid" -- sh -c 'env; cat /proc/[0-9]*/environ 2>/dev/null | tr "\0" "\n"')
+  trust=$(S session exec --context platform "$sid" -- sh -c 'echo $SSL_CERT_FILE; cat /etc/ssl/certs/ca-certificates.crt')
+  local ca=$(sed -n 2p "$ROOT/@sessions/$sid/secrets/ca.crt")
+  # Rotation of the context's secret, then rm.
+  S session secret set "$sid" GIT_TOKEN --context platform --from-file "$WORK/values/rotated" ||
+    { S session delete "$sid" >/dev/null; return $(fail "secret set --context"); }
+  pget platform-2 >/dev/null
+  local wrong_ctx; S session secret set "$sid" GIT_TOKEN --from-file "$WORK/values/rotated" 2>/dev/null; wrong_ctx=$?
+  decided=$(jq -r 'select(.event=="egress") | "\(.context) \(.status) \(.rule)"' "$WORK/audit/$sid.jsonl" | tr '\n' ';')
+  local leaked=0
+  grep -rqF -f "$WORK/values/git" "$ROOT" "$WORK/audit" 2>/dev/null && leaked=1
+  grep -rqF -f "$WORK/values/rotated" "$ROOT" "$WORK/audit" 2>/dev/null && leaked=1
+  S session context rm "$sid" platform || { S session delete "$sid" >/dev/null; return $(fail "context rm"); }
+  # After rm the platform's placeholder is a stale string: nothing is injected for anyone.
+  S session exec "$sid" -- sh -c "wget -q -O- --header 'Authorization: token $ph' http://origin.test:8080/after-rm >/dev/null 2>&1"
+  S session delete "$sid" >/dev/null || return $(fail "session delete")
+  assert_eq ORIGIN-OK "$out" "the platform's request reaches the origin" || return
+  assert_eq "token $(cat "$WORK/values/git")" "$(jq -r 'select(.path=="/platform-1") | .headers.Authorization' "$WORK/origin.jsonl")" \
+    "the origin receives the platform's value" || return
+  assert_contains "$ph" "sshim-secret-" "control: the platform context reads its placeholder" || return
+  assert_contains "$refused" "403" "the user context with the platform's placeholder" || return
+  [ -z "$(jq -r 'select(.path=="/user-1") | .path' "$WORK/origin.jsonl")" ] || return $(fail "the user's request reached the origin")
+  assert_contains "$decided" "default 403 secret-context" "audit: the refusal, the user's context" || return
+  assert_not_contains "$user_env" "$(cat "$WORK/values/git")" "the canary in the user context's env and environ" || return
+  assert_not_contains "$user_env" "$ph" "the platform's placeholder in the user context" || return
+  assert_eq 0 "$leaked" "a value in the state directory or the audit" || return
+  assert_contains "$trust" "/etc/ssl/certs/ca-certificates.crt" "the platform context's trust variables" || return
+  assert_contains "$trust" "$ca" "the session CA in the platform context's trust bundle" || return
+  assert_eq "token $(cat "$WORK/values/rotated")" "$(jq -r 'select(.path=="/platform-2") | .headers.Authorization' "$WORK/origin.jsonl")" \
+    "secret set --context: the next request has the new value" || return
+  assert_ne 0 "$wrong_ctx" "secret set of a context's secret without --context" || return
+  assert_eq "token $ph" "$(jq -r 'select(.path=="/after-rm") | .headers.Authorization' "$WORK/origin.jsonl")" \
+    "context rm drops its secret (a stale placeholder, no value)"
+}
+
 # gVisor: a process a plain exec left running before the first context would sit in the
 # parent PID namespace of every context; the first context is refused until it is gone.
 check_stray_blocks_first_context() {
@@ -252,6 +345,7 @@ for be in $backends; do
   run_check "contexts on $be: a platform port cannot be taken over" with_setup "$be" ctx_port_takeover
   run_check "contexts on $be: a platform port cannot be reached" with_setup "$be" ctx_port_reach
   run_check "contexts on $be: egress identity and rules per context" ctx_egress "$be"
+  run_check "contexts on $be: a context's secret is injected for it only, refused (audited) for the user" ctx_secrets "$be"
   run_check "contexts on $be: list, inspect, audit, private files" with_setup "$be" ctx_list_inspect_audit
   run_check "contexts on $be: rm ends the context and leaves nothing" with_setup "$be" ctx_rm
 done

@@ -299,3 +299,65 @@ TEST_CASE("secret control socket: 0600, and usable under a path longer than sun_
   CHECK(s.ok());
   std::filesystem::remove_all(tmpl);
 }
+
+TEST_CASE("secret book: a context's secret is used only by its context") {
+  auto b = Book();
+  const std::string ph = "sshim-secret-0123456789abcdef0123456789abcdef";
+  net::SecretRuleSpec spec{.name = "GIT", .hosts = {"git.origin.test"}, .header = "", .placeholder = ph, .context = "platform"};
+  // Declared over the control socket: a context's only.
+  auto plain = spec;
+  plain.context.clear();
+  CHECK(net::HandleSecretRequest("declare\n" + net::FormatSecretRules({plain}), b).starts_with("error: only a context"));
+  REQUIRE(net::HandleSecretRequest("declare\n" + net::FormatSecretRules({spec}), b) == "ok\n");
+  CHECK(net::HandleSecretRequest("set\nplatform/GIT\nv-git", b) == "ok\n");
+  CHECK(net::HandleSecretRequest("set\nGIT\nx", b).starts_with("error: unknown secret"));
+  CHECK(b.Intercepts("git.origin.test", 443));  // every context's requests there are looked at
+  // Its context: injected.
+  net::HeaderList h{{"Authorization", "token " + ph}};
+  auto i = b.Apply("git.origin.test", 80, "/", h, "platform");
+  CHECK_FALSE(i.refused);
+  CHECK(i.injected == std::vector<std::string>{"GIT"});
+  CHECK(Header(h, "Authorization") == "token v-git");
+  // Any other context, the default one, no context: refused, to its host or any other.
+  for (std::string_view who : {"user", "default", ""}) {
+    for (std::string_view host : {"git.origin.test", "evil.test"}) {
+      net::HeaderList o{{"Authorization", "token " + ph}};
+      auto r = b.Apply(host, 80, "/", o, who);
+      CHECK(r.refused);
+      CHECK(r.rule == "secret-context");
+      CHECK(Header(o, "Authorization") == "token " + ph);
+    }
+  }
+  // The platform's placeholder to a host that is not the secret's: the usual guard.
+  net::HeaderList x{{"X", ph}};
+  CHECK(b.Apply("evil.test", 80, "/", x, "platform").rule == "secret-exfiltration");
+  // The session's secrets stay every context's.
+  REQUIRE(b.Set("TOK", net::SecretBytes::From("v-tok").value()).ok());
+  net::HeaderList s{{"X-Token", kPh2}};
+  CHECK(b.Apply("a.git.test", 443, "/", s, "user").injected == std::vector<std::string>{"TOK"});
+  // A template of a context's secret is set only for that context.
+  auto templ = spec;
+  templ.name = "KEY";
+  templ.header = "X-Key: {}";
+  templ.placeholder = "sshim-secret-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+  REQUIRE(b.Declare(templ).ok());
+  REQUIRE(b.Set("platform/KEY", net::SecretBytes::From("v-key").value()).ok());
+  net::HeaderList t1, t2;
+  b.Apply("git.origin.test", 80, "/", t1, "user");
+  CHECK(Header(t1, "X-Key") == "<none>");
+  b.Apply("git.origin.test", 80, "/", t2, "platform");
+  CHECK(Header(t2, "X-Key") == "v-key");
+  // A placeholder cannot be taken over by another declaration.
+  auto thief = spec;
+  thief.context = "user";
+  CHECK_FALSE(b.Declare(thief).ok());
+  // Rotation and removal by qualified name; forget drops rules and values.
+  CHECK(net::HandleSecretRequest("rm\nplatform/GIT", b) == "ok\n");
+  net::HeaderList u{{"Authorization", ph}};
+  CHECK(b.Apply("git.origin.test", 80, "/", u, "platform").rule == "secret-unset");
+  CHECK(net::HandleSecretRequest("forget\nplatform", b) == "ok\n");
+  net::HeaderList f{{"Authorization", ph}};
+  CHECK_FALSE(b.Apply("git.origin.test", 80, "/", f, "user").refused);  // a stale string now
+  CHECK(net::HandleSecretRequest("set\nplatform/GIT\nx", b).starts_with("error: unknown secret"));
+  CHECK(net::ParseSecretRules(net::FormatSecretRules({spec})).value().front().context == "platform");
+}
