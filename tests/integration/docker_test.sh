@@ -106,6 +106,13 @@ dstart() {
   [ "$RC" -eq 0 ] || fail "docker run -d failed ($RC): $ERR"
 }
 
+# Creates a container (not started); its name is left in CN.
+dcreate() {
+  CN=$(uniq_name it)
+  capture dk create --name "$CN" --runtime "$RT" "$@"
+  [ "$RC" -eq 0 ] || fail "docker create failed ($RC): $ERR"
+}
+
 drm() { dk rm -f "$@" >/dev/null 2>&1; true; }
 
 inspect() { dk inspect -f "$2" "$1" 2>/dev/null; }
@@ -589,6 +596,7 @@ run_check "docker restart" check_restart
 run_check "pause/unpause" check_pause_unpause
 run_check "docker top" check_top
 run_docker_daily_checks
+run_client_parity_checks
 if [ -n "${SANDSHIM_BROKEN_RUNSC:-}" ]; then
   run_check "auto fell back to native (host kernel, state, warning in --log)" check_fell_back_to_native
   run_check "--backend gvisor refuses clearly and leaves nothing" check_gvisor_refuses
