@@ -376,6 +376,17 @@ check_update_cpus() {
   assert_eq 50000 "$quota" "host cpu.cfs_quota_us ($cg)"
 }
 
+check_run_cpus() {
+  # run --cpus 0.5: the CFS quota on the container's host cgroup (the sandbox's, on gVisor).
+  dstart --cpus 0.5 "$IMG" sleep 300 || return 1
+  local id cg quota
+  id=$(inspect "$CN" '{{.Id}}')
+  cg=$(host_cgroup_file "$id" cpu cpu.cfs_quota_us)
+  quota=$(cat "$cg" 2>/dev/null || echo none)
+  drm "$CN"
+  assert_eq 50000 "$quota" "host cpu.cfs_quota_us ($cg)"
+}
+
 # Interface names from /proc/net/dev (works without sysfs or iproute2).
 IFACES_CMD='tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " " | sort | tr "\n" " "'
 
@@ -587,6 +598,7 @@ run_check "--memory 64m enforced" check_memory_limit
 run_check "--pids-limit 20 enforced" check_pids_limit
 run_check "--pids-limit 64 reaches the host cgroup" check_pids_limit_host
 run_check "update --cpus reaches the host cgroup" check_update_cpus
+run_check "run --cpus 0.5 reaches the host cgroup" check_run_cpus
 run_check "--network none: only lo" check_network_none
 run_check "default bridge: busybox wget reaches the host" check_network_bridge
 run_check "bridge: gVisor runs its own network stack" check_network_bridge_netstack
