@@ -294,6 +294,18 @@ check_cpus_host_cgroup() {
   assert_eq 50000 "$quota" "host cpu.cfs_quota_us ($cg)"
 }
 
+check_update_cpus() {
+  # podman update --cpus: the runtime's update writes the host cgroup's CFS quota.
+  pstart "$IMG" sleep 300 || return 1
+  local id cg quota
+  id=$(inspect "$CN" '{{.Id}}')
+  capture pm update --cpus 0.5 "$CN"
+  cg=$(find /sys/fs/cgroup/cpu -maxdepth 6 -type d -name "*$id*" 2>/dev/null | head -n1)
+  quota=$(cat "$cg/cpu.cfs_quota_us" 2>/dev/null || echo none)
+  prm "$CN"
+  assert_eq 0 "$RC" "podman update status ($ERR)" && assert_eq 50000 "$quota" "host cpu.cfs_quota_us ($cg)"
+}
+
 check_no_leaks_at_end() {
   # shellcheck disable=SC2034 # read by run_check
   AFTER_CHECK_HOOK=""
@@ -333,6 +345,7 @@ run_check "--network none: only lo" check_network_none
 run_check "--init runs the init as pid 1" check_init
 run_check "--memory 64m enforced" check_memory_inside
 run_check "--cpus 0.5 reaches the host cgroup" check_cpus_host_cgroup
+run_check "update --cpus reaches the host cgroup" check_update_cpus
 # lib/docker_daily.sh, shared with docker_test.sh.
 run_check "attach: output after attaching, exit code" check_attach
 run_check "logs -f follows to the end" check_logs_follow
