@@ -106,6 +106,13 @@ dstart() {
   [ "$RC" -eq 0 ] || fail "docker run -d failed ($RC): $ERR"
 }
 
+# Creates a container (not started); its name is left in CN.
+dcreate() {
+  CN=$(uniq_name it)
+  capture dk create --name "$CN" --runtime "$RT" "$@"
+  [ "$RC" -eq 0 ] || fail "docker create failed ($RC): $ERR"
+}
+
 drm() { dk rm -f "$@" >/dev/null 2>&1; true; }
 
 inspect() { dk inspect -f "$2" "$1" 2>/dev/null; }
@@ -369,6 +376,17 @@ check_update_cpus() {
   assert_eq 50000 "$quota" "host cpu.cfs_quota_us ($cg)"
 }
 
+check_run_cpus() {
+  # run --cpus 0.5: the CFS quota on the container's host cgroup (the sandbox's, on gVisor).
+  dstart --cpus 0.5 "$IMG" sleep 300 || return 1
+  local id cg quota
+  id=$(inspect "$CN" '{{.Id}}')
+  cg=$(host_cgroup_file "$id" cpu cpu.cfs_quota_us)
+  quota=$(cat "$cg" 2>/dev/null || echo none)
+  drm "$CN"
+  assert_eq 50000 "$quota" "host cpu.cfs_quota_us ($cg)"
+}
+
 # Interface names from /proc/net/dev (works without sysfs or iproute2).
 IFACES_CMD='tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " " | sort | tr "\n" " "'
 
@@ -580,6 +598,7 @@ run_check "--memory 64m enforced" check_memory_limit
 run_check "--pids-limit 20 enforced" check_pids_limit
 run_check "--pids-limit 64 reaches the host cgroup" check_pids_limit_host
 run_check "update --cpus reaches the host cgroup" check_update_cpus
+run_check "run --cpus 0.5 reaches the host cgroup" check_run_cpus
 run_check "--network none: only lo" check_network_none
 run_check "default bridge: busybox wget reaches the host" check_network_bridge
 run_check "bridge: gVisor runs its own network stack" check_network_bridge_netstack
@@ -589,6 +608,7 @@ run_check "docker restart" check_restart
 run_check "pause/unpause" check_pause_unpause
 run_check "docker top" check_top
 run_docker_daily_checks
+run_client_parity_checks
 if [ -n "${SANDSHIM_BROKEN_RUNSC:-}" ]; then
   run_check "auto fell back to native (host kernel, state, warning in --log)" check_fell_back_to_native
   run_check "--backend gvisor refuses clearly and leaves nothing" check_gvisor_refuses

@@ -22,6 +22,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib/clients.sh"
 # shellcheck source=lib/podman.sh
 . "$HERE/lib/podman.sh"
+# shellcheck source=lib/docker_daily.sh
+. "$HERE/lib/docker_daily.sh"
 
 [ $# -eq 1 ] || { echo "usage: $0 RUNTIME_BINARY|NAME" >&2; exit 2; }
 IMG=docker.io/$TEST_IMAGE
@@ -79,6 +81,23 @@ pstart() {
 }
 
 prm() { pm rm -f -t 0 "$@" >/dev/null 2>&1; true; }
+
+pcreate() {
+  CN=$(uniq_name it)
+  capture pm create --pull never --cgroup-parent "$CGROUP_PARENT" --name "$CN" "$@"
+  [ "$RC" -eq 0 ] || fail "podman create failed ($RC): $ERR"
+}
+
+# The names lib/docker_daily.sh's checks use, so docker's and podman's share one definition.
+dk() { pm "$@"; }
+drun() { prun "$@"; }
+dstart() { pstart "$@"; }
+dcreate() { pcreate "$@"; }
+drm() { prm "$@"; }
+inspect() { pm inspect -f "$2" "$1" 2>/dev/null; }
+wait_log() { # NAME TEXT [SECS]
+  wait_until "${3:-20}" sh -c '"$@" 2>&1 | grep -q -- "$0"' "$2" timeout 10 "${PODMAN[@]}" logs "$1"
+}
 
 client_leftovers() { pm ps -aq; }
 client_remove() { prm "$@"; }
@@ -252,6 +271,41 @@ check_network_host() {
     fail "expected the host's interfaces (lo and more), got: $OUT"
 }
 
+check_init() {
+  # podman's default init (catatonit) is not installed here: --init-path names tini.
+  prun --init --init-path /usr/bin/tini-static "$IMG" sh -c 'echo init-ok; cat /proc/1/cmdline | tr "\\0" " "'
+  assert_eq 0 "$RC" "exit status ($ERR)" && assert_contains "$OUT" init-ok "stdout" &&
+    assert_contains "$OUT" init "pid 1 is the init"
+}
+
+check_network_none() {
+  prun --network none "$IMG" sh -c 'tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " " | sort | tr "\n" " "'
+  assert_eq 0 "$RC" "exit status ($ERR)" && assert_eq "lo " "$OUT" "interfaces"
+}
+
+check_cpus_host_cgroup() {
+  # --cpus 0.5 is a CFS quota on the container's host cgroup (the whole sandbox's, on gVisor).
+  pstart --cpus 0.5 "$IMG" sleep 300 || return 1
+  local id cg quota
+  id=$(inspect "$CN" '{{.Id}}')
+  cg=$(find /sys/fs/cgroup/cpu -maxdepth 6 -type d -name "*$id*" 2>/dev/null | head -n1)
+  quota=$(cat "$cg/cpu.cfs_quota_us" 2>/dev/null || echo none)
+  prm "$CN"
+  assert_eq 50000 "$quota" "host cpu.cfs_quota_us ($cg)"
+}
+
+check_update_cpus() {
+  # podman update --cpus: the runtime's update writes the host cgroup's CFS quota.
+  pstart "$IMG" sleep 300 || return 1
+  local id cg quota
+  id=$(inspect "$CN" '{{.Id}}')
+  capture pm update --cpus 0.5 "$CN"
+  cg=$(find /sys/fs/cgroup/cpu -maxdepth 6 -type d -name "*$id*" 2>/dev/null | head -n1)
+  quota=$(cat "$cg/cpu.cfs_quota_us" 2>/dev/null || echo none)
+  prm "$CN"
+  assert_eq 0 "$RC" "podman update status ($ERR)" && assert_eq 50000 "$quota" "host cpu.cfs_quota_us ($cg)"
+}
+
 check_no_leaks_at_end() {
   # shellcheck disable=SC2034 # read by run_check
   AFTER_CHECK_HOOK=""
@@ -264,6 +318,10 @@ check_no_leaks_at_end() {
 # --------------------------------------------------------------------------- main
 
 setup "$@"
+DOCKER_CMD=("${PODMAN[@]}")
+ULIMIT_EXTRA=(--ulimit "nproc=$(ulimit -Hu):$(ulimit -Hu)")
+[ "$(ulimit -Hu)" = unlimited ] || [ "$(ulimit -Hu)" -gt "$PODMAN_NPROC_LIMIT" ] &&
+  ULIMIT_EXTRA=(--ulimit "nproc=$PODMAN_NPROC_LIMIT:$PODMAN_NPROC_LIMIT")
 run_check "podman run: stdout and exit 0" check_echo
 run_check "exit 3 propagates" check_exit_code
 run_check "missing command gives 127" check_missing_command
@@ -283,5 +341,21 @@ run_check "logs, top, stats" check_logs_top_stats
 run_check "--restart on-failure:2" check_restart_policy
 run_check "cp into a created container" check_cp
 run_check "--network host" check_network_host
+run_check "--network none: only lo" check_network_none
+run_check "--init runs the init as pid 1" check_init
+run_check "--memory 64m enforced" check_memory_inside
+run_check "--cpus 0.5 reaches the host cgroup" check_cpus_host_cgroup
+run_check "update --cpus reaches the host cgroup" check_update_cpus
+# lib/docker_daily.sh, shared with docker_test.sh.
+run_check "attach: output after attaching, exit code" check_attach
+run_check "logs -f follows to the end" check_logs_follow
+run_check "--ulimit nofile=1024:2048" check_ulimit_nofile
+run_check "--cap-drop CHOWN / --cap-add NET_ADMIN take effect" check_cap_drop_add
+run_check "--ipc private / host" check_ipc_modes
+run_check "--pid host" check_pid_host
+run_check "--env-file, --hostname" check_env_file_hostname
+run_check "wait and rename" check_wait_rename
+run_check "--device /dev/fuse" check_device_fuse
+run_client_parity_checks
 CHECK_FILTER="" run_check "no leaks at the end" check_no_leaks_at_end
 finish_checks
