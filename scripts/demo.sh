@@ -33,5 +33,5 @@ if [ "${1:-}" != --no-docker ]; then
   start_daemons "$W/d" >/dev/null || { echo "demo.sh: could not start dockerd" >&2; exit 1; }
   build_rootfs "$W/rootfs" >/dev/null 2>&1
   import_docker_image "$W/rootfs"
-  DOCKER run --rm --runtime=sandshim "$TEST_IMAGE" sh -c 'echo "kernel: $(uname -sr)"; dmesg | head -3; ip -o -4 addr show eth0 | awk "{print \"eth0:\", \$4}"'
+  DOCKER run --rm --runtime=sandshim --cap-add SYSLOG "$TEST_IMAGE" sh -c 'echo "kernel: $(uname -sr)"; dmesg | head -3; ip -o -4 addr show eth0 | awk "{print \"eth0:\", \$4}"'
 fi
