@@ -61,11 +61,19 @@ class H(http.server.BaseHTTPRequestHandler):
             f.write(json.dumps({"method": self.command, "path": self.path, "headers": dict(self.headers.items()),
                                 "body": body.decode("latin-1")}) + "\n")
         out = b"ORIGIN-OK " + self.path.encode() + b"\n"
+        if self.command == "TRACE":  # RFC 9110 9.3.8: the request as received, as the body
+            out = (self.requestline + "\r\n" + str(self.headers)).encode("latin-1")
         self.send_response(200)
+        # CORS the way common middleware does it (express cors({origin: true})): the
+        # request's Origin and Access-Control-Request-Headers come back in the response.
+        if self.headers.get("Origin"):
+            self.send_header("Access-Control-Allow-Origin", self.headers["Origin"])
+        if self.headers.get("Access-Control-Request-Headers"):
+            self.send_header("Access-Control-Allow-Headers", self.headers["Access-Control-Request-Headers"])
         self.send_header("Content-Length", str(len(out)))
         self.end_headers()
         self.wfile.write(out)
-    do_POST = do_GET
+    do_POST = do_TRACE = do_OPTIONS = do_GET
     def log_message(self, *a): pass
 srv = http.server.ThreadingHTTPServer((bind, port), H)
 if len(sys.argv) > 4:
@@ -209,6 +217,30 @@ check_exfiltration_guard() { # BACKEND: a placeholder to another host is refused
   audit_of "$id" >"$WORK/a"
   jq -se '[.[] | select(.decision == "deny" and .rule == "secret-exfiltration")] | length >= 3' "$WORK/a" >/dev/null ||
     fail "$BE: exfiltration not audited"
+}
+
+# The value must never come back to the sandbox: an origin that reflects a request header
+# (CORS middleware echoing Origin or Access-Control-Request-Headers, TRACE echoing the whole
+# request) would hand the sandbox the value the relay put in. Positive control: the same
+# origin reflects a harmless marker into the sandbox's output, and the origin gets the value.
+check_reflection_readback() { # BACKEND
+  local BE=$1 id out leaks=""
+  backend_ok "$BE" || return $(skip "no runsc")
+  session_for "$BE" || return $(fail "$REASON")
+  id=$SID
+  out=$(inside "$id" sh -c 'curl -s -D- --max-time 10 -H "Origin: reflect-marker" http://good.test:8080/cors-control')
+  assert_contains "$out" "Access-Control-Allow-Origin: reflect-marker" "$BE: control: the origin reflects Origin" || return
+  inside "$id" sh -c 'curl -s -D- --max-time 10 -H "Origin: $TOKEN" http://good.test:8080/cors' >"$WORK/reflect-$BE" 2>&1
+  last_head good-http >"$WORK/h"
+  seen token "$WORK/h" || return $(fail "$BE: control: the origin did not get the TOKEN value in Origin: $(jq -c .headers "$WORK/h")")
+  ! seen token "$WORK/reflect-$BE" || leaks+=" reflected-Origin(HTTP)"
+  inside "$id" sh -c 'curl -s -D- --max-time 10 -X OPTIONS -H "Access-Control-Request-Headers: $TOKEN" https://good.test:8443/preflight' \
+    >"$WORK/reflect-$BE" 2>&1
+  ! seen token "$WORK/reflect-$BE" || leaks+=" CORS-preflight(HTTPS)"
+  inside "$id" sh -c 'curl -s --max-time 10 -X TRACE https://good.test:8443/trace' >"$WORK/reflect-$BE" 2>&1
+  assert_contains "$(cat "$WORK/reflect-$BE")" "TRACE /trace" "$BE: control: the origin echoes a TRACE" || return
+  ! seen api "$WORK/reflect-$BE" || leaks+=" TRACE-echo-of-the-header-template(HTTPS)"
+  [ -z "$leaks" ] || fail "$BE: a secret value came back to the sandbox:$leaks"
 }
 
 check_untrusted_origin() { # BACKEND: an origin the proxy's trust store does not vouch for
@@ -366,6 +398,7 @@ for be in gvisor native; do
   run_check "$be: HTTP: curl and python, header template and placeholder, inject audit" check_http_injection "$be"
   run_check "$be: HTTPS intercepted with the session CA: curl and python, POST body" check_https_injection "$be"
   run_check "$be: exfiltration guard: placeholder to another host refused and audited" check_exfiltration_guard "$be"
+  run_check "$be: a value never comes back: reflected Origin, CORS preflight, TRACE echo" check_reflection_readback "$be"
   run_check "$be: untrusted origin certificate refused (502, audited)" check_untrusted_origin "$be"
   run_check "$be: rotation: set, rm, stop/start then set again" check_rotation "$be"
 done
