@@ -279,7 +279,8 @@ class Conn : public std::enable_shared_from_this<Conn> {
   bool ApplySecrets() {
     for (const auto& f : parser_->get()) headers_.emplace_back(std::string(f.name_string()), std::string(f.value()));
     if (!srv_->opts.secrets) return true;
-    auto inj = srv_->opts.secrets->book.Apply(target_.host, target_.port, target_.origin_form, headers_, rec_.context);
+    auto inj = srv_->opts.secrets->book.Apply(target_.host, target_.port, target_.origin_form, headers_, rec_.context,
+                                                      parser_->get().method_string());
     if (inj.refused) {
       Reply(403, inj.reason, "deny", inj.rule);
       return false;

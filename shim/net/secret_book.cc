@@ -122,8 +122,35 @@ static void ReplaceAll(std::string& s, std::string_view from, std::string_view t
   for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
 }
 
+// Request headers that origins send back by protocol or by common convention: CORS
+// middleware answers Origin and Access-Control-Request-* in Access-Control-Allow-*, request-id
+// middleware (Rails, Heroku, most API gateways) echoes the id, Stripe echoes Idempotency-Key,
+// error and debug pages quote Referer and User-Agent. A value put into one of them would be
+// handed straight back to the code that must never read it (red team: reflected Origin).
+// This closes the standard echoes only; an origin that quotes any header (an echo endpoint)
+// still returns what it got, which is why secret hosts should be APIs, and a header template
+// (header=) names the only header a value goes into.
+static bool ReflectedHeader(std::string_view name) {
+  static constexpr std::string_view kExact[] = {
+      "origin", "referer", "user-agent", "host", "via", "forwarded", "request-id", "x-request-id",
+      "x-correlation-id", "correlation-id", "x-amzn-trace-id", "traceparent", "tracestate", "idempotency-key",
+      "x-idempotency-key", "timing-allow-origin"};
+  for (auto e : kExact)
+    if (name.size() == e.size() && ::strncasecmp(name.data(), e.data(), e.size()) == 0) return true;
+  static constexpr std::string_view kPrefix[] = {"access-control-", "x-forwarded-", "sec-"};
+  for (auto p : kPrefix)
+    if (name.size() >= p.size() && ::strncasecmp(name.data(), p.data(), p.size()) == 0) return true;
+  return false;
+}
+
+// TRACE (and IIS's TRACK) return the request as the origin received it (RFC 9110 9.3.8).
+static bool EchoMethod(std::string_view m) {
+  return (m.size() == 5 && ::strncasecmp(m.data(), "TRACE", 5) == 0) ||
+         (m.size() == 5 && ::strncasecmp(m.data(), "TRACK", 5) == 0);
+}
+
 Injection SecretBook::Apply(std::string_view host, uint16_t port, std::string_view target, HeaderList& headers,
-                            std::string_view context) const {
+                            std::string_view context, std::string_view method) const {
   if (context == "default") context = "";
   Injection out;
   auto refuse = [&](std::string rule, std::string reason) {
@@ -160,6 +187,15 @@ Injection SecretBook::Apply(std::string_view host, uint16_t port, std::string_vi
       return refuse("secret-unset", "secret " + r.spec.name + " has no value (set it with `session secret set`)");
     if (has_value && (sent || !r.spec.header.empty())) here.push_back(&r);
   }
+  // Then where the values would go: never where the origin hands them back.
+  if (!here.empty() && EchoMethod(method))
+    return refuse("secret-reflection", std::string(method) + " echoes the request back: secret " + here.front()->spec.name +
+                                           " is not put into it");
+  for (const Rule* r : here)
+    for (const auto& [k, v] : headers)
+      if (v.find(r->spec.placeholder) != std::string::npos && ReflectedHeader(k))
+        return refuse("secret-reflection", "the placeholder of secret " + r->spec.name + " is in " + k +
+                                               ", a header origins send back: put it in Authorization or an API-key header");
   for (const Rule* r : here) {
     auto value = values_.find(QualifiedName(r->spec.context, r->spec.name))->second.View();
     for (auto& [k, v] : headers) ReplaceAll(v, r->spec.placeholder, value);

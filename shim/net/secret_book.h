@@ -6,6 +6,9 @@
 //   - a placeholder of a secret that is not for this host, anywhere in the request line or
 //     headers: refused (rule "secret-exfiltration") -- the exfiltration guard;
 //   - a placeholder of a secret for this host whose value is not set: refused ("secret-unset");
+//   - a value would come back to the sandbox: refused ("secret-reflection"): the placeholder
+//     in a header that origins echo by protocol or convention (Origin and the CORS request
+//     headers, Referer, request ids, ...), or a TRACE/TRACK that a value would go into;
 //   - otherwise every such placeholder in a header value becomes the value, and a secret
 //     with a header template sets that header (any header of that name the client sent is
 //     dropped), whether or not the client sent the placeholder.
@@ -73,8 +76,9 @@ class SecretBook {
   // Drops every secret (rules and values) the context owns.
   void Forget(std::string_view context);
   // context: the request's authenticated context ("" or "default": the default context).
+  // method: the request's; a value never goes into a TRACE/TRACK (the origin echoes it back).
   Injection Apply(std::string_view host, uint16_t port, std::string_view target, HeaderList& headers,
-                  std::string_view context = "") const;
+                  std::string_view context = "", std::string_view method = "") const;
 
  private:
   struct Rule {

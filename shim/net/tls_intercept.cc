@@ -139,7 +139,7 @@ class Interceptor : public std::enable_shared_from_this<Interceptor> {
     left_ = *body;
     HeaderList headers;
     for (const auto& f : req) headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
-    auto inj = sh_->book.Apply(target_.host, target_.port, target, headers, rec_.context);
+    auto inj = sh_->book.Apply(target_.host, target_.port, target, headers, rec_.context, rec_.method);
     if (inj.refused) return Refuse(403, "Forbidden", "deny", inj.rule, inj.reason);
     std::string path = target.substr(0, target.find('?'));
     for (const auto& name : inj.injected) {

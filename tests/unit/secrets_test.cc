@@ -117,6 +117,31 @@ TEST_CASE("secret book: header template and placeholder injection, only for the 
   CHECK(n.size() == 1);
 }
 
+TEST_CASE("secret book: never where the origin sends it back (red team: reflected Origin, TRACE)") {
+  auto b = Book();
+  REQUIRE(b.Set("API", net::SecretBytes::From("v-api").value()).ok());
+  REQUIRE(b.Set("TOK", net::SecretBytes::From("v-tok").value()).ok());
+  for (const char* name : {"Origin", "access-control-request-headers", "Referer", "X-Request-Id", "Idempotency-Key",
+                           "X-Forwarded-For", "User-Agent"}) {
+    net::HeaderList h{{name, kPh2}};
+    auto i = b.Apply("a.git.test", 443, "/", h);
+    CHECK_MESSAGE(i.rule == "secret-reflection", name);
+    CHECK(Header(h, name) == kPh2);  // nothing rewritten on a refusal
+  }
+  // The credential headers still work, and a harmless Origin beside them is fine.
+  net::HeaderList ok{{"X-Api-Key", kPh2}, {"Origin", "https://app.test"}};
+  CHECK_FALSE(b.Apply("a.git.test", 443, "/", ok, "", "GET").refused);
+  CHECK(Header(ok, "X-Api-Key") == "v-tok");
+  // TRACE echoes the request: refused when a value (a placeholder or a template) would go in,
+  // allowed when none would.
+  net::HeaderList t1{{"X-Token", kPh2}};
+  CHECK(b.Apply("a.git.test", 443, "/", t1, "", "TRACE").rule == "secret-reflection");
+  net::HeaderList t2;
+  CHECK(b.Apply("api.example.com", 443, "/", t2, "", "trace").rule == "secret-reflection");  // the template
+  net::HeaderList t3;
+  CHECK_FALSE(b.Apply("nothing.test", 80, "/", t3, "", "TRACE").refused);
+}
+
 TEST_CASE("secret book: the exfiltration guard and unset values") {
   auto b = Book();
   REQUIRE(b.Set("TOK", net::SecretBytes::From("v-tok").value()).ok());
