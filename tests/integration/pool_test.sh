@@ -317,7 +317,34 @@ check_refill_detached() {
   end_pool "$p"
 }
 
+# Red team: a pool's workspaces belong to the session's user on the host (uid 1000: the first
+# account of a Debian host, `debian` on its cloud images). With the default workspace parent
+# traversable (0711), that local user read every claimed tenant's workspace (its path is in
+# any gofer's /proc/PID/mountinfo) and planted files into members not yet claimed. Positive
+# control: the same uid writes a directory it owns below a 0711 directory.
+check_local_user_workspaces() {
+  local p=lu-$BE-$$ ws owner member out
+  define_pool "$p" 2 >/dev/null || return $(fail "define")
+  sx session create --pool "$p" lu-$BE-$$ >/dev/null || return $(fail "claim")
+  sx session exec lu-$BE-$$ -- sh -c 'echo tenant-private > /workspace/notes' || return $(fail "exec")
+  ws=$(sx session inspect --json lu-$BE-$$ | jq -r .workspace)
+  owner=$(stat -c %u "$ws")
+  mkdir -p "$WORK/ctl-$BE/ws" && chmod 711 "$WORK/ctl-$BE" && chown "$owner" "$WORK/ctl-$BE/ws"
+  setpriv --reuid="$owner" --regid="$owner" --clear-groups sh -c "echo x > $WORK/ctl-$BE/ws/f" ||
+    return $(fail "control: uid $owner cannot write its own directory below a 0711 one")
+  out=$(setpriv --reuid="$owner" --regid="$owner" --clear-groups cat "$ws/notes" 2>&1)
+  assert_not_contains "$out" tenant-private "host uid $owner reads the claimed workspace $ws" || return
+  for member in "$(dirname "$ws")"/.member-*; do
+    [ -d "$member" ] || continue
+    setpriv --reuid="$owner" --regid="$owner" --clear-groups sh -c "echo planted > '$member/planted'" 2>/dev/null &&
+      return $(fail "host uid $owner planted a file in the unclaimed member workspace $member")
+  done
+  sx session delete lu-$BE-$$ >/dev/null
+  end_pool "$p" >/dev/null
+}
+
 for BE in ${POOL_BACKENDS:-gvisor native}; do
+  run_check "pool on $BE: the session user's host uid reaches no pooled workspace" check_local_user_workspaces
   run_check "pool on $BE: claim binds id, name, env, a new workspace; audit, counters" check_claim_binds
   run_check "pool on $BE: a canary of one session is in no later one" check_canary
   run_check "pool on $BE: misses (existing workspace, empty pool, other fs) are created cold" check_misses_cold
