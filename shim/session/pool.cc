@@ -103,7 +103,17 @@ Status MakeWorkspace(const std::filesystem::path& dir, uint32_t uid, uint32_t gi
 Result<std::string> Pool::MakeMember(const PoolDef& d) {
   auto member = TRY(NewId("m-"));
   auto ws = MemberWorkspace(d, member);
-  TRY(fs::MkdirAll(d.workspace_parent, 0711));
+  // The default parent is root's only (0700): a workspace belongs to the session's user on
+  // the host (1000 = 1000 inside), and with a traversable parent the host account of that
+  // uid read claimed tenants' workspaces and planted files in members not yet claimed (red
+  // team). runsc's gofer and the native setup open it as root. A parent the pool file names
+  // is the operator's: its mode is left alone.
+  if (d.workspace_parent == paths_.default_workspaces) {
+    TRY(fs::MkdirAll(d.workspace_parent, 0700));
+    if (::chmod(d.workspace_parent.c_str(), 0700) != 0) return ErrnoError("chmod " + d.workspace_parent.string());
+  } else {
+    TRY(fs::MkdirAll(d.workspace_parent, 0711));
+  }
   auto p = TRY(MemberProfile(paths_, ws.string()));
   // Before the member exists: gc removes a .member-<id> workspace whose member is gone.
   TRY(MakeWorkspace(ws, p.uid, p.gid));
