@@ -244,6 +244,29 @@ check_reflection_readback() { # BACKEND
   [ -z "$leaks" ] || fail "$BE: a secret value came back to the sandbox:$leaks"
 }
 
+# Inside an intercepted connection the request line is the client's: an absolute-form target
+# ("GET http://other.test/ HTTP/1.1") went to good.test as it was, with good.test's values
+# injected. Origins must honour the absolute form over Host (RFC 9112 3.2.2; nginx routes by
+# it), so on a shared front end the values reach whichever site the sandbox names: the Host
+# binding of plain HTTP (review M2), undone inside TLS. Positive control: the same origin
+# records the path of an ordinary request.
+check_absolute_form_in_tls() { # BACKEND
+  local BE=$1 id out
+  backend_ok "$BE" || return $(skip "no runsc")
+  session_for "$BE" || return $(fail "$REASON")
+  id=$SID
+  out=$(inside "$id" sh -c 'curl -s --max-time 10 https://good.test:8443/plain-path' 2>&1)
+  assert_contains "$out" "ORIGIN-OK /plain-path" "$BE: control: the origin records the path" || return
+  assert_eq /plain-path "$(last_head good-https | jq -r .path)" "$BE: control: path as recorded" || return
+  out=$(inside "$id" sh -c 'curl -s --max-time 10 --request-target http://other.test:8080/fronted https://good.test:8443/x' 2>&1)
+  last_head good-https >"$WORK/h"
+  if [ "$(jq -r .path "$WORK/h")" = "http://other.test:8080/fronted" ]; then
+    seen api "$WORK/h" && return $(fail "$BE: good.test got 'GET http://other.test:8080/fronted' with the API_KEY value injected")
+    return $(fail "$BE: good.test got an absolute-form target naming other.test")
+  fi
+  assert_not_contains "$out" "ORIGIN-OK" "$BE: the absolute-form request is refused" || return
+}
+
 check_untrusted_origin() { # BACKEND: an origin the proxy's trust store does not vouch for
   local BE=$1 id out
   backend_ok "$BE" || return $(skip "no runsc")
@@ -400,6 +423,7 @@ for be in gvisor native; do
   run_check "$be: HTTPS intercepted with the session CA: curl and python, POST body" check_https_injection "$be"
   run_check "$be: exfiltration guard: placeholder to another host refused and audited" check_exfiltration_guard "$be"
   run_check "$be: a value never comes back: reflected Origin, CORS preflight, TRACE echo" check_reflection_readback "$be"
+  run_check "$be: inside TLS, a request line naming another host is refused" check_absolute_form_in_tls "$be"
   run_check "$be: untrusted origin certificate refused (502, audited)" check_untrusted_origin "$be"
   run_check "$be: rotation: set, rm, stop/start then set again" check_rotation "$be"
 done
