@@ -133,6 +133,13 @@ class Interceptor : public std::enable_shared_from_this<Interceptor> {
     auto& req = parser_->get();
     rec_.method = std::string(req.method_string());
     std::string target(req.target());
+    // Only a path: the host is the one the CONNECT named and the certificate was checked for.
+    // An absolute form ("GET http://elsewhere/ ...") wins over Host at the origin (RFC 9112
+    // 3.2.2), so a shared front end would route the injected values to the site it names.
+    if (target.empty() || target.front() != '/')
+      return Refuse(400, "Bad Request", "deny", "request-target",
+                    "inside " + Authority(target_.host, target_.port) + " the request target must be a path, not '" +
+                        target.substr(0, 100) + "'");
     auto length = parser_->content_length();
     auto body = PlainBodyLength(req.count(http::field::transfer_encoding) > 0, length.has_value(), length.value_or(0));
     if (!body) return Refuse(411, "Length Required", "error", "transfer-encoding", body.error().msg);
