@@ -401,6 +401,23 @@ check_bad_input() { # one clear line, non-zero, nothing left
   assert_contains "$out" "values/missing" "secret set: unreadable file" || return
 }
 
+# Red team: the image's CA bundle is read on the host (to add the session CA to it). A hostile
+# image with a FIFO there hung `session create` for good (open blocked). Positive control:
+# reading that FIFO blocks.
+check_fifo_bundle_image() {
+  local BE=native id=$(uniq_name sec-fifo) r=$WORK/fifo-rootfs rc
+  backend_ok gvisor && BE=gvisor
+  mkdir -p "$r/bin" "$r/etc/ssl/certs" "$r/tmp" "$r/proc" "$r/dev" "$r/sys" "$WORK/ws-fifo" && cp /bin/busybox "$r/bin/" &&
+    chroot "$r" /bin/busybox --install -s /bin && mkfifo "$r/etc/ssl/certs/ca-certificates.crt" || return $(fail "image")
+  timeout 2 cat "$r/etc/ssl/certs/ca-certificates.crt" >/dev/null; rc=$?
+  assert_eq 124 "$rc" "control: reading the image's FIFO blocks" || return
+  timeout 30 "$SANDSHIM_BIN" --root "$ROOT" --backend "$BE" session create "$id" --rootfs "$r" --workspace "$WORK/ws-fifo" \
+    "${EGRESS[@]}" --secret "A:host=good.test" --secret-file "A=$WORK/values/api" >/dev/null 2>"$WORK/fifo.err"; rc=$?
+  [ "$rc" != 124 ] || { "$SANDSHIM_BIN" --root "$ROOT" session gc >/dev/null 2>&1; return $(fail "session create hung on the image's FIFO"); }
+  [ "$rc" = 0 ] || return $(fail "create failed: $(cat "$WORK/fifo.err")")
+  "$SANDSHIM_BIN" --root "$ROOT" session delete "$id" >/dev/null || fail "delete"
+}
+
 check_delete_leaves_nothing() {
   local BE id relay
   for BE in gvisor native; do
@@ -430,5 +447,6 @@ done
 run_check "canary sweep: positive control (--env) is found" check_canary_positive_control
 run_check "canary sweep: no value in either sandbox, host processes, state, audit, logs" check_canary_sweep
 run_check "bad input: one line, non-zero, nothing left" check_bad_input
+run_check "a FIFO for the image's CA bundle does not hang create" check_fifo_bundle_image
 run_check "delete leaves nothing" check_delete_leaves_nothing
 finish_checks
