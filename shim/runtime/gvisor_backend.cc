@@ -19,6 +19,7 @@
 #include "shim/native/hooks.h"
 #include "shim/runsc/control.h"
 #include "shim/runsc/flags.h"
+#include "shim/runsc/mount_targets.h"
 #include "shim/net/netns.h"
 #include "shim/runsc/control_netns.h"
 #include "shim/runsc/pod.h"
@@ -191,6 +192,7 @@ Result<std::filesystem::path> RunscBundle(const CreateRequest& r, const std::vec
 // report 127. Look it up now as the container will see it: the rootfs with the spec's bind
 // mounts over it (docker --init bind-mounts /sbin/docker-init, which no image has).
 static Status CheckExecutable(const CreateRequest& r) {
+  TRY(runsc::CheckBindTargets(r.spec.doc, bundle::RootfsPath(r.spec, r.bundle)));  // before anything exists
   UniqueFd root(::open(bundle::RootfsPath(r.spec, r.bundle).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!root.valid()) return Ok();
   const auto* p = bundle::GetObject(r.spec.doc, "process");

@@ -162,7 +162,9 @@ static std::string ImageBundle(const std::string& rootfs) {
   UniqueFd root(::open(rootfs.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!root.valid()) return "";
   open_how how{};
-  how.flags = O_RDONLY | O_CLOEXEC;
+  // O_NONBLOCK: a FIFO (or a device) an image puts there must not block create (red team);
+  // it is then refused as not a regular file.
+  how.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
   how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
   UniqueFd fd(static_cast<int>(::syscall(SYS_openat2, root.get(), "etc/ssl/certs/ca-certificates.crt", &how, sizeof how)));
   struct stat st;
