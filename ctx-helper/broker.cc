@@ -24,7 +24,6 @@
 #include <unistd.h>
 
 #include <deque>
-#include <thread>
 #include <vector>
 
 #include "ctx-helper/fdpass.h"
@@ -174,6 +173,20 @@ void Reap(std::vector<Exec>& execs) {
       }
 }
 
+// A pump per connection, in a process of its own: a stuck or failing one stops nothing else
+// (the Sentry's threads for a static binary were not dependable: an abort in thread start).
+void StartPump(int client, int up) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::signal(SIGCHLD, SIG_DFL);
+    Pump(client, up);
+    ::_exit(0);
+  }
+  if (pid < 0) Say("broker: a forward", errno);
+  ::close(client);
+  ::close(up);
+}
+
 }  // namespace
 
 [[noreturn]] void RunBroker(const Forward& f, int link, uint64_t init_caps) {
@@ -240,7 +253,7 @@ void Reap(std::vector<Exec>& execs) {
       if (!waiting.empty()) {
         int client = waiting.front();
         waiting.pop_front();
-        if (nfds == 1) std::thread(Pump, client, up).detach();
+        if (nfds == 1) StartPump(client, up);
         else ::close(client);  // the relay could not be reached: the client sees the connection close
       } else if (nfds == 1) {
         ::close(up);

@@ -33,7 +33,7 @@ int RunInit(const Forward& f, uint64_t init_caps);
 // The broker half: in a network namespace of its own (made here), with `link` the socket to
 // the outside half, which hands it connected upstream sockets for the forward.
 [[noreturn]] void RunBroker(const Forward& f, int link, uint64_t init_caps);
-// One forwarded connection: bytes both ways until both ends have closed (a thread's body).
+// One forwarded connection: bytes both ways until both ends have closed.
 void Pump(int a, int b);
 
 }  // namespace sandshim::ctx

@@ -16,6 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <string>
+
 #include "ctx-helper/fdpass.h"
 #include "ctx-helper/helper.h"
 
@@ -98,7 +100,9 @@ int RunInit(const Forward& f, uint64_t init_caps) {
       // Orphans of the context's commands land here: reaped. The broker's end is the context's.
       while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0)
         if (pid == broker) {
-          Say("init: the context's broker ended; the context ends with it");
+          Say("init: the context's broker ended (" +
+              (WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status)) : "exit " + std::to_string(WEXITSTATUS(status))) +
+              "); the context ends with it");
           return 1;
         }
     }

@@ -1,4 +1,4 @@
-// One forwarded egress connection, on a thread of its own: the bytes a context's client sends
+// One forwarded egress connection, in a process of its own (broker.cc): the bytes a context's client sends
 // to its loopback proxy port go to the relay link and back, unchanged (the relay tells
 // contexts apart by the proxy credentials in them), each direction closed when its source is.
 #include <errno.h>

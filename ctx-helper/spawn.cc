@@ -50,7 +50,8 @@ void Raw(const char* a, const char* b = "", const char* c = "") {
   for (int i = 0; i < 3; ++i)
     if (::dup2(stdio[i], i) < 0) ::_exit(125);
   ::setsid();
-  if (r.tty && ::ioctl(0, TIOCSCTTY, 0) != 0 && ::ioctl(0, TIOCSCTTY, 1) != 0) Raw("controlling terminal: ", strerror(errno));
+  // (Best effort, as a direct exec: the Sentry's exec terminal may not take it.)
+  if (r.tty && ::ioctl(0, TIOCSCTTY, 0) != 0) (void)::ioctl(0, TIOCSCTTY, 1);
   for (int c = 0; c < 64; ++c)
     if (!((r.cap_bound >> c) & 1)) (void)::prctl(PR_CAPBSET_DROP, c, 0, 0, 0);
   if (::syscall(SYS_setgroups, r.groups.size(), r.groups.data()) != 0 || ::syscall(SYS_setresgid, r.gid, r.gid, r.gid) != 0 ||
@@ -74,7 +75,7 @@ void Raw(const char* a, const char* b = "", const char* c = "") {
   if (r.no_new_privs) (void)::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
   if (::chdir(r.cwd.c_str()) != 0) {
     Raw("working directory ", r.cwd.c_str(), errno == ENOENT ? ": no such directory" : ": not accessible");
-    ::_exit(126);
+    ::_exit(1);  // (a direct exec's failure: sandshim's error, exit 1)
   }
   int err = ENOENT;
   for (const char* path : candidates) {
