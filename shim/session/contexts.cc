@@ -219,7 +219,7 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   // (the broker), which starts its execs and carries its egress to the relay (ctx-helper/).
   auto session_spec = TRY(bundle::LoadSpec(dir / "bundle")).doc;
   bool broker = s.backend == "gvisor" && BrokerNetwork(session_spec);
-  if (broker) at.broker_path = TRY_CTX(InstallCtxHelper(opts_.root), "context " + o.name).string();
+  if (broker) at.broker_path = TRY_CTX(InstallCtxHelper(dir), "context " + o.name).string();
   if (s.network == NetworkMode::kProxy) {
     // Where the relay answers the sandbox: the session's link address, or its loopback
     // (sessions from before the relay link). A context reaches it on its own loopback where it

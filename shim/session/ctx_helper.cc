@@ -31,15 +31,12 @@ std::string Hash(std::string_view bytes) {
 
 }  // namespace
 
-Result<std::filesystem::path> InstallCtxHelper(const std::filesystem::path& state_root) {
+Result<std::filesystem::path> InstallCtxHelper(const std::filesystem::path& session_dir) {
   auto bytes = CtxHelperBytes();
   if (bytes.empty()) return MakeError("this sandshim was built without its context helper", ENOEXEC);
-  auto dir = state_root / "@bin";
-  auto path = dir / ("sandshim-ctx-" + Hash(bytes));
+  auto path = session_dir / ("sandshim-ctx-" + Hash(bytes));
   struct stat st;
   if (::stat(path.c_str(), &st) == 0 && static_cast<size_t>(st.st_size) == bytes.size()) return path;
-  TRY(fs::MkdirAll(dir, 0700));
-  if (::chmod(dir.c_str(), 0700) != 0) return MakeError("chmod " + dir.string(), errno);
   TRY_CTX(fs::WriteFileAtomic(path, bytes, 0755), "context helper");
   return path;
 }
