@@ -112,7 +112,7 @@ Result<json::object> ContextSpec(json::object spec, const ContextOptions& o, con
   if (at.backend == "gvisor") {
     // runsc puts a "container" into the sandbox the sandbox-id names; the runtime rewrites
     // the id to runsc's own and gives the container a pid namespace of its own
-    // (gvisor_pod.cc). The sandbox has one netstack: the network is the session's.
+    // (gvisor_pod.cc). The sandbox has one netstack, whose root namespace is the session's.
     annotations["io.kubernetes.cri.container-type"] = "container";
     annotations["io.kubernetes.cri.sandbox-id"] = at.session_container;
     // runsc joins every container to that one netstack, and an exec lands in the sandbox's

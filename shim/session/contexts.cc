@@ -197,7 +197,7 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   ContextPlacement at{.backend = s.backend, .session_container = s.container_id};
   // Native, proxy mode: a network namespace of the context's own with a relay of its own
   // (the session's arguments: same rules, same contexts file), so its loopback ports are its
-  // own. (gVisor cannot: one netstack per sandbox.)
+  // own. (gVisor: the broker makes one inside the sandbox, below.)
   bool own_netns = s.backend == "native" && s.network == NetworkMode::kProxy && !s.relay_args.empty();
   if (own_netns) at.netns_path = NetworkPaths(cdir).netns.string();
   if (s.backend == "native" && s.network == NetworkMode::kNone) {
