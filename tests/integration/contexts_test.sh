@@ -221,6 +221,13 @@ broker_exec_cases() { # SID PLAIN WS
   assert_ne "$(C --user 0 -- readlink /proc/1/ns/net)" "$(C --user 0 -- readlink /proc/self/ns/net)" \
     "control: the context's init (outside half) and its commands are in different namespaces" || return
   assert_ne 0 "$(C --user 0 -- sh -c 'unshare -n true 2>/dev/null; echo $?')" "root inside: unshare -n" || return
+  # Root in the platform context kills its broker: that context ends, no other is touched.
+  assert_eq ok "$(S session exec "$sid" -- echo ok)" "control: the default context before" || return
+  C --user 0 -- sh -c 'for p in /proc/[0-9]*; do p=${p#/proc/}; [ $p != 1 ] && grep -q "ctx.init" /proc/$p/cmdline 2>/dev/null && kill -9 $p; done; true' >/dev/null 2>&1
+  sleep 0.5
+  capture C -- echo still
+  assert_ne 0 "$RC" "an exec in the context whose broker was killed" || return
+  assert_eq ok "$(S session exec "$sid" -- echo ok)" "the default context after the platform's broker was killed"
 }
 
 ctx_list_inspect_audit() {
