@@ -1,7 +1,12 @@
 #include "shim/session/context_spec.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <utility>
 
+#include "bundle/session_spec.h"
+#include "shim/session/ctx_helper.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
@@ -50,6 +55,42 @@ void JoinNetwork(json::object& linux_obj, const std::string& netns_path) {
   linux_obj["namespaces"] = std::move(kept);
 }
 
+// The broker's capabilities, with their numbers (linux/capability.h) for its --init-caps.
+constexpr std::pair<const char*, int> kInitCaps[] = {
+    {"CAP_KILL", 5}, {"CAP_SETGID", 6}, {"CAP_SETUID", 7}, {"CAP_SETPCAP", 8}, {"CAP_SYS_ADMIN", 21}};
+constexpr const char* kInitOnlyCapsAnnotation = "dev.sandshim.context.init-only-caps";
+constexpr const char* kExecUserAnnotation = "dev.sandshim.context.exec-user";
+
+std::string Annotation(const json::object& spec, const char* key) {
+  const auto* a = spec.if_contains("annotations");
+  const auto* v = a && a->is_object() ? a->as_object().if_contains(key) : nullptr;
+  return v && v->is_string() ? std::string(v->as_string()) : std::string();
+}
+
+// Adds cap to the bounding, effective and permitted sets; false if the bounding set had it.
+bool AddCapability(json::object& process, const char* cap) {
+  auto& caps = Child(process, "capabilities");
+  if (!caps.if_contains("bounding") || !caps["bounding"].is_array()) caps["bounding"] = json::array{};
+  for (const auto& v : caps["bounding"].as_array())
+    if (v == cap) return false;
+  for (const char* set : {"bounding", "effective", "permitted"}) {
+    if (!caps.if_contains(set) || !caps[set].is_array()) caps[set] = json::array{};
+    caps[set].as_array().emplace_back(cap);
+  }
+  return true;
+}
+
+void AllowNetnsUnshare(json::object& linux_obj) {
+  auto* seccomp = linux_obj.if_contains("seccomp") ? linux_obj["seccomp"].if_object() : nullptr;
+  auto* rules = seccomp && seccomp->if_contains("syscalls") ? (*seccomp)["syscalls"].if_array() : nullptr;
+  if (!rules) return;  // no profile: nothing refuses it
+  constexpr uint64_t kCloneNewnet = 0x40000000;
+  rules->push_back(json::object{
+      {"names", json::array{"unshare"}},
+      {"action", "SCMP_ACT_ALLOW"},
+      {"args", json::array{json::object{{"index", 0}, {"value", kCloneNewnet}, {"op", "SCMP_CMP_EQ"}}}}});
+}
+
 }  // namespace
 
 Result<json::object> ContextSpec(json::object spec, const ContextOptions& o, const ContextPlacement& at,
@@ -71,9 +112,48 @@ Result<json::object> ContextSpec(json::object spec, const ContextOptions& o, con
   if (at.backend == "gvisor") {
     // runsc puts a "container" into the sandbox the sandbox-id names; the runtime rewrites
     // the id to runsc's own and gives the container a pid namespace of its own
-    // (gvisor_pod.cc). The sandbox has one netstack: the network is the session's.
+    // (gvisor_pod.cc). The sandbox has one netstack, whose root namespace is the session's.
     annotations["io.kubernetes.cri.container-type"] = "container";
     annotations["io.kubernetes.cri.sandbox-id"] = at.session_container;
+    // runsc joins every container to that one netstack, and an exec lands in the sandbox's
+    // root namespace: the context's own network namespace is made and held by its init, the
+    // broker, which also starts the context's execs (docs/CONTEXTS.md).
+    if (!at.broker_path.empty()) {
+      json::array args{kCtxHelperPath, "init"};
+      // The init is root: it makes the namespace (CAP_SYS_ADMIN), and forks commands as their
+      // users (SETUID, SETGID, SETPCAP for their bounding set, KILL for their trees). What the
+      // session's spec does not give is the init's only: it drops what it no longer needs
+      // (helper.h), and ThroughBroker keeps it out of every exec. The context's user is the
+      // execs' default (annotation).
+      const auto& u = process["user"].as_object();
+      annotations[kExecUserAnnotation] = json::serialize(u.at("uid")) + ":" + json::serialize(u.contains("gid") ? u.at("gid") : json::value(0));
+      process["user"] = json::object{{"uid", 0}, {"gid", 0}};
+      uint64_t mask = 0;
+      std::string added;
+      for (const auto& [name, bit] : kInitCaps)
+        if (AddCapability(process, name)) {
+          mask |= uint64_t{1} << bit;
+          added += (added.empty() ? "" : ",") + std::string(name);
+        }
+      if (mask) {
+        annotations[kInitOnlyCapsAnnotation] = added;
+        char hex[20];
+        std::snprintf(hex, sizeof(hex), "%llx", static_cast<unsigned long long>(mask));
+        args.insert(args.end(), {"--init-caps", hex});
+      }
+      // The session's seccomp profile allows unshare only with CAP_SYS_ADMIN (as Docker's): the
+      // init's one call is allowed by its flag. Execs have no CAP_SYS_ADMIN, and the Sentry
+      // checks that before any namespace is made (EPERM, as before this rule).
+      AllowNetnsUnshare(linux_obj);
+      if (!at.forward.empty()) args.insert(args.end(), {"--forward", json::string(at.forward)});
+      process["args"] = std::move(args);
+      process["terminal"] = false;
+      if (!spec.if_contains("mounts") || !spec["mounts"].is_array()) spec["mounts"] = json::array{};
+      spec["mounts"].as_array().push_back(json::object{{"destination", kCtxHelperPath},
+                                                       {"type", "bind"},
+                                                       {"source", at.broker_path},
+                                                       {"options", json::array{"rbind", "ro", "nosuid", "nodev"}}});
+    }
   } else if (at.backend == "native") {
     // Empty: the host network (--network host), which the spec already shares.
     if (!at.netns_path.empty()) JoinNetwork(linux_obj, at.netns_path);
@@ -83,6 +163,74 @@ Result<json::object> ContextSpec(json::object spec, const ContextOptions& o, con
   // The runtime places the context's cgroups by its own container id.
   linux_obj.erase("cgroupsPath");
   return spec;
+}
+
+bool BrokerNetwork(const json::object& session_spec) {
+  const auto* a = session_spec.if_contains("annotations");
+  const auto* stack = a && a->is_object() ? a->as_object().if_contains(bundle::kNetworkStackAnnotation) : nullptr;
+  if (stack && stack->is_string() && stack->as_string() == "hostinet") return false;
+  const auto* l = session_spec.if_contains("linux");
+  const auto* nss = l && l->is_object() ? l->as_object().if_contains("namespaces") : nullptr;
+  if (!nss || !nss->is_array()) return false;
+  for (const auto& ns : nss->as_array())  // no network namespace in the spec: the host's network
+    if (ns.is_object() && ns.as_object().if_contains("type") && ns.as_object().at("type") == "network") return true;
+  return false;
+}
+
+std::string BrokerExecUser(const json::object& context_spec) { return Annotation(context_spec, kExecUserAnnotation); }
+
+bool HasBroker(const json::object& spec) {
+  const auto* p = spec.if_contains("process");
+  const auto* args = p && p->is_object() ? p->as_object().if_contains("args") : nullptr;
+  return args && args->is_array() && !args->as_array().empty() && args->as_array()[0] == kCtxHelperPath;
+}
+
+Result<json::object> ThroughBroker(json::object process, const json::object& context_spec,
+                                   const std::vector<std::string>& cap_add) {
+  // The init's own capabilities (ContextSpec) are not the exec's, unless it adds them.
+  std::string only = Annotation(context_spec, kInitOnlyCapsAnnotation);
+  auto* caps = process.if_contains("capabilities");
+  for (size_t at = 0; caps && caps->is_object() && at < only.size();) {
+    auto comma = only.find(',', at);
+    if (comma == std::string::npos) comma = only.size();
+    std::string cap = only.substr(at, comma - at);
+    at = comma + 1;
+    bool asked = std::find(cap_add.begin(), cap_add.end(), cap) != cap_add.end() ||
+                 std::find(cap_add.begin(), cap_add.end(), cap.substr(4)) != cap_add.end();
+    if (asked) continue;
+    for (auto& [set, v] : caps->as_object())
+      if (auto* list = v.if_array()) list->erase(std::remove(list->begin(), list->end(), json::value(cap)), list->end());
+  }
+  const auto* user = process.if_contains("user");
+  const auto* args = process.if_contains("args");
+  const auto* cwd = process.if_contains("cwd");
+  if (!user || !user->is_object() || !args || !args->is_array() || args->as_array().empty() || !cwd || !cwd->is_string())
+    return MakeError("exec through the context broker: the process has no user, args or cwd", EINVAL);
+  auto number = [&](const char* key) -> Result<std::string> {
+    const auto* v = user->as_object().if_contains(key);
+    if (!v) return std::string("0");
+    boost::system::error_code ec;
+    auto n = v->to_number<uint32_t>(ec);
+    if (ec) return MakeError(std::string("exec: user.") + key + " is not a 32-bit id", EINVAL);
+    return std::to_string(n);
+  };
+  json::array wrapped{kCtxHelperPath, "run", "--uid", TRY(number("uid")), "--gid", TRY(number("gid"))};
+  if (const auto* g = user->as_object().if_contains("additionalGids"); g && g->is_array() && !g->as_array().empty()) {
+    std::string list;
+    for (const auto& v : g->as_array()) {
+      boost::system::error_code ec;
+      auto n = v.to_number<uint32_t>(ec);
+      if (ec) return MakeError("exec: user.additionalGids holds a value that is not a 32-bit id", EINVAL);
+      list += (list.empty() ? "" : ",") + std::to_string(n);
+    }
+    wrapped.insert(wrapped.end(), {"--groups", json::string(list)});
+  }
+  wrapped.insert(wrapped.end(), {"--cwd", cwd->as_string(), "--"});
+  for (const auto& a : args->as_array()) wrapped.push_back(a);
+  process["args"] = std::move(wrapped);
+  process["user"] = json::object{{"uid", 0}, {"gid", 0}};
+  process["cwd"] = "/";
+  return process;
 }
 
 }  // namespace sandshim::session

@@ -52,7 +52,28 @@ struct ContextPlacement {
   std::string backend;            // "gvisor" | "native"
   std::string session_container;  // the session's own container id
   std::string netns_path;         // native: the network namespace to join (empty: host network)
+  // gVisor: the host path of the context helper (ctx_helper.h); empty: no broker (the
+  // context shares the sandbox's network namespace: hostinet, --network host).
+  std::string broker_path;
+  // gVisor with a broker, proxy mode: "PORT=ADDR:PORT", the loopback port the broker serves
+  // and the relay address its outside half carries the connections to.
+  std::string forward;
 };
+
+// gVisor: whether contexts of a session with this spec get a network namespace of their own
+// through a broker: only where the sandbox runs its own netstack (not hostinet, not the host
+// network), since only netstack can make one.
+bool BrokerNetwork(const boost::json::object& session_spec);
+// A session exec's process into a context whose init is the broker: the broker's client as
+// root (with the exec's capabilities, environment, terminal), told the exec's user, groups and
+// directory. The capability the context's init holds only to make its namespace is taken
+// out, unless cap_add (the exec's --cap-add) asks for it. Pure.
+Result<boost::json::object> ThroughBroker(boost::json::object process, const boost::json::object& context_spec,
+                                          const std::vector<std::string>& cap_add);
+// Whether a context's spec has the broker as its init.
+bool HasBroker(const boost::json::object& spec);
+// Its execs' default user ("UID:GID"; the init itself is root), empty for other specs.
+std::string BrokerExecUser(const boost::json::object& context_spec);
 
 // The context's spec from the session's (pure). env values replace the session's; proxy_env
 // (the context's own proxy variables, may be empty) replaces HTTP(S)_PROXY and lowercase forms.

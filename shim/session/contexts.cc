@@ -19,6 +19,8 @@
 #include "shim/net/secret_control.h"
 #include "shim/session/audit.h"
 #include "shim/session/context_egress_file.h"
+#include "bundle/process.h"
+#include "shim/session/ctx_helper.h"
 #include "shim/session/network.h"
 #include "shim/session/relay_cgroup.h"
 #include "shim/session/secrets.h"
@@ -39,6 +41,13 @@ Result<ContextRecord> ReadContext(const std::filesystem::path& context_dir) {
 
 // The user a spec's process runs as, into the record.
 void SetUserFrom(const json::object& spec, ContextRecord& rec) {
+  if (auto u = BrokerExecUser(spec); !u.empty()) {  // the init is root; its execs are not
+    if (auto parsed = bundle::ParseUser(u)) {
+      rec.uid = parsed->first;
+      rec.gid = parsed->second.value_or(parsed->first);
+    }
+    return;
+  }
   const auto* p = spec.if_contains("process");
   const auto* u = p && p->is_object() ? p->as_object().if_contains("user") : nullptr;
   if (!u || !u->is_object()) return;
@@ -188,7 +197,7 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   ContextPlacement at{.backend = s.backend, .session_container = s.container_id};
   // Native, proxy mode: a network namespace of the context's own with a relay of its own
   // (the session's arguments: same rules, same contexts file), so its loopback ports are its
-  // own. (gVisor cannot: one netstack per sandbox.)
+  // own. (gVisor: the broker makes one inside the sandbox, below.)
   bool own_netns = s.backend == "native" && s.network == NetworkMode::kProxy && !s.relay_args.empty();
   if (own_netns) at.netns_path = NetworkPaths(cdir).netns.string();
   if (s.backend == "native" && s.network == NetworkMode::kNone) {
@@ -206,10 +215,19 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   TRY_CTX(net::DomainRules::Make(o.allow_domains, o.deny_domains), "context " + o.name);
   std::string token;
   std::map<std::string, std::string> proxy_env;
+  // gVisor on netstack: a network namespace of the context's own, made and held by its init
+  // (the broker), which starts its execs and carries its egress to the relay (ctx-helper/).
+  auto session_spec = TRY(bundle::LoadSpec(dir / "bundle")).doc;
+  bool broker = s.backend == "gvisor" && BrokerNetwork(session_spec);
+  if (broker) at.broker_path = TRY_CTX(InstallCtxHelper(dir), "context " + o.name).string();
   if (s.network == NetworkMode::kProxy) {
-    // Where the relay answers the context: its own namespace's loopback (native, a relay of
-    // its own there; sessions from before the relay link too) or the session's link address.
-    std::string host = own_netns || !net::IsNetns(NetworkPaths(dir).relay_netns) ? "127.0.0.1" : bundle::kRelayAddress;
+    // Where the relay answers the sandbox: the session's link address, or its loopback
+    // (sessions from before the relay link). A context reaches it on its own loopback where it
+    // has a namespace of its own (native: a relay of its own; gVisor: the broker's forward).
+    std::string relay_host = !net::IsNetns(NetworkPaths(dir).relay_netns) ? "127.0.0.1" : bundle::kRelayAddress;
+    std::string host = own_netns || broker ? "127.0.0.1" : relay_host;
+    auto port = std::to_string(bundle::kRelayPort);
+    if (broker) at.forward = port + "=" + relay_host + ":" + port;
     if (egress) token = TRY(NewContextToken());
     proxy_env = ContextProxyEnv(egress ? o.name : "", token, host, bundle::kRelayPort);
   }
@@ -218,7 +236,7 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   auto secret_rules = TRY(PlanContextSecrets(dir, o, egress));
   for (const auto& r : secret_rules) proxy_env[r.name] = r.placeholder;
   std::filesystem::path secret_socket = own_netns ? ContextSecretSocket(cdir) : SecretPaths(dir).socket;
-  auto spec = TRY(ContextSpec(TRY(bundle::LoadSpec(dir / "bundle")).doc, o, at, proxy_env));
+  auto spec = TRY(ContextSpec(std::move(session_spec), o, at, proxy_env));
 
   ContextRecord rec{.name = o.name, .container_id = ContextContainerId(s.id, o.name), .created = log::NowRfc3339()};
   SetUserFrom(spec, rec);

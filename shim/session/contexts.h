@@ -1,6 +1,7 @@
 // Credential contexts (docs/CONTEXTS.md): several principals in one session, sharing the
 // workspace and nothing else. A context is a container of its own: on gVisor a container in
-// the session's sandbox (no second kernel), on the native backend its own namespaces beside
+// the session's sandbox (no second kernel) whose init, the broker (ctx-helper/), holds a
+// network namespace of its own and starts its execs, on the native backend its own namespaces beside
 // the session's (in proxy mode a network namespace and relay of its own too). Each has its own processes, /tmp, environment and
 // user; the workspace and the base are the session's.
 //

@@ -53,9 +53,15 @@ Result<RunnerOutcome> Sessions::Exec(const SessionRecord& r, const SessionExec& 
     ov.args = UnderMemoryLimit(ov.args, gate.memory_bytes);
   auto target = TRY(ExecTargetFor(Dir(id), r, e.context));
   auto spec = TRY(bundle::LoadSpec(target.bundle));
+  // A gVisor context's commands start in its network namespace, which only its broker is in:
+  // the exec runs the broker's client, which stands in for the command (docs/CONTEXTS.md).
+  bool brokered = target.container_id != r.container_id && HasBroker(spec.doc);
+  if (brokered && ov.user.empty()) ov.user = BrokerExecUser(spec.doc);
   runtime::ExecRequest req;
   req.process = TRY(bundle::ProcessFromOverrides(spec, ov));
   if (gate.memory_bytes > 0) LimitExecMemory(req.process, gate.memory_bytes);
+  if (brokered)
+    req.process = TRY(ThroughBroker(std::move(req.process), spec.doc, ov.cap_add));
   fault::Point("session.exec.before-backend");
   RunnerOptions ro{.timeout = e.timeout.count() > 0 ? e.timeout : gate.timeout, .capture_limit = e.capture_limit};
   auto runner = TRY(ov.tty ? ExecRunner::Terminal(ro) : ExecRunner::Pipes(ro));

@@ -76,6 +76,76 @@ TEST_CASE("gVisor context spec: joins the session's sandbox, own env and user, t
   CHECK_FALSE(spec.at("linux").as_object().contains("cgroupsPath"));
 }
 
+TEST_CASE("gVisor context spec with a broker: root init with its own capabilities, the helper bound read-only") {
+  ContextOptions o{.name = "platform", .uid = 2000};
+  auto doc = SessionDoc();
+  CHECK(BrokerNetwork(doc));
+  auto spec = ContextSpec(doc, o,
+                          {.backend = "gvisor", .session_container = "sess-s1", .broker_path = "/run/s/sandshim-ctx-1",
+                           .forward = "3128=10.200.0.1:3128"})
+                  .value();
+  CHECK(HasBroker(spec));
+  auto& process = spec.at("process").as_object();
+  CHECK(process.at("user").at("uid") == 0);
+  CHECK(BrokerExecUser(spec) == "2000:2000");
+  auto& args = process.at("args").as_array();
+  CHECK(args.at(0) == "/.sshim/ctx");
+  CHECK(args.at(1) == "init");
+  CHECK(args.back() == "3128=10.200.0.1:3128");
+  bool bound = false;
+  for (const auto& m : spec.at("mounts").as_array())
+    if (m.at("destination") == "/.sshim/ctx") {
+      bound = m.at("source") == "/run/s/sandshim-ctx-1";
+      auto& opts = m.at("options").as_array();
+      CHECK(std::find(opts.begin(), opts.end(), json::value("ro")) != opts.end());
+    }
+  CHECK(bound);
+  // The init's capabilities the session's spec did not give: recorded, in its args as a mask.
+  std::string only(spec.at("annotations").at("dev.sandshim.context.init-only-caps").as_string());
+  CHECK(only.find("CAP_SYS_ADMIN") != std::string::npos);
+  // One seccomp rule more: unshare(CLONE_NEWNET) only.
+  auto& rules = spec.at("linux").at("seccomp").at("syscalls").as_array();
+  CHECK(rules.back().at("names").at(0) == "unshare");
+  CHECK(rules.back().at("args").at(0).at("value") == 0x40000000);
+
+  SUBCASE("an exec through it: the client as root, told the user, without the init's capabilities") {
+    json::object p{{"args", json::array{"sh", "-c", "x"}},
+                   {"cwd", "/workspace"},
+                   {"user", json::object{{"uid", 2000}, {"gid", 2000}, {"additionalGids", json::array{5, 6}}}},
+                   {"capabilities", process.at("capabilities")}};
+    auto w = ThroughBroker(p, spec, {}).value();
+    std::vector<std::string> got;
+    for (const auto& a : w.at("args").as_array()) got.emplace_back(a.as_string());
+    CHECK(got == std::vector<std::string>{"/.sshim/ctx", "run", "--uid", "2000", "--gid", "2000", "--groups", "5,6",
+                                          "--cwd", "/workspace", "--", "sh", "-c", "x"});
+    CHECK(w.at("user").at("uid") == 0);
+    CHECK(w.at("cwd") == "/");
+    for (const auto& [set, list] : w.at("capabilities").as_object())
+      CHECK(std::find(list.as_array().begin(), list.as_array().end(), json::value("CAP_SYS_ADMIN")) == list.as_array().end());
+    auto added = ThroughBroker(p, spec, {"CAP_SYS_ADMIN"}).value();  // an exec that asks for it keeps it
+    auto& b = added.at("capabilities").at("bounding").as_array();
+    CHECK(std::find(b.begin(), b.end(), json::value("CAP_SYS_ADMIN")) != b.end());
+    p["user"].as_object()["uid"] = -1;
+    CHECK_FALSE(ThroughBroker(p, spec, {}));  // strict: never uid 0 by accident
+  }
+}
+
+TEST_CASE("broker network: netstack sessions only") {
+  auto doc = SessionDoc();
+  doc["annotations"].as_object()[bundle::kNetworkStackAnnotation] = "hostinet";
+  CHECK_FALSE(BrokerNetwork(doc));
+  bundle::SessionProfile host;
+  host.rootfs = "/rootfs";
+  host.workspace = "/ws";
+  host.network = "host";
+  CHECK_FALSE(BrokerNetwork(bundle::SessionSpec(host).value()));
+  host.network = "none";
+  CHECK(BrokerNetwork(bundle::SessionSpec(host).value()));
+  auto plain = ContextSpec(SessionDoc(), {.name = "p"}, {.backend = "gvisor", .session_container = "s"}).value();
+  CHECK_FALSE(HasBroker(plain));
+  CHECK(BrokerExecUser(plain).empty());
+}
+
 TEST_CASE("native context spec: the session's network namespace by path, a pid namespace of its own") {
   auto spec = ContextSpec(SessionDoc(), {.name = "p"}, {.backend = "native", .netns_path = "/proc/42/ns/net"}).value();
   bool pid = false;

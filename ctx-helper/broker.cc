@@ -1,0 +1,265 @@
+// The broker: the inside half of a context's init. It makes the context's network namespace
+// (the sandbox's exec lands in the root one, and gVisor has no setns on a network namespace,
+// so only a process already inside can start the context's commands), then serves:
+//  - execs: a root-only unix socket under the context's own /tmp; each request forks a command
+//    here (spawn.h) and answers its pid, then its wait status. A client that goes away first
+//    (killed, e.g. by the session exec's timeout) takes the command's tree with it.
+//  - egress: a port on the namespace's loopback whose connections the outside half carries to
+//    the relay link (it alone is in the namespace that reaches it).
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <deque>
+#include <vector>
+
+#include "ctx-helper/fdpass.h"
+#include "ctx-helper/helper.h"
+#include "ctx-helper/spawn.h"
+
+namespace sandshim::ctx {
+namespace {
+
+int g_child_pipe[2] = {-1, -1};
+void OnChild(int) {
+  int saved = errno;
+  (void)!::write(g_child_pipe[1], "c", 1);
+  errno = saved;
+}
+
+[[noreturn]] void Die(const char* what) {
+  Say(std::string("broker: ") + what, errno);
+  ::_exit(1);
+}
+
+// A new namespace's loopback is up on this netstack already (checked); where it is not, over
+// rtnetlink (RTM_NEWLINK, which needs CAP_NET_ADMIN there): netstack refuses SIOCSIFFLAGS.
+void LoopbackUp() {
+  {
+    int s = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    ifreq ifr{};
+    strncpy(ifr.ifr_name, "lo", IFNAMSIZ - 1);
+    bool up = s >= 0 && ::ioctl(s, SIOCGIFFLAGS, &ifr) == 0 && (ifr.ifr_flags & IFF_UP);
+    if (s >= 0) ::close(s);
+    if (up) return;
+  }
+  unsigned index = ::if_nametoindex("lo");
+  int s = ::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+  if (index == 0 || s < 0) Die("loopback");
+  struct {
+    nlmsghdr h;
+    ifinfomsg i;
+  } req{};
+  req.h.nlmsg_len = sizeof(req);
+  req.h.nlmsg_type = RTM_NEWLINK;
+  req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+  req.h.nlmsg_seq = 1;
+  req.i.ifi_family = AF_UNSPEC;
+  req.i.ifi_index = static_cast<int>(index);
+  req.i.ifi_flags = IFF_UP;
+  req.i.ifi_change = IFF_UP;
+  sockaddr_nl kernel{};
+  kernel.nl_family = AF_NETLINK;
+  if (::sendto(s, &req, sizeof(req), 0, reinterpret_cast<sockaddr*>(&kernel), sizeof(kernel)) < 0) Die("loopback up");
+  char buf[4096];
+  ssize_t n = ::recv(s, buf, sizeof(buf), 0);
+  auto* h = reinterpret_cast<nlmsghdr*>(buf);
+  if (n < static_cast<ssize_t>(sizeof(nlmsghdr) + sizeof(nlmsgerr)) || h->nlmsg_type != NLMSG_ERROR) Die("loopback up: no answer");
+  if (int err = reinterpret_cast<nlmsgerr*>(NLMSG_DATA(h))->error; err != 0) {
+    errno = -err;
+    Die("loopback up");
+  }
+  ::close(s);
+}
+
+// The exec socket: a root-only directory (made before any user code runs here; one that is
+// not ours is refused) and a 0600 socket.
+int ExecListener() {
+  if (::mkdir(kBrokerDir, 0700) != 0 && errno != EEXIST) Die("mkdir /tmp/.sshim");
+  struct stat st;
+  if (::lstat(kBrokerDir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0) Die("/tmp/.sshim is not root's directory");
+  if (::chmod(kBrokerDir, 0700) != 0) Die("chmod /tmp/.sshim");
+  ::unlink(kBrokerSocket);
+  int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  strncpy(a.sun_path, kBrokerSocket, sizeof(a.sun_path) - 1);
+  if (s < 0 || ::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) Die("bind the exec socket");
+  if (::chmod(kBrokerSocket, 0600) != 0 || ::listen(s, 64) != 0) Die("listen on the exec socket");
+  return s;
+}
+
+int EgressListener(uint16_t port) {
+  int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int one = 1;
+  ::setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (s < 0 || ::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0 || ::listen(s, 128) != 0)
+    Die("listen on the egress port");
+  return s;
+}
+
+struct Exec {
+  int conn;  // -1 once the client is gone
+  pid_t pid;
+};
+
+void Answer(int conn, Reply kind, int32_t value) {
+  ReplyMsg m{kind, value};
+  (void)WriteAll(conn, &m, sizeof(m));
+}
+
+// One request from a connected client; false: refused (the connection is closed by the caller).
+bool Serve(int conn, std::vector<Exec>& execs) {
+  ucred peer{};
+  socklen_t len = sizeof(peer);
+  if (::getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0 || peer.uid != 0) return false;  // (0700 too)
+  timeval t{2, 0};  // the client sends everything at once: a silent one does not hold us up
+  ::setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &t, sizeof(t));
+  uint32_t size = 0;
+  int fds[3], nfds = 0;
+  long n = RecvWithFds(conn, &size, sizeof(size), fds, 3, &nfds);
+  auto close_fds = [&] {
+    for (int i = 0; i < nfds; ++i) ::close(fds[i]);
+  };
+  if (n != static_cast<long>(sizeof(size)) || nfds != 3 || size > kMaxRequest) {  // (a split header: refused)
+    close_fds();
+    return false;
+  }
+  std::string body(size, '\0');
+  Request r;
+  if (!ReadAll(conn, body.data(), size) || !Decode(body, r)) {
+    close_fds();
+    return false;
+  }
+  pid_t pid = Spawn(r, fds);
+  if (pid < 0) {
+    Answer(conn, Reply::kError, -pid);
+    return false;
+  }
+  Answer(conn, Reply::kPid, pid);
+  execs.push_back({conn, pid});
+  return true;
+}
+
+void Reap(std::vector<Exec>& execs) {
+  int status;
+  pid_t pid;
+  while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0)
+    for (auto it = execs.begin(); it != execs.end(); ++it)
+      if (it->pid == pid) {
+        if (it->conn >= 0) {
+          Answer(it->conn, Reply::kStatus, status);
+          ::close(it->conn);
+        }
+        execs.erase(it);
+        break;
+      }
+}
+
+// A pump per connection, in a process of its own: a stuck or failing one stops nothing else
+// (the Sentry's threads for a static binary were not dependable: an abort in thread start).
+void StartPump(int client, int up) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::signal(SIGCHLD, SIG_DFL);
+    Pump(client, up);
+    ::_exit(0);
+  }
+  if (pid < 0) Say("broker: a forward", errno);
+  ::close(client);
+  ::close(up);
+}
+
+}  // namespace
+
+[[noreturn]] void RunBroker(const Forward& f, int link, uint64_t init_caps) {
+  if (::unshare(CLONE_NEWNET) != 0) Die("a network namespace of the context's own");
+  LoopbackUp();
+  // Before anything else: a command forked without it can never get it back (bounding set).
+  if (!DropCaps(init_caps & (uint64_t{1} << 21))) Die("dropping CAP_SYS_ADMIN");
+  ::signal(SIGPIPE, SIG_IGN);
+  if (::pipe2(g_child_pipe, O_CLOEXEC | O_NONBLOCK) != 0) Die("pipe");
+  struct sigaction sa{};
+  sa.sa_handler = OnChild;
+  sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+  ::sigaction(SIGCHLD, &sa, nullptr);
+  int exec_listener = ExecListener();
+  int egress = f.listen_port ? EgressListener(f.listen_port) : -1;
+  std::vector<Exec> execs;
+  std::deque<int> waiting;  // accepted egress clients, in the order their upstreams were asked for
+  for (;;) {
+    std::vector<pollfd> p = {{g_child_pipe[0], POLLIN, 0}, {exec_listener, POLLIN, 0}, {link, POLLIN, 0},
+                             {egress, static_cast<short>(egress >= 0 ? POLLIN : 0), 0}};
+    for (const auto& e : execs) p.push_back({e.conn, static_cast<short>(e.conn >= 0 ? POLLIN : 0), 0});
+    if (::poll(p.data(), p.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      Die("poll");
+    }
+    if (p[0].revents) {
+      char drain[64];
+      while (::read(g_child_pipe[0], drain, sizeof(drain)) > 0) {
+      }
+      Reap(execs);
+    }
+    // A client forwards the signals it gets, one byte each (ours is the capability to send
+    // them across users); one that went away takes the command's tree with it.
+    for (size_t i = 4; i < p.size(); ++i) {
+      if (!p[i].revents) continue;
+      for (auto& e : execs) {
+        if (e.conn != p[i].fd) continue;
+        unsigned char sig;
+        if (::read(e.conn, &sig, 1) == 1) {
+          if (sig > 0 && sig < NSIG) ::kill(e.pid, sig);
+          continue;
+        }
+        KillTree(e.pid);
+        ::close(e.conn);
+        e.conn = -1;
+      }
+    }
+    if (p[1].revents & POLLIN) {
+      int conn = ::accept4(exec_listener, nullptr, nullptr, SOCK_CLOEXEC);
+      if (conn >= 0 && !Serve(conn, execs)) ::close(conn);
+    }
+    if (p[3].revents & POLLIN) {
+      int c = ::accept4(egress, nullptr, nullptr, SOCK_CLOEXEC);
+      if (c >= 0) {
+        waiting.push_back(c);
+        if (!WriteAll(link, "c", 1)) Die("the outside half is gone");
+      }
+    }
+    if (p[2].revents) {
+      char ok;
+      int up, nfds = 0;
+      long n = RecvWithFds(link, &ok, 1, &up, 1, &nfds);
+      if (n <= 0) Die("the outside half is gone");
+      if (!waiting.empty()) {
+        int client = waiting.front();
+        waiting.pop_front();
+        if (nfds == 1) StartPump(client, up);
+        else ::close(client);  // the relay could not be reached: the client sees the connection close
+      } else if (nfds == 1) {
+        ::close(up);
+      }
+    }
+  }
+}
+
+}  // namespace sandshim::ctx
