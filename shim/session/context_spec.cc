@@ -85,4 +85,11 @@ Result<json::object> ContextSpec(json::object spec, const ContextOptions& o, con
   return spec;
 }
 
+Result<json::object> ContextContainerSpec(json::object session_spec, const ContextPlacement& at) {
+  // Any valid name: it only reaches the annotation, which a container bound to no context drops.
+  auto spec = TRY(ContextSpec(std::move(session_spec), ContextOptions{.name = "unbound"}, at));
+  spec["annotations"].as_object().erase("dev.sandshim.session.context");
+  return spec;
+}
+
 }  // namespace sandshim::session

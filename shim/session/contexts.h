@@ -38,14 +38,22 @@ class Contexts {
   // The contexts of a session; without any, the default context is the session's container.
   Result<std::vector<ContextRecord>> List(const std::string& session_ref);
   Status Remove(const std::string& session_ref, const std::string& name);
+  // gVisor: how a create starts the spare refill in the background (`sandshim [global flags]
+  // session context refill`; the session id is appended). Empty: no refill (creates go cold).
+  void SetRefillArgv(std::vector<std::string> argv) { refill_argv_ = std::move(argv); }
+  // Makes the session's spare context container unless one is ready or being made
+  // (context_spare.cc; run by the detached refill).
+  Status Refill(const std::string& session_ref);
 
  private:
+  Result<ContextRecord> CreateInSession(const std::string& id, const ContextOptions& o);
   Result<ContextRecord> CreateLocked(const SessionRecord& s, const ContextOptions& o);
   Status RequireIdleRoot(const SessionRecord& s);
 
   runtime::Options opts_;
   Sessions& sessions_;
   runtime::Containers containers_;
+  std::vector<std::string> refill_argv_;
 };
 
 // Where a session exec goes: the context's container and bundle (its process defaults).
