@@ -273,10 +273,18 @@ check_context_points() {
 # the background, where SANDSHIM_FAULT reaches the refill a create starts, then once more in
 # the foreground), and a claim killed after it adopted the spare; gc leaves no spare.
 spare_ready() { [ "$(sess inspect "$1" --json | jq .spare_contexts.ready)" = 1 ]; }
-refill_done() { ! pgrep -f "[s]ession context refill $1\$" >/dev/null; }
+# No refill holds the flock of the session's spares dir (a spare's waiter, forked from the
+# refill, shows its command line: pgrep would count it).
+refill_done() {
+  local i
+  i=$(stat -c %i "$ROOT/@sessions/$1/spares" 2>/dev/null) || return 0
+  ! awk -v i=":$i\$" '$2 == "FLOCK" && $6 ~ i {f = 1} END {exit !f}' /proc/locks
+}
 assert_no_spare() { # SESSION
   [ -z "$(ls "$ROOT/@sessions/$1/spares" 2>/dev/null)" ] || { fail "spare dir left: $(ls "$ROOT/@sessions/$1/spares")"; return 1; }
-  ! ss list -q | grep -q "^spare-.*+$1\$" || { fail "spare container left"; return 1; }
+  # Every "+session" container is a context's (a claimed spare keeps its id): no spare left.
+  local want=$(sess context list "$1" --json | jq length) have=$(ss list -q | grep -c "+$1\$")
+  [ "$want" = "$have" ] || { fail "$have context containers in session $1, $want contexts: a spare left"; return 1; }
 }
 check_spare_points() {
   local p id cid

@@ -33,8 +33,14 @@ ux() { S session exec "$SID" -- sh -c "$1"; }
 real_backend() { [ "$1" = gvisor-spare ] && echo gvisor || echo "$1"; }
 spares() { S session inspect "$1" --json | jq -r ".spare_contexts.$2"; } # SESSION ready|making
 wait_spare() { wait_until 60 sh -c "[ \"\$($SANDSHIM_BIN --root $ROOT session inspect $1 --json | jq .spare_contexts.ready)\" = 1 ]"; }
-# No refill of session $1 runs any more ([s]: pgrep must not match the sh running it).
-refill_done() { wait_until 60 sh -c "! pgrep -f '[s]ession context refill $1\$' >/dev/null"; }
+# A refill of session $1 runs: it holds the flock of the session's spares dir (/proc/locks;
+# not pgrep: a spare's waiter is forked from the refill and shows its command line).
+refill_running() {
+  local i
+  i=$(stat -c %i "$ROOT/@sessions/$1/spares" 2>/dev/null) || return 1
+  awk -v i=":$i\$" '$2 == "FLOCK" && $6 ~ i {f = 1} END {exit !f}' /proc/locks
+}
+refill_done() { wait_until 60 eval "! refill_running $1"; }
 ctx_container() { S session context list "$1" --json | jq -r --arg n "$2" '.[] | select(.name==$n) | .container_id'; }
 # Gets session $1 a ready spare: a first context (cold, with "default"), removed once its
 # refill made the spare, so the next create claims it.
@@ -321,6 +327,7 @@ check_stray_blocks_first_context() {
 }
 
 # --- Warm spare context containers (gVisor) ---
+flunk() { fail "$@"; rc=1; }  # a failure that lets the check go on to its cleanup
 spare_session() { # NAME: a gVisor session in $SP whose first context "a" is made (its refill started)
   SP=$(uniq_name "$1")
   mkdir -p "$WORK/ws-$SP" && chmod 777 "$WORK/ws-$SP"
@@ -351,16 +358,16 @@ check_spare_never_reused() {
   [ $rc = 0 ] || [ -n "$REASON" ] || fail "b's container $s1 left after rm, or no new spare"
   if [ $rc = 0 ]; then
     # Three refills at once (what back-to-back claims start): one spare, never three.
-    wait_spare "$SP" || rc=$(fail "no spare after c")
-    S session context create "$SP" d >/dev/null || rc=$(fail "create d")
+    wait_spare "$SP" || flunk "no spare after c"
+    S session context create "$SP" d >/dev/null || flunk "create d"
     local pids=()
     for i in 1 2 3; do S session context refill "$SP" & pids+=($!); done
     wait "${pids[@]}"
-    refill_done "$SP" && wait_spare "$SP" || rc=$(fail "no spare after concurrent refills")
+    refill_done "$SP" && wait_spare "$SP" || flunk "no spare after concurrent refills"
     [ $rc != 0 ] || assert_eq "1 0 1" "$(spares "$SP" ready) $(spares "$SP" making) $(spare_ids "$SP" | wc -w)" \
       "ready, making, spare dirs after three concurrent refills" || rc=1
   fi
-  S session delete "$SP" >/dev/null || rc=$(fail "session delete")
+  S session delete "$SP" >/dev/null || flunk "session delete"
   return $rc
 }
 
@@ -369,15 +376,15 @@ check_spare_never_reused() {
 check_spare_back_to_back() {
   spare_session spare-b2b || return
   local rc=0 t0 t1
-  wait_spare "$SP" || rc=$(fail "no spare ready")
+  wait_spare "$SP" || flunk "no spare ready"
   [ $rc != 0 ] || { S session context create "$SP" b >/dev/null && S session context create "$SP" c >/dev/null; } ||
-    rc=$(fail "back-to-back creates")
+    flunk "back-to-back creates"
   [ $rc != 0 ] || assert_claimed "$SP" b || rc=1
   [ $rc != 0 ] || assert_eq "ctx-c+$SP" "$(ctx_container "$SP" c)" "c (no spare ready) made cold" || rc=1
   [ $rc != 0 ] || assert_eq "b c" "$(S session exec --context b "$SP" -- echo b) $(S session exec --context c "$SP" -- echo c)" \
     "exec in both" || rc=1
   [ $rc != 0 ] || { refill_done "$SP" && wait_spare "$SP" && assert_eq 1 "$(spare_ids "$SP" | wc -w)" "one spare after"; } || rc=1
-  S session delete "$SP" >/dev/null || rc=$(fail "session delete")
+  S session delete "$SP" >/dev/null || flunk "session delete"
   return $rc
 }
 
@@ -386,10 +393,10 @@ check_spare_back_to_back() {
 check_spare_delete_in_flight() {
   spare_session spare-del || return
   local rc=0 inflight
-  inflight=$(pgrep -f "[s]ession context refill $SP\$" | head -1)
-  S session delete "$SP" >/dev/null || rc=$(fail "session delete with a refill in flight")
+  refill_running "$SP" && inflight=1
+  S session delete "$SP" >/dev/null || flunk "session delete with a refill in flight"
   [ -n "$inflight" ] || { [ $rc = 0 ] && skip "the refill was done before delete started (control failed: nothing in flight)"; return; }
-  refill_done "$SP" || return $(fail "refill $inflight still running after delete")
+  ! pgrep -f "[s]ession context refill $SP\$" >/dev/null || return $(fail "refill (or a spare's waiter) still running after delete")
   [ ! -e "$ROOT/@sessions/$SP" ] || return $(fail "session dir left")
   ! S list -q | grep -q "+$SP\$" || return $(fail "containers left: $(S list -q | grep "+$SP\$")")
   return $rc
@@ -403,38 +410,40 @@ check_spare_crash_gc() {
   for p in session.context.spare.after-journal session.context.spare.after-container; do
     spare_session "spare-crash" || return
     # b claims the ready spare; the refill b starts (with the fault) dies at $p.
-    wait_spare "$SP" || rc=$(fail "$p: no spare ready")
-    SANDSHIM_FAULT=$p S session context create "$SP" b >/dev/null || rc=$(fail "$p: create b")
+    wait_spare "$SP" || flunk "$p: no spare ready"
+    SANDSHIM_FAULT=$p S session context create "$SP" b >/dev/null || flunk "$p: create b"
     assert_claimed "$SP" b || rc=1
-    refill_done "$SP" || rc=$(fail "$p: refill still running")
+    refill_done "$SP" || flunk "$p: refill still running"
     cid=$(spare_ids "$SP")
     if [ "$p" = session.context.spare.after-container ]; then
       # Control: the killed refill left a running container that is not ready.
-      [ -n "$cid" ] && S list -q | grep -qxF "$cid" || rc=$(fail "$p: control: no half-made spare container ($cid)")
-      [ ! -e "$ROOT/@sessions/$SP/spares/$cid/ready" ] || rc=$(fail "$p: control: the half-made spare is ready")
+      [ -n "$cid" ] && S list -q | grep -qxF "$cid" || flunk "$p: control: no half-made spare container ($cid)"
+      [ ! -e "$ROOT/@sessions/$SP/spares/$cid/ready" ] || flunk "$p: control: the half-made spare is ready"
     fi
     assert_contains "$(jq -r '.[].kind' "$ROOT/@sessions/$SP/journal.json")" session-context-spare "$p: spare journaled" || rc=1
-    S session gc >/dev/null || rc=$(fail "$p: gc")
-    [ -z "$(spare_ids "$SP")" ] || rc=$(fail "$p: spare dir left: $(spare_ids "$SP")")
-    ! S list -q | grep -q "^spare-.*+$SP\$" || rc=$(fail "$p: spare container left")
-    [ -z "$cid" ] || ! pgrep -f "[r]unsc.*${cid//+/\\+}" >/dev/null || rc=$(fail "$p: runsc process (gofer) of $cid left")
+    S session gc >/dev/null || flunk "$p: gc"
+    [ -z "$(spare_ids "$SP")" ] || flunk "$p: spare dir left: $(spare_ids "$SP")"
+    # Every "+session" container is a context's (b's is the spare it claimed): no spare left.
+    assert_eq "$(S session context list "$SP" --json | jq length)" "$(S list -q | grep -c "+$SP\$")" \
+      "$p: context containers of the session after gc" || rc=1
+    [ -z "$cid" ] || ! pgrep -f "[r]unsc.*${cid//+/\\+}" >/dev/null || flunk "$p: runsc process (gofer) of $cid left"
     assert_eq "a b" "$(S session exec --context a "$SP" -- echo a) $(S session exec --context b "$SP" -- echo b)" "$p: contexts after gc" || rc=1
-    S session delete "$SP" >/dev/null || rc=$(fail "$p: session delete")
+    S session delete "$SP" >/dev/null || flunk "$p: session delete"
     [ $rc = 0 ] || return 1
   done
   spare_session "spare-claim" || return
-  wait_spare "$SP" || rc=$(fail "no spare ready")
+  wait_spare "$SP" || flunk "no spare ready"
   cid=$(spare_ids "$SP")
   local code=0
   SANDSHIM_FAULT=session.context.claim.after-adopt S session context create "$SP" b --allow-domain b.test >/dev/null 2>&1 || code=$?
   assert_eq 137 "$code" "claim killed after adopt" || rc=1
-  [ -e "$ROOT/@sessions/$SP/contexts/b" ] || rc=$(fail "control: the adopted spare's dir is not the context's")
-  S session gc >/dev/null || rc=$(fail "claim: gc")
-  [ ! -e "$ROOT/@sessions/$SP/contexts/b" ] || rc=$(fail "claim: context dir left")
-  ! S list -q | grep -qxF "$cid" || rc=$(fail "claim: the adopted spare's container left")
+  [ -e "$ROOT/@sessions/$SP/contexts/b" ] || flunk "control: the adopted spare's dir is not the context's"
+  S session gc >/dev/null || flunk "claim: gc"
+  [ ! -e "$ROOT/@sessions/$SP/contexts/b" ] || flunk "claim: context dir left"
+  ! S list -q | grep -qxF "$cid" || flunk "claim: the adopted spare's container left"
   assert_not_contains "$(cat "$ROOT/@sessions/$SP/egress-contexts.json")" '"b"' "claim: egress identity left" || rc=1
   S session context create "$SP" b >/dev/null && assert_eq b "$(S session exec --context b "$SP" -- echo b)" "b made again" || rc=1
-  S session delete "$SP" >/dev/null || rc=$(fail "claim: session delete")
+  S session delete "$SP" >/dev/null || flunk "claim: session delete"
   return $rc
 }
 
@@ -456,12 +465,12 @@ print("rc=%d out=%s %.1fs" % (r.returncode, r.stdout.decode().split("\t")[0], ti
 PY
 )
   assert_contains "$out" "rc=0 out=a " "python capture_output: create a (starts a refill)" || rc=1
-  [ $rc != 0 ] || wait_spare "$sid" || rc=$(fail "control: the refill that create a started made no spare")
+  [ $rc != 0 ] || wait_spare "$sid" || flunk "control: the refill that create a started made no spare"
   # Claims the spare and starts the next refill, with stdout and stderr captured.
   [ $rc != 0 ] || { out=$(timeout 30 "$SANDSHIM_BIN" --root "$ROOT" session context create "$sid" b 2>&1); assert_ne 124 "$?" "bash \$( ) with timeout"; } || rc=1
   [ $rc != 0 ] || assert_contains "$out" "spare-" "b claimed (its refill started)" || rc=1
-  refill_done "$sid" || rc=$(fail "refill still running")
-  S session delete "$sid" >/dev/null || rc=$(fail "session delete")
+  refill_done "$sid" || flunk "refill still running"
+  S session delete "$sid" >/dev/null || flunk "session delete"
   return $rc
 }
 
