@@ -61,8 +61,9 @@ struct ExecTarget {
   std::string container_id;
   std::filesystem::path bundle;
 };
-// One stat on the latency path. An empty context is the default one (the session's container
-// until contexts exist); a named context that does not exist is ENOENT.
+// One small file read on the latency path (the context record names its container). An empty
+// context is the default one (the session's container until contexts exist); a named context
+// that does not exist is ENOENT.
 Result<ExecTarget> ExecTargetFor(const std::filesystem::path& session_dir, const SessionRecord& s,
                                  const std::string& context);
 
