@@ -17,6 +17,9 @@ void RegisterSessionCreate(Verbs& v, CLI::App* parent);
 int CreateFromPool(const GlobalOpts& g, const std::string& pool, std::string id, const std::string& name,
                    session::ProfileInputs in, const bundle::SessionProfile& secrets,
                    const std::vector<std::string>& resolve, bool json);
+// Our binary with our global flags: how background helpers (refills) run sandshim; empty
+// when our own path cannot be found.
+std::vector<std::string> SelfArgv(const GlobalOpts& g);
 // How a claim runs `pool fill NAME` in the background with our global flags.
 std::vector<std::string> RefillArgv(const GlobalOpts& g, const std::string& pool);
 void RegisterSessionExec(Verbs& v, CLI::App* parent);

@@ -62,6 +62,9 @@ int WithContexts(const GlobalOpts& g, F fn) {
   if (!opts) return ExitWith(Status(opts.error()));
   session::Sessions sessions(*opts);
   session::Contexts contexts(*opts, sessions);
+  auto refill = SelfArgv(g);
+  if (!refill.empty()) refill.insert(refill.end(), {"session", "context", "refill"});
+  contexts.SetRefillArgv(std::move(refill));
   return fn(contexts);
 }
 
@@ -136,6 +139,20 @@ void AddRemove(Verbs& v, CLI::App* group) {
   sub->add_option("name", a->name, "context name")->required();
 }
 
+// Internal: what a gVisor context create starts in the background (context_spare.h). Hidden
+// from help; running it by hand is harmless (it makes at most the one spare).
+void AddRefill(Verbs& v, CLI::App* group) {
+  auto a = std::make_shared<ContextArgs>();
+  auto* sub = v.Add("refill", "make the session's spare context container (internal)", [&v, a] {
+    return WithContexts(v.global, [&](session::Contexts& c) {
+      auto s = c.Refill(a->session);
+      return s ? 0 : ExitWith(Status(s.error().Wrap("session context refill " + a->session)));
+    });
+  }, group);
+  sub->add_option("session", a->session, "session id or name")->required();
+  sub->group("");
+}
+
 }  // namespace
 
 void RegisterSessionContext(Verbs& v, CLI::App* parent) {
@@ -144,6 +161,7 @@ void RegisterSessionContext(Verbs& v, CLI::App* parent) {
   AddCreate(v, group);
   AddList(v, group);
   AddRemove(v, group);
+  AddRefill(v, group);
 }
 
 }  // namespace sandshim::cli

@@ -27,14 +27,20 @@ static std::string OwnPath() {
   return exe.empty() ? "" : std::filesystem::absolute(exe).string();
 }
 
-// `sandshim [our global flags] pool fill NAME`, run by the refill in the background.
-std::vector<std::string> RefillArgv(const GlobalOpts& g, const std::string& pool) {
+std::vector<std::string> SelfArgv(const GlobalOpts& g) {
   std::string exe = OwnPath();
   if (exe.empty()) return {};
   std::vector<std::string> argv{exe, "--root", g.root};
   if (!g.backend.empty()) argv.insert(argv.end(), {"--backend", g.backend});
   for (const auto& f : g.runsc_flags) argv.push_back("--runsc-flag=" + f);
   if (!g.log_file.empty()) argv.insert(argv.end(), {"--log", g.log_file, "--log-format", g.log_format});
+  return argv;
+}
+
+// `sandshim [our global flags] pool fill NAME`, run by the refill in the background.
+std::vector<std::string> RefillArgv(const GlobalOpts& g, const std::string& pool) {
+  auto argv = SelfArgv(g);
+  if (argv.empty()) return {};
   argv.insert(argv.end(), {"pool", "fill", pool});
   return argv;
 }

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "shim/cli/session_common.h"
+#include "shim/session/context_spare.h"
 #include "shim/session/contexts.h"
 
 namespace sandshim::cli {
@@ -23,10 +24,15 @@ void RegisterSessionInspect(Verbs& v, CLI::App* parent) {
     o["cpu_ns"] = known(i->usage.cpu_ns);
     o["workspace_bytes"] = i->workspace_bytes;
     boost::json::array contexts;
-    if (auto opts = RuntimeOptions(v.global))
+    session::SpareCount spares;
+    if (auto opts = RuntimeOptions(v.global)) {
       if (auto all = session::Contexts(*opts, *s).List(*ref))
         for (const auto& c : *all) contexts.push_back({{"name", c.name}, {"container_id", c.container_id}, {"status", c.status}});
+      // Spare context containers (gVisor, context_spare.h): not contexts, counted apart.
+      spares = session::CountSpares(opts->root / "@sessions" / i->record.id);
+    }
     o["contexts"] = std::move(contexts);
+    o["spare_contexts"] = {{"ready", spares.ready}, {"making", spares.making}};
     if (*json) {
       PrintJson(o, /*pretty=*/true);
       return 0;
@@ -39,6 +45,7 @@ void RegisterSessionInspect(Verbs& v, CLI::App* parent) {
     }
     std::cout << "profile: " << boost::json::serialize(o["profile"]) << "\n";
     std::cout << "contexts: " << boost::json::serialize(o["contexts"]) << "\n";
+    std::cout << "spare_contexts: " << boost::json::serialize(o["spare_contexts"]) << "\n";
     return 0;
   }, parent);
   sub->add_option("session", *ref, "session id or name")->required();

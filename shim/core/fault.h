@@ -20,6 +20,8 @@ inline constexpr std::string_view kPoints[] = {
     "session.exec.before-backend", "session.delete.before-replay", "session.delete.after-replay", "session.gc.before-replay",
     // credential contexts
     "session.context.after-journal", "session.context.after-container", "session.context.rm.after-record",
+    // spare context containers (context_spare.h): the refill's, then a claim's
+    "session.context.spare.after-journal", "session.context.spare.after-container", "session.context.claim.after-adopt",
 };
 
 }  // namespace sandshim::fault

@@ -7,8 +7,8 @@ namespace sandshim::runtime {
 
 namespace json = boost::json;
 
-Result<Journal> Journal::Load(const std::filesystem::path& file) {
-  Journal j(file);
+Result<Journal> Journal::Load(const std::filesystem::path& file, bool durable) {
+  Journal j(file, durable);
   auto text = fs::ReadFile(file);
   if (!text || text->empty()) return j;  // nothing journaled yet
   auto v = TRY(bundle::ParseJson(*text, "journal " + file.string()));

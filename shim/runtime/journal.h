@@ -27,7 +27,7 @@ class Journal {
   explicit Journal(std::filesystem::path file, bool durable = true) : file_(std::move(file)), durable_(durable) {}
   // Reads an existing journal; a missing or empty file is an empty journal (empty: a
   // non-durable write cut by an OS crash).
-  static Result<Journal> Load(const std::filesystem::path& file);
+  static Result<Journal> Load(const std::filesystem::path& file, bool durable = true);
   // Records e (tmp + [fsync] + rename) before returning.
   Status Append(JournalEntry e);
   const std::vector<JournalEntry>& entries() const { return entries_; }

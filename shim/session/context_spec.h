@@ -81,4 +81,11 @@ Result<boost::json::object> ContextSpec(boost::json::object session_spec, const 
                                         const ContextPlacement& at,
                                         const std::map<std::string, std::string>& proxy_env = {});
 
+// The spec a gVisor context's container is made from (pure): ContextSpec bound to no context
+// (no environment, user or name of a context's own). What makes a context particular is
+// applied per exec from the context's bundle (its ContextSpec: ExecTargetFor) or lives in the
+// relay (egress identity, secrets), so a spare container made before its context existed
+// (context_spare.h) serves it exactly as one made for it; cold creates use it too.
+Result<boost::json::object> ContextContainerSpec(boost::json::object session_spec, const ContextPlacement& at);
+
 }  // namespace sandshim::session

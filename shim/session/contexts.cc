@@ -20,6 +20,7 @@
 #include "shim/session/audit.h"
 #include "shim/session/context_egress_file.h"
 #include "bundle/process.h"
+#include "shim/session/context_spare.h"
 #include "shim/session/ctx_helper.h"
 #include "shim/session/network.h"
 #include "shim/session/relay_cgroup.h"
@@ -149,15 +150,47 @@ json::array Strings(const std::vector<std::string>& v) {
 
 }  // namespace
 
+std::string RelayHost(const std::filesystem::path& session_dir) {
+  // Where the relay answers the sandbox: the session's link address, or its loopback
+  // (sessions from before the relay link).
+  return !net::IsNetns(NetworkPaths(session_dir).relay_netns) ? "127.0.0.1" : bundle::kRelayAddress;
+}
+
+Status PlaceBroker(const std::filesystem::path& session_dir, const SessionRecord& s, const json::object& session_spec,
+                   ContextPlacement& at) {
+  // gVisor on netstack: a network namespace of the context's own, made and held by its init
+  // (the broker), which starts its execs and carries its egress to the relay (ctx-helper/).
+  // The same for a cold context and a spare: nothing here names a context.
+  if (s.backend != "gvisor" || !BrokerNetwork(session_spec)) return Ok();
+  at.broker_path = TRY(InstallCtxHelper(session_dir)).string();
+  if (s.network == NetworkMode::kProxy) {
+    auto port = std::to_string(bundle::kRelayPort);
+    at.forward = port + "=" + RelayHost(session_dir) + ":" + port;
+  }
+  return Ok();
+}
+
 Contexts::Contexts(runtime::Options o, Sessions& sessions) : opts_(o), sessions_(sessions), containers_(std::move(o)) {}
 
 Result<ContextRecord> Contexts::Create(const std::string& session_ref, const ContextOptions& o) {
   TRY(ValidateContextName(o.name));
   if (o.name == kDefaultContext) return MakeError("context \"default\" is the session's own; it is made with the first context", EEXIST);
   auto s = TRY(sessions_.Get(session_ref));
+  auto made = CreateInSession(s.id, o);
+  // gVisor: the next create finds a spare ready (context_spare.h), made in the background
+  // after the session lock is released; the refill does nothing if one is ready or coming.
+  if (made && s.backend == "gvisor") {
+    std::vector<std::string> argv = refill_argv_;
+    if (!argv.empty()) argv.push_back(s.id);
+    StartRefill(argv);
+  }
+  return made;
+}
+
+Result<ContextRecord> Contexts::CreateInSession(const std::string& id, const ContextOptions& o) {
   runtime::StateStore store(opts_.root / "@sessions");
-  auto lock = TRY(store.Lock(s.id));
-  s = TRY(sessions_.Get(s.id));  // as it is under the lock
+  auto lock = TRY(store.Lock(id));
+  auto s = TRY(sessions_.Get(id));  // as it is under the lock
   if (s.status != "running") return MakeError("session " + s.id + " is " + s.status + ": contexts need it running", EINVAL);
   // gVisor: the session's container is the namespace parent of its contexts' (it sees their
   // processes), so plain execs move to a context of their own before any other exists.
@@ -166,6 +199,7 @@ Result<ContextRecord> Contexts::Create(const std::string& session_ref, const Con
     TRY(RequireIdleRoot(s));
     TRY_CTX(CreateLocked(s, ContextOptions{.name = kDefaultContext}), "default context");
   }
+  if (s.backend == "gvisor") TRY(PrepareSpares(dir));  // before any refill: delete waits for one
   return CreateLocked(s, o);
 }
 
@@ -215,19 +249,13 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   TRY_CTX(net::DomainRules::Make(o.allow_domains, o.deny_domains), "context " + o.name);
   std::string token;
   std::map<std::string, std::string> proxy_env;
-  // gVisor on netstack: a network namespace of the context's own, made and held by its init
-  // (the broker), which starts its execs and carries its egress to the relay (ctx-helper/).
   auto session_spec = TRY(bundle::LoadSpec(dir / "bundle")).doc;
-  bool broker = s.backend == "gvisor" && BrokerNetwork(session_spec);
-  if (broker) at.broker_path = TRY_CTX(InstallCtxHelper(dir), "context " + o.name).string();
+  TRY_CTX(PlaceBroker(dir, s, session_spec, at), "context " + o.name);
+  bool broker = !at.broker_path.empty();
   if (s.network == NetworkMode::kProxy) {
-    // Where the relay answers the sandbox: the session's link address, or its loopback
-    // (sessions from before the relay link). A context reaches it on its own loopback where it
-    // has a namespace of its own (native: a relay of its own; gVisor: the broker's forward).
-    std::string relay_host = !net::IsNetns(NetworkPaths(dir).relay_netns) ? "127.0.0.1" : bundle::kRelayAddress;
-    std::string host = own_netns || broker ? "127.0.0.1" : relay_host;
-    auto port = std::to_string(bundle::kRelayPort);
-    if (broker) at.forward = port + "=" + relay_host + ":" + port;
+    // A context reaches the relay on its own loopback where it has a namespace of its own
+    // (native: a relay of its own; gVisor: the broker's forward).
+    std::string host = own_netns || broker ? "127.0.0.1" : RelayHost(dir);
     if (egress) token = TRY(NewContextToken());
     proxy_env = ContextProxyEnv(egress ? o.name : "", token, host, bundle::kRelayPort);
   }
@@ -236,15 +264,28 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   auto secret_rules = TRY(PlanContextSecrets(dir, o, egress));
   for (const auto& r : secret_rules) proxy_env[r.name] = r.placeholder;
   std::filesystem::path secret_socket = own_netns ? ContextSecretSocket(cdir) : SecretPaths(dir).socket;
-  auto spec = TRY(ContextSpec(std::move(session_spec), o, at, proxy_env));
+  // The context's own: its execs' defaults (its bundle). gVisor's container is made bound to
+  // no context (ContextContainerSpec), as a spare is.
+  auto spec = TRY(ContextSpec(session_spec, o, at, proxy_env));
+  auto container_spec = s.backend == "gvisor" ? TRY(ContextContainerSpec(session_spec, at)) : spec;
 
-  ContextRecord rec{.name = o.name, .container_id = ContextContainerId(s.id, o.name), .created = log::NowRfc3339()};
+  // gVisor: a spare that runs already, taken here (after every check: a refused create must
+  // not cost it) and journaled with the context below; else the container is made cold.
+  auto spare = s.backend == "gvisor" && o.name != kDefaultContext ? TakeReadySpare(containers_, dir) : std::nullopt;
+  ContextRecord rec{.name = o.name,
+                    .container_id = spare ? spare->container_id : ContextContainerId(s.id, o.name),
+                    .created = log::NowRfc3339()};
   SetUserFrom(spec, rec);
-  auto journal = TRY(runtime::Journal::Load(dir / "journal.json"));
+  // Not fsync'd, nor are the context's files below: what they name dies with the kernel (its
+  // container, the relay's view) or lies in the session's directory, which the session's
+  // teardown removes whole. A sandshim killed midway is undone all the same (rename is
+  // atomic); an fsync on a loaded host's /run costs 1-50 ms, the claim's budget is 50.
+  auto journal = TRY(runtime::Journal::Load(dir / "journal.json", /*durable=*/false));
   json::object undo{{"id", rec.container_id}, {"dir", cdir.string()}, {"name", o.name}};
   if (egress) undo["egress"] = NetworkPaths(dir).contexts.string();
   if (own_netns) undo["network"] = true;
   if (!secret_rules.empty()) undo["secrets"] = SecretPaths(dir).socket.string();
+  if (spare) undo["spare"] = spare->dir.string();  // until it is renamed to cdir
   TRY(journal.Append({kContextKind, undo}));
   bool done = false;
   ScopeExit rollback([&] {
@@ -254,14 +295,19 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   fault::Point("session.context.after-journal");
   if (egress) TRY_CTX(AddContextEgress(NetworkPaths(dir).contexts, o.name, token, o.allow_domains, o.deny_domains),
                      "context " + o.name + ": egress identity");
-  TRY(fs::MkdirAll(cdir / "bundle", 0700));
+  if (spare) {
+    TRY_CTX(AdoptSpare(opts_, *spare, cdir), "context " + o.name + ": spare " + spare->container_id);
+    fault::Point("session.context.claim.after-adopt");
+  } else {
+    TRY(fs::MkdirAll(cdir / "bundle", 0700));
+  }
   if (own_netns) {
     TRY_CTX(net::CreateNetns(NetworkPaths(cdir).netns), "context " + o.name + ": network namespace");
     TRY_CTX(StartSessionRelay(NetworkPaths(cdir), ContextRelayArgs(s.relay_args, cdir)),
             "context " + o.name + ": egress relay");
   }
   if (!secret_rules.empty()) {
-    TRY(fs::WriteFileAtomic(cdir / "secrets.json", net::FormatSecretRules(secret_rules), 0600));
+    TRY(fs::WriteFileAtomic(cdir / "secrets.json", net::FormatSecretRules(secret_rules), 0600, /*sync=*/false));
     TRY_CTX(net::DeclareSecrets(secret_socket, secret_rules), "context " + o.name + ": secrets");
     for (const auto& r : secret_rules)
       TRY_CTX(net::SendSecret(secret_socket, net::QualifiedName(o.name, r.name), o.secret_values.at(r.name).View()),
@@ -276,13 +322,13 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   if (own_netns)  // and on its own relay, the other contexts' placeholders
     for (const auto& other : OtherContextSecrets(dir, cdir))
       TRY_CTX(net::DeclareSecrets(secret_socket, other), "context " + o.name + ": secrets guard");
-  TRY(fs::WriteFileAtomic(cdir / "bundle" / "config.json", json::serialize(spec), 0600));  // --env values
-  {
+  TRY(fs::WriteFileAtomic(cdir / "bundle" / "config.json", json::serialize(spec), 0600, /*sync=*/false));  // --env values
+  if (!spare) {
     proc::DetachedStdio detached;  // the container outlives this call: none of our stdio
     runtime::CreateRequest req;
     req.id = rec.container_id;
     req.bundle = cdir / "bundle";
-    req.spec = TRY(bundle::SpecFromJson(std::move(spec)));
+    req.spec = TRY(bundle::SpecFromJson(std::move(container_spec)));
     req.null_stdio = true;
     req.backend = s.backend;
     TRY_CTX(containers_.Run(std::move(req), /*detach=*/true), "context " + o.name);
@@ -297,12 +343,12 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   for (const auto& [k, v] : o.env) rec.env_keys.push_back(k);
   rec.allow_domains = o.allow_domains;
   rec.deny_domains = o.deny_domains;
-  TRY(fs::WriteFileAtomic(RecordFile(cdir), json::serialize(ContextToJson(rec)), 0600));
+  TRY(fs::WriteFileAtomic(RecordFile(cdir), json::serialize(ContextToJson(rec)), 0600, /*sync=*/false));
   done = true;
   std::vector<std::string> secret_names;
   for (const auto& r : secret_rules) secret_names.push_back(r.name);
   (void)AppendAudit(s.audit, "context-create",
-                    {{"session", s.id}, {"context", o.name}, {"container", rec.container_id},
+                    {{"session", s.id}, {"context", o.name}, {"container", rec.container_id}, {"spare", spare.has_value()},
                      {"env_keys", Strings(rec.env_keys)}, {"allow_domains", Strings(rec.allow_domains)},
                      {"deny_domains", Strings(rec.deny_domains)}, {"secrets", Strings(secret_names)}});
   rec.status = "running";
@@ -357,7 +403,9 @@ Result<ExecTarget> ExecTargetFor(const std::filesystem::path& session_dir, const
   const std::string& name = context.empty() ? std::string(kDefaultContext) : context;
   if (!context.empty()) TRY(ValidateContextName(name));
   auto cdir = ContextsDir(session_dir) / name;
-  if (fs::Exists(RecordFile(cdir))) return ExecTarget{ContextContainerId(s.id, name), cdir / "bundle"};
+  // The record names the container (a claimed spare's id is not derived from the name).
+  if (auto rec = ReadContext(cdir)) return ExecTarget{rec->container_id, cdir / "bundle"};
+  if (fs::Exists(RecordFile(cdir))) return MakeError("context " + name + ": its record is unreadable", EIO);
   if (name == kDefaultContext) return ExecTarget{s.container_id, session_dir / "bundle"};
   return MakeError("context " + name + " does not exist in session " + s.id, ENOENT);
 }
@@ -387,6 +435,8 @@ Status UndoContext(runtime::Containers& containers, const json::object& data) {
   // Its credentials stop working before its directory goes.
   if (auto egress = bundle::GetString(data, "egress"); !egress.empty())
     TRY(RemoveContextEgress(egress, bundle::GetString(data, "name")));
+  // A claimed spare not yet renamed to the context's directory (context_spare.h).
+  if (auto spare = bundle::GetString(data, "spare"); !spare.empty() && fs::Exists(spare)) TRY(fs::RemoveTree(spare));
   return fs::Exists(dir) ? fs::RemoveTree(dir) : Ok();
 }
 
@@ -399,7 +449,8 @@ std::vector<std::string> GcContexts(runtime::Containers& containers, const std::
     if (e.kind != kContextKind) continue;
     auto dir = bundle::GetString(e.data, "dir");
     if (fs::Exists(RecordFile(dir))) continue;  // a context that was made
-    bool left = fs::Exists(dir) || containers.State(bundle::GetString(e.data, "id"));
+    auto spare = bundle::GetString(e.data, "spare");
+    bool left = fs::Exists(dir) || (!spare.empty() && fs::Exists(spare)) || containers.State(bundle::GetString(e.data, "id"));
     if (!left) continue;  // undone before (context rm)
     if (auto s = UndoContext(containers, e.data); !s) errors.push_back("context " + dir + ": " + s.error().msg);
     else removed.push_back("context " + bundle::GetString(e.data, "id") + " (half-made)");

@@ -39,14 +39,22 @@ class Contexts {
   // The contexts of a session; without any, the default context is the session's container.
   Result<std::vector<ContextRecord>> List(const std::string& session_ref);
   Status Remove(const std::string& session_ref, const std::string& name);
+  // gVisor: how a create starts the spare refill in the background (`sandshim [global flags]
+  // session context refill`; the session id is appended). Empty: no refill (creates go cold).
+  void SetRefillArgv(std::vector<std::string> argv) { refill_argv_ = std::move(argv); }
+  // Makes the session's spare context container unless one is ready or being made
+  // (context_spare.cc; run by the detached refill).
+  Status Refill(const std::string& session_ref);
 
  private:
+  Result<ContextRecord> CreateInSession(const std::string& id, const ContextOptions& o);
   Result<ContextRecord> CreateLocked(const SessionRecord& s, const ContextOptions& o);
   Status RequireIdleRoot(const SessionRecord& s);
 
   runtime::Options opts_;
   Sessions& sessions_;
   runtime::Containers containers_;
+  std::vector<std::string> refill_argv_;
 };
 
 // Where a session exec goes: the context's container and bundle (its process defaults).
@@ -54,10 +62,19 @@ struct ExecTarget {
   std::string container_id;
   std::filesystem::path bundle;
 };
-// One stat on the latency path. An empty context is the default one (the session's container
-// until contexts exist); a named context that does not exist is ENOENT.
+// One small file read on the latency path (the context record names its container). An empty
+// context is the default one (the session's container until contexts exist); a named context
+// that does not exist is ENOENT.
 Result<ExecTarget> ExecTargetFor(const std::filesystem::path& session_dir, const SessionRecord& s,
                                  const std::string& context);
+
+// Where the relay answers the session's sandbox: the link address, or loopback (sessions from
+// before the relay link).
+std::string RelayHost(const std::filesystem::path& session_dir);
+// gVisor on netstack: the broker (its helper written out) and, in proxy mode, its egress
+// forward, into at; nothing for other sessions. Names no context: a spare's is a cold one's.
+Status PlaceBroker(const std::filesystem::path& session_dir, const SessionRecord& s,
+                   const boost::json::object& session_spec, ContextPlacement& at);
 
 // The session layer's hooks (sessions.cc, session_gc.cc).
 Status UndoContext(runtime::Containers& containers, const boost::json::object& data);

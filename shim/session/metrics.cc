@@ -67,6 +67,8 @@ std::string PrometheusText(const std::vector<SessionSample>& samples) {
               [](const SessionSample& s) { return static_cast<double>(s.memory_bytes); }, true);
   per_session("sandshim_session_contexts", "gauge", "Credential contexts made in the session.",
               [](const SessionSample& s) { return static_cast<double>(s.contexts); }, true);
+  per_session("sandshim_session_context_spares", "gauge", "Spare context containers ready in the session (gVisor).",
+              [](const SessionSample& s) { return static_cast<double>(s.spare_contexts); }, true);
   per_session("sandshim_session_created_timestamp_seconds", "gauge", "When the session was created.",
               [](const SessionSample& s) { return EpochSeconds(s.record.created); }, false);
   per_session("sandshim_session_last_used_timestamp_seconds", "gauge", "When a command last started.",

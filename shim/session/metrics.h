@@ -15,6 +15,7 @@ struct SessionSample {
   int64_t workspace_bytes = -1;  // -1: unknown
   int64_t memory_bytes = -1;
   int64_t contexts = -1;         // credential contexts with a record (contexts.h); -1: unknown
+  int64_t spare_contexts = -1;   // ready spare context containers (context_spare.h); -1: unknown
 };
 
 std::string PrometheusText(const std::vector<SessionSample>& samples);

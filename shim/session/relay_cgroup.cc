@@ -58,6 +58,36 @@ std::vector<std::filesystem::path> RelayCgroupDirs(const std::string& proc_cgrou
   return out;
 }
 
+std::vector<std::filesystem::path> SessionCgroupDirs(const std::string& proc_cgroup, const std::string& mountinfo) {
+  auto mounts = CgroupMounts(mountinfo);
+  std::vector<std::filesystem::path> out;
+  std::istringstream in(proc_cgroup);
+  for (std::string line; std::getline(in, line);) {
+    auto a = line.find(':'), b = line.find(':', a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    std::string ctrls = line.substr(a + 1, b - a - 1), path = line.substr(b + 1);
+    if (path.empty() || path == "/" || path.find("..") != std::string::npos) continue;  // not a cgroup of its own
+    for (const auto& m : mounts) {
+      bool take = m.v2 ? ctrls.empty() : false;
+      // v1: the hierarchy that holds the line's first controller (or its name=...).
+      if (!m.v2 && !ctrls.empty()) take = HasController(m, ctrls.substr(0, ctrls.find(',')));
+      if (take) out.push_back(m.point / std::filesystem::path(path).relative_path());
+    }
+  }
+  return out;
+}
+
+Status JoinSessionCgroups(pid_t sandbox) {
+  auto proc_cgroup = TRY(fs::ReadFile("/proc/" + std::to_string(sandbox) + "/cgroup"));
+  std::string self = std::to_string(::getpid());
+  for (const auto& d : SessionCgroupDirs(proc_cgroup, TRY(fs::ReadFile("/proc/self/mountinfo")))) {
+    UniqueFd procs(::open((d / "cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC));
+    if (!procs.valid() || ::write(procs.get(), self.data(), self.size()) != static_cast<ssize_t>(self.size()))
+      return ErrnoError("join the session's cgroup " + d.string());
+  }
+  return Ok();
+}
+
 Status ChargeRelay(pid_t relay, pid_t sandbox, const std::filesystem::path& record) {
   auto proc_cgroup = TRY(fs::ReadFile("/proc/" + std::to_string(sandbox) + "/cgroup"));
   auto dirs = RelayCgroupDirs(proc_cgroup, TRY(fs::ReadFile("/proc/self/mountinfo")));

@@ -23,6 +23,15 @@ namespace sandshim::session {
 // host's cgroup mounts (mountinfo text). Pure.
 std::vector<std::filesystem::path> RelayCgroupDirs(const std::string& proc_cgroup, const std::string& mountinfo);
 
+// Every cgroup of its own a process whose /proc/<pid>/cgroup reads `proc_cgroup` is in (each
+// v1 hierarchy and the unified one where its path is not the root), given the host's cgroup
+// mounts. Pure. A session's background helpers (the spare refill, context_spare.h) join the
+// sandbox's: charged to the session, and out of their caller's cgroup, which may be torn
+// down or frozen with the caller.
+std::vector<std::filesystem::path> SessionCgroupDirs(const std::string& proc_cgroup, const std::string& mountinfo);
+// Moves the calling process into SessionCgroupDirs of `sandbox`.
+Status JoinSessionCgroups(pid_t sandbox);
+
 // Moves `relay` into the relay children of `sandbox`'s cgroups, recording them in `record`.
 Status ChargeRelay(pid_t relay, pid_t sandbox, const std::filesystem::path& record);
 // Removes the recorded children (the relay must have exited) and the record. Idempotent.

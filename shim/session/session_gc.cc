@@ -3,6 +3,7 @@
 #include "shim/core/fs.h"
 #include "shim/core/log.h"
 #include "shim/session/audit.h"
+#include "shim/session/context_spare.h"
 #include "shim/session/contexts.h"
 #include "shim/session/sessions.h"
 
@@ -22,8 +23,12 @@ SessionGcReport Sessions::Gc(std::optional<std::chrono::milliseconds> idle) {
     if (why.empty()) {
       auto gone = GcContexts(containers_, Dir(id), rep.errors);  // contexts whose create died
       rep.removed.insert(rep.removed.end(), gone.begin(), gone.end());
+      gone = GcSpares(containers_, Dir(id), rep.errors);  // after: a dead claim's context undoes its spare
+      rep.removed.insert(rep.removed.end(), gone.begin(), gone.end());
       continue;
     }
+    // A spare being made: its refill would wait for our session lock (lock order); next gc.
+    if (auto refill = TryLockRefill(Dir(id)); refill && !*refill && fs::Exists(SparesDir(Dir(id)))) continue;
     fault::Point("session.gc.before-replay");
     if (auto s = Teardown(id); !s) {
       rep.errors.push_back("session " + id + ": " + s.error().msg);
@@ -46,6 +51,7 @@ std::vector<SessionSample> Sessions::Samples() {
     auto contexts = CountContexts(Dir(r.id));
     SessionSample s{std::move(r)};
     s.contexts = contexts;
+    s.spare_contexts = CountSpares(Dir(s.record.id)).ready;
     if (i) {
       s.workspace_bytes = i->workspace_bytes;
       s.memory_bytes = i->usage.memory_bytes ? static_cast<int64_t>(*i->usage.memory_bytes) : -1;

@@ -17,6 +17,7 @@
 #include "shim/session/audit.h"
 #include "shim/session/bind_sources.h"
 #include "shim/session/exec_policy.h"
+#include "shim/session/context_spare.h"
 #include "shim/session/contexts.h"
 #include "shim/session/idmap.h"
 #include "shim/session/layer.h"
@@ -90,6 +91,7 @@ Status Sessions::Undo(const runtime::JournalEntry& e) {
     return s || s.error().err_no == ENOENT ? Ok() : s;
   }
   if (e.kind == kContextKind) return UndoContext(containers_, e.data);
+  if (e.kind == kSpareKind) return UndoSpare(containers_, e.data);
   if (e.kind == kLayerKind) return UnmountLayer(path);
   if (e.kind == kIdRangeKind && path.empty())
     return ReleaseIdSlots(bundle::GetString(e.data, "dir"), bundle::GetString(e.data, "session"));
@@ -353,12 +355,14 @@ Result<Inspection> Sessions::Inspect(const std::string& ref) {
 
 Result<SessionRecord> Sessions::Stop(const std::string& ref) {
   auto id = TRY(Resolve(ref));
+  auto refill = TRY(WaitForRefill(Dir(id)));  // a spare being made (context_spare.h: lock order)
   auto lock = TRY(store_.Lock(id));
   auto r = TRY(Load(id));
   // No process stays: the relay goes too (its namespace, a mount, stays for the restart),
   // first, with its cgroup below the sandbox's.
   TRY_CTX(ReleaseRelay(Dir(id)), "session " + id + ": relay");
   TRY_CTX(StopContexts(containers_, Dir(id)), "session " + id);  // they end with the sandbox
+  TRY_CTX(StopSpares(containers_, Dir(id)), "session " + id);
   auto s = containers_.Delete(r.container_id, /*force=*/true);
   if (!s && s.error().err_no != ENOENT) return s.error().Wrap("session " + id);
   if (r.network == NetworkMode::kProxy) TRY_CTX(StopSessionRelay(NetworkPaths(Dir(id))), "session " + id + ": stop relay");
@@ -393,6 +397,7 @@ Result<SessionRecord> Sessions::Start(const std::string& ref) {
 
 Status Sessions::Delete(const std::string& ref) {
   auto id = TRY(Resolve(ref));
+  auto refill = TRY(WaitForRefill(Dir(id)));  // a spare being made (context_spare.h: lock order)
   auto lock = TRY(store_.Lock(id));
   auto r = TRY(Load(id));
   fault::Point("session.delete.before-replay");

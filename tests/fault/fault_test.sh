@@ -269,6 +269,53 @@ check_context_points() {
   assert_session_gone "$id"
 }
 
+# Spare context containers (gVisor only): the refill killed at each of its journal points (in
+# the background, where SANDSHIM_FAULT reaches the refill a create starts, then once more in
+# the foreground), and a claim killed after it adopted the spare; gc leaves no spare.
+spare_ready() { [ "$(sess inspect "$1" --json | jq .spare_contexts.ready)" = 1 ]; }
+# No refill holds the flock of the session's spares dir (a spare's waiter, forked from the
+# refill, shows its command line: pgrep would count it).
+refill_done() {
+  local i
+  i=$(stat -c %i "$ROOT/@sessions/$1/spares" 2>/dev/null) || return 0
+  ! awk -v i=":$i\$" '$2 == "FLOCK" && $6 ~ i {f = 1} END {exit !f}' /proc/locks
+}
+assert_no_spare() { # SESSION
+  [ -z "$(ls "$ROOT/@sessions/$1/spares" 2>/dev/null)" ] || { fail "spare dir left: $(ls "$ROOT/@sessions/$1/spares")"; return 1; }
+  # Every "+session" container is a context's (a claimed spare keeps its id): no spare left.
+  local want=$(sess context list "$1" --json | jq length) have=$(ss list -q | grep -c "+$1\$")
+  [ "$want" = "$have" ] || { fail "$have context containers in session $1, $want contexts: a spare left"; return 1; }
+}
+check_spare_points() {
+  local p id cid
+  for p in session.context.spare.after-journal session.context.spare.after-container; do
+    id=$(uniq_name "$SESS-spare")
+    sess_create "$id" >/dev/null || return $(fail "session create failed")
+    sess context create "$id" one >/dev/null || return $(fail "context create")
+    wait_until 60 spare_ready "$id" || return $(fail "$p: no spare ready")
+    SANDSHIM_FAULT=$p sess context create "$id" two >/dev/null || return $(fail "$p: context create two")
+    wait_until 60 refill_done "$id" || return $(fail "$p: refill still running")
+    crash "$p" session context refill "$id" || return
+    sess gc >/dev/null || return $(fail "$p: session gc failed")
+    assert_no_spare "$id" || { REASON="$p: $REASON"; return 1; }
+    assert_eq ok "$(sess exec --context two "$id" -- echo ok)" "$p: a claimed context survives gc" || return
+    sess delete "$id" || return $(fail "$p: delete failed")
+    assert_session_gone "$id" || { REASON="$p: $REASON"; return 1; }
+  done
+  id=$(uniq_name "$SESS-claim")
+  sess_create "$id" >/dev/null || return $(fail "session create failed")
+  sess context create "$id" one >/dev/null || return $(fail "context create")
+  wait_until 60 spare_ready "$id" || return $(fail "claim: no spare ready")
+  cid=$(ls "$ROOT/@sessions/$id/spares")
+  crash session.context.claim.after-adopt session context create "$id" two || return
+  wait_until 60 refill_done "$id"
+  sess gc >/dev/null || return $(fail "claim: session gc failed")
+  assert_context_gone "$id" two || { REASON="claim: $REASON"; return 1; }
+  ! ss list -q | grep -qxF "$cid" || return $(fail "claim: the adopted spare $cid left")
+  sess delete "$id" || return $(fail "claim: delete failed")
+  assert_session_gone "$id"
+}
+
 # Scoped to what this test made (its root, bundles and cgroup parent): other suites may run.
 LEAKS=("$CHECK_LEAKS" --match "$ROOT" --match "$WORK" --match "$CG" --match "$SESS" --root "$ROOT")
 no_leaks() {
@@ -298,7 +345,11 @@ check_every_point_fired() {
   local want p missing=""
   want=$(sed -n '/kPoints\[\] = {/,/};/p' "$REPO_ROOT/shim/core/fault.h" | grep -o '"[^"]*"' | tr -d '"')
   [ -n "$want" ] || { fail "no crash points read from shim/core/fault.h"; return; }
-  for p in $want; do grep -qxF "$p" "$FIRED" 2>/dev/null || missing="$missing $p"; done
+  for p in $want; do
+    # Spare context containers are gVisor's only (check_spare_points).
+    [ "$BACKEND" = native ] && [[ $p == session.context.spare.* || $p == session.context.claim.* ]] && continue
+    grep -qxF "$p" "$FIRED" 2>/dev/null || missing="$missing $p"
+  done
   [ -z "$missing" ] || fail "crash points never seen to fire:$missing"
 }
 
@@ -315,6 +366,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
   run_check "round $round: crash points in session delete" check_session_delete_points
   run_check "round $round: crash point in session gc" check_session_gc_point
   run_check "round $round: crash points in context create and rm" check_context_points
+  [ "$BACKEND" = native ] || run_check "round $round: crash points of spare context containers" check_spare_points
   if [ "$BACKEND" = native ]; then
     run_check "round $round: container init killed" check_kill_native_init
   else

@@ -28,16 +28,46 @@ S() { "$SANDSHIM_BIN" --root "$ROOT" "$@"; }
 px() { S session exec --context platform "$SID" -- sh -c "$1"; }
 ux() { S session exec "$SID" -- sh -c "$1"; }
 
+# Warm spare context containers (gVisor, docs/CONTEXTS.md): "gvisor-spare" runs the gVisor
+# checks with the platform context claimed from a ready spare instead of made cold.
+real_backend() { [ "$1" = gvisor-spare ] && echo gvisor || echo "$1"; }
+spares() { S session inspect "$1" --json | jq -r ".spare_contexts.$2"; } # SESSION ready|making
+wait_spare() { wait_until 60 sh -c "[ \"\$($SANDSHIM_BIN --root $ROOT session inspect $1 --json | jq .spare_contexts.ready)\" = 1 ]"; }
+# A refill of session $1 runs: it holds the flock of the session's spares dir (/proc/locks;
+# not pgrep: a spare's waiter is forked from the refill and shows its command line).
+refill_running() {
+  local i
+  i=$(stat -c %i "$ROOT/@sessions/$1/spares" 2>/dev/null) || return 1
+  awk -v i=":$i\$" '$2 == "FLOCK" && $6 ~ i {f = 1} END {exit !f}' /proc/locks
+}
+refill_done() { wait_until 60 eval "! refill_running $1"; }
+ctx_container() { S session context list "$1" --json | jq -r --arg n "$2" '.[] | select(.name==$n) | .container_id'; }
+# Gets session $1 a ready spare: a first context (cold, with "default"), removed once its
+# refill made the spare, so the next create claims it.
+warm_spare() { # SESSION
+  S session context create "$1" warm >/dev/null || return $(fail "warm-up context")
+  wait_spare "$1" || return $(fail "no spare ready 60 s after the first context")
+  S session context rm "$1" warm || return $(fail "warm-up context rm")
+}
+# The context was claimed from a spare (its container is not ctx-<name>+<session>).
+assert_claimed() { # SESSION NAME
+  local c=$(ctx_container "$1" "$2")
+  case "$c" in spare-*"+$1") return 0 ;; esac
+  fail "context $2 was not claimed from a spare: container '$c'"
+}
+
 # A session (proxy network) with a platform context holding a secret in its environment and
 # running as its own user, and a long-lived platform process to attack.
 setup() { # BACKEND
   SID=$(uniq_name "c-$1")
   WS=$WORK/ws-$SID
   mkdir -p "$WS" && chmod 777 "$WS"
-  S --backend "$1" session create "$SID" --rootfs "$WORK/rootfs" --workspace "$WS" --network proxy >/dev/null ||
+  S --backend "$(real_backend "$1")" session create "$SID" --rootfs "$WORK/rootfs" --workspace "$WS" --network proxy >/dev/null ||
     return $(fail "session create")
+  [ "$1" != gvisor-spare ] || warm_spare "$SID" || return
   S session context create "$SID" platform --env PLATFORM_TOKEN=s3cr3t-42 --user 2000 >/dev/null ||
     return $(fail "context create")
+  [ "$1" != gvisor-spare ] || assert_claimed "$SID" platform || return
   px '(sleep 4242 </dev/null >/dev/null 2>&1 &)' || return $(fail "platform background process")
 }
 teardown() { S session delete "$SID" >/dev/null || fail "session delete"; }
@@ -249,13 +279,16 @@ ctx_list_inspect_audit() {
 }
 
 ctx_rm() {
+  local cid=$(ctx_container "$SID" platform)
+  [ -n "$cid" ] && S list -q | grep -qxF "$cid" || return $(fail "control: the platform's container $cid is listed before rm")
   S session context rm "$SID" platform || return $(fail "context rm")
   assert_eq default "$(S session context list "$SID" --json | jq -r '[.[].name] | join(",")')" "list after rm" || return
   capture S session exec --context platform "$SID" -- true
   assert_ne 0 "$RC" "exec in a removed context" || return
   assert_contains "$ERR" "does not exist" "its error" || return
   [ ! -e "$ROOT/@sessions/$SID/contexts/platform" ] || return $(fail "context dir left")
-  ! S list | grep -q "ctx-platform+$SID" || return $(fail "context container left")
+  ! S list -q | grep -qxF "$cid" || return $(fail "context container $cid left")
+  [ ! -e "$ROOT/$cid" ] || return $(fail "context container state $ROOT/$cid left")
   assert_eq ok "$(ux 'echo ok')" "the default context still runs"
 }
 
@@ -266,9 +299,11 @@ ctx_rm() {
 ctx_egress() {
   local sid=$(uniq_name egress) ws=$WORK/ws-egress out
   mkdir -p "$ws" && chmod 777 "$ws"
-  S --backend "$1" session create "$sid" --rootfs "$WORK/rootfs" --workspace "$ws" --network proxy \
+  S --backend "$(real_backend "$1")" session create "$sid" --rootfs "$WORK/rootfs" --workspace "$ws" --network proxy \
     --allow-domain session.test >/dev/null || return $(fail "session create")
+  [ "$1" != gvisor-spare ] || warm_spare "$sid" || { S session delete "$sid"; return 1; }
   S session context create "$sid" platform --allow-domain platform.test >/dev/null || { S session delete "$sid"; return $(fail "context create"); }
+  [ "$1" != gvisor-spare ] || assert_claimed "$sid" platform || { S session delete "$sid"; return 1; }
   get() { S session exec ${2:+--context "$2"} "$sid" -- sh -c "wget -q -O- http://$1/ >/dev/null 2>&1; true"; }
   local bad decided
   get platform.test platform; get session.test platform; get platform.test; get session.test
@@ -334,13 +369,15 @@ ctx_secrets() {
   local sid=$(uniq_name csec) ws=$WORK/ws-csec ph out refused decided trust
   mkdir -p "$ws" && chmod 777 "$ws"
   : >"$WORK/origin.jsonl"
-  S --backend "$1" session create "$sid" --rootfs "$WORK/rootfs" --workspace "$ws" --network proxy --allow-private \
+  S --backend "$(real_backend "$1")" session create "$sid" --rootfs "$WORK/rootfs" --workspace "$ws" --network proxy --allow-private \
     --allow-domain origin.test --egress-resolve "origin.test=$ONET.10" \
     --secret "SESSION_KEY:host=origin.test" --secret-file "SESSION_KEY=$WORK/values/session" >/dev/null ||
     return $(fail "session create")
+  [ "$1" != gvisor-spare ] || warm_spare "$sid" || { S session delete "$sid" >/dev/null; return 1; }
   S session context create "$sid" platform --allow-domain origin.test \
     --secret "GIT_TOKEN:host=origin.test" --secret-file "GIT_TOKEN=$WORK/values/git" >/dev/null ||
     { S session delete "$sid" >/dev/null; return $(fail "context create with a secret"); }
+  [ "$1" != gvisor-spare ] || assert_claimed "$sid" platform || { S session delete "$sid" >/dev/null; return 1; }
   pget() { S session exec --context platform "$sid" -- sh -c "wget -q -O- --header \"Authorization: token \$GIT_TOKEN\" http://origin.test:8080/$1 2>&1"; }
   out=$(pget platform-1)
   ph=$(S session exec --context platform "$sid" -- sh -c 'echo $GIT_TOKEN')
@@ -398,6 +435,154 @@ check_stray_blocks_first_context() {
   assert_eq 0 "$rc2" "control: once the stray is gone the context is made"
 }
 
+# --- Warm spare context containers (gVisor) ---
+flunk() { fail "$@"; rc=1; }  # a failure that lets the check go on to its cleanup
+spare_session() { # NAME: a gVisor session in $SP whose first context "a" is made (its refill started)
+  SP=$(uniq_name "$1")
+  mkdir -p "$WORK/ws-$SP" && chmod 777 "$WORK/ws-$SP"
+  S --backend gvisor session create "$SP" --rootfs "$WORK/rootfs" --workspace "$WORK/ws-$SP" --network proxy >/dev/null ||
+    return $(fail "session create")
+  S session context create "$SP" a >/dev/null || { S session delete "$SP" >/dev/null; return $(fail "first context"); }
+}
+spare_ids() { ls "$ROOT/@sessions/$1/spares" 2>/dev/null | tr '\n' ' ' | sed 's/ $//'; }
+
+# A spare serves one context and is never given back: the container of a removed context is
+# gone (not recycled into the next spare); the next claim gets a new container. Spares are
+# not contexts (list), inspect counts them apart; concurrent refills make one spare, not more.
+check_spare_never_reused() {
+  spare_session spare-reuse || return
+  local s1 s2 b c rc=0
+  wait_spare "$SP" || { S session delete "$SP" >/dev/null; return $(fail "no spare ready"); }
+  s1=$(spare_ids "$SP")
+  assert_eq 1 "$(spares "$SP" ready)" "inspect: one spare ready" &&
+    assert_eq "default,a" "$(S session context list "$SP" --json | jq -r '[.[].name] | join(",")')" "list shows no spare" &&
+    assert_contains "$(S metrics)" "sandshim_session_context_spares{session=\"$SP\",backend=\"gvisor\"} 1" "metrics: spares" &&
+    S session context create "$SP" b >/dev/null && b=$(ctx_container "$SP" b) &&
+    assert_eq "$s1" "$b" "b claimed the ready spare" &&
+    S session context rm "$SP" b && ! S list -q | grep -qxF "$s1" && [ ! -e "$ROOT/$s1" ] &&
+    wait_spare "$SP" && s2=$(spare_ids "$SP") && assert_ne "$s1" "$s2" "the next spare is a new container" &&
+    S session context create "$SP" c >/dev/null && c=$(ctx_container "$SP" c) &&
+    assert_eq "$s2" "$c" "c claimed the new spare" &&
+    assert_eq ok "$(S session exec --context c "$SP" -- echo ok)" "exec in c" || rc=1
+  [ $rc = 0 ] || [ -n "$REASON" ] || fail "b's container $s1 left after rm, or no new spare"
+  if [ $rc = 0 ]; then
+    # Three refills at once (what back-to-back claims start): one spare, never three.
+    wait_spare "$SP" || flunk "no spare after c"
+    S session context create "$SP" d >/dev/null || flunk "create d"
+    local pids=()
+    for i in 1 2 3; do S session context refill "$SP" & pids+=($!); done
+    wait "${pids[@]}"
+    refill_done "$SP" && wait_spare "$SP" || flunk "no spare after concurrent refills"
+    [ $rc != 0 ] || assert_eq "1 0 1" "$(spares "$SP" ready) $(spares "$SP" making) $(spare_ids "$SP" | wc -w)" \
+      "ready, making, spare dirs after three concurrent refills" || rc=1
+  fi
+  S session delete "$SP" >/dev/null || flunk "session delete"
+  return $rc
+}
+
+# Back to back: the first create claims the spare, the next (no spare ready yet) is made cold
+# at once, never waiting for the refill; both contexts work, and one spare follows.
+check_spare_back_to_back() {
+  spare_session spare-b2b || return
+  local rc=0 t0 t1
+  wait_spare "$SP" || flunk "no spare ready"
+  [ $rc != 0 ] || { S session context create "$SP" b >/dev/null && S session context create "$SP" c >/dev/null; } ||
+    flunk "back-to-back creates"
+  [ $rc != 0 ] || assert_claimed "$SP" b || rc=1
+  [ $rc != 0 ] || assert_eq "ctx-c+$SP" "$(ctx_container "$SP" c)" "c (no spare ready) made cold" || rc=1
+  [ $rc != 0 ] || assert_eq "b c" "$(S session exec --context b "$SP" -- echo b) $(S session exec --context c "$SP" -- echo c)" \
+    "exec in both" || rc=1
+  [ $rc != 0 ] || { refill_done "$SP" && wait_spare "$SP" && assert_eq 1 "$(spare_ids "$SP" | wc -w)" "one spare after"; } || rc=1
+  S session delete "$SP" >/dev/null || flunk "session delete"
+  return $rc
+}
+
+# session delete while the refill is making the spare: delete waits for it, then nothing of
+# the session is left (the after-check's leak scan: containers, runsc state, gofers, cgroups).
+check_spare_delete_in_flight() {
+  spare_session spare-del || return
+  local rc=0 inflight
+  refill_running "$SP" && inflight=1
+  S session delete "$SP" >/dev/null || flunk "session delete with a refill in flight"
+  [ -n "$inflight" ] || { [ $rc = 0 ] && skip "the refill was done before delete started (control failed: nothing in flight)"; return; }
+  ! pgrep -f "[s]ession context refill $SP\$" >/dev/null || return $(fail "refill (or a spare's waiter) still running after delete")
+  [ ! -e "$ROOT/@sessions/$SP" ] || return $(fail "session dir left")
+  ! S list -q | grep -q "+$SP\$" || return $(fail "containers left: $(S list -q | grep "+$SP\$")")
+  return $rc
+}
+
+# A refill killed at each of its journal points (SANDSHIM_FAULT reaches the detached refill
+# of the create), then gc: no spare container, directory, runsc state or gofer is left, and
+# the session's contexts still work; then a claim killed after it adopted the spare.
+check_spare_crash_gc() {
+  local p rc=0 cid
+  for p in session.context.spare.after-journal session.context.spare.after-container; do
+    spare_session "spare-crash" || return
+    # b claims the ready spare; the refill b starts (with the fault) dies at $p.
+    wait_spare "$SP" || flunk "$p: no spare ready"
+    SANDSHIM_FAULT=$p S session context create "$SP" b >/dev/null || flunk "$p: create b"
+    assert_claimed "$SP" b || rc=1
+    refill_done "$SP" || flunk "$p: refill still running"
+    cid=$(spare_ids "$SP")
+    if [ "$p" = session.context.spare.after-container ]; then
+      # Control: the killed refill left a running container that is not ready.
+      [ -n "$cid" ] && S list -q | grep -qxF "$cid" || flunk "$p: control: no half-made spare container ($cid)"
+      [ ! -e "$ROOT/@sessions/$SP/spares/$cid/ready" ] || flunk "$p: control: the half-made spare is ready"
+    fi
+    assert_contains "$(jq -r '.[].kind' "$ROOT/@sessions/$SP/journal.json")" session-context-spare "$p: spare journaled" || rc=1
+    S session gc >/dev/null || flunk "$p: gc"
+    [ -z "$(spare_ids "$SP")" ] || flunk "$p: spare dir left: $(spare_ids "$SP")"
+    # Every "+session" container is a context's (b's is the spare it claimed): no spare left.
+    assert_eq "$(S session context list "$SP" --json | jq length)" "$(S list -q | grep -c "+$SP\$")" \
+      "$p: context containers of the session after gc" || rc=1
+    [ -z "$cid" ] || ! pgrep -f "[r]unsc.*${cid//+/\\+}" >/dev/null || flunk "$p: runsc process (gofer) of $cid left"
+    assert_eq "a b" "$(S session exec --context a "$SP" -- echo a) $(S session exec --context b "$SP" -- echo b)" "$p: contexts after gc" || rc=1
+    S session delete "$SP" >/dev/null || flunk "$p: session delete"
+    [ $rc = 0 ] || return 1
+  done
+  spare_session "spare-claim" || return
+  wait_spare "$SP" || flunk "no spare ready"
+  cid=$(spare_ids "$SP")
+  local code=0
+  SANDSHIM_FAULT=session.context.claim.after-adopt S session context create "$SP" b --allow-domain b.test >/dev/null 2>&1 || code=$?
+  assert_eq 137 "$code" "claim killed after adopt" || rc=1
+  [ -e "$ROOT/@sessions/$SP/contexts/b" ] || flunk "control: the adopted spare's dir is not the context's"
+  S session gc >/dev/null || flunk "claim: gc"
+  [ ! -e "$ROOT/@sessions/$SP/contexts/b" ] || flunk "claim: context dir left"
+  ! S list -q | grep -qxF "$cid" || flunk "claim: the adopted spare's container left"
+  assert_not_contains "$(cat "$ROOT/@sessions/$SP/egress-contexts.json")" '"b"' "claim: egress identity left" || rc=1
+  S session context create "$SP" b >/dev/null && assert_eq b "$(S session exec --context b "$SP" -- echo b)" "b made again" || rc=1
+  S session delete "$SP" >/dev/null || flunk "claim: session delete"
+  return $rc
+}
+
+# The create that starts the detached refill returns at once to a caller that captures its
+# output through pipes (Python's capture_output, bash's $( )): the refill holds none of them.
+check_spare_capture_no_hang() {
+  local sid=$(uniq_name spare-pipe) rc=0 out
+  mkdir -p "$WORK/ws-$sid" && chmod 777 "$WORK/ws-$sid"
+  S --backend gvisor session create "$sid" --rootfs "$WORK/rootfs" --workspace "$WORK/ws-$sid" >/dev/null || return $(fail "session create")
+  out=$(python3 - "$SANDSHIM_BIN" "$ROOT" "$sid" <<'PY' 2>&1
+import subprocess, sys, time
+b, root, sid = sys.argv[1:]
+t = time.monotonic()
+try:
+    r = subprocess.run([b, "--root", root, "session", "context", "create", sid, "a"], capture_output=True, timeout=30)
+except subprocess.TimeoutExpired:
+    print("HUNG"); sys.exit(0)
+print("rc=%d out=%s %.1fs" % (r.returncode, r.stdout.decode().split("\t")[0], time.monotonic() - t))
+PY
+)
+  assert_contains "$out" "rc=0 out=a " "python capture_output: create a (starts a refill)" || rc=1
+  [ $rc != 0 ] || wait_spare "$sid" || flunk "control: the refill that create a started made no spare"
+  # Claims the spare and starts the next refill, with stdout and stderr captured.
+  [ $rc != 0 ] || { out=$(timeout 30 "$SANDSHIM_BIN" --root "$ROOT" session context create "$sid" b 2>&1); assert_ne 124 "$?" "bash \$( ) with timeout"; } || rc=1
+  [ $rc != 0 ] || assert_contains "$out" "spare-" "b claimed (its refill started)" || rc=1
+  refill_done "$sid" || flunk "refill still running"
+  S session delete "$sid" >/dev/null || flunk "session delete"
+  return $rc
+}
+
 # Native, proxy mode: a context create killed at each of its crash points (after the journal
 # entry; after its namespace, relay and container exist), then gc: no relay, no namespace
 # mount, no directory, no container of the context is left.
@@ -443,7 +628,7 @@ check_bad_input() {
   S session delete "$sid" || return $(fail "session delete")
 }
 
-backends=${CONTEXTS_BACKEND:-gvisor native}
+backends=${CONTEXTS_BACKEND:-gvisor gvisor-spare native}
 for be in $backends; do
   command -v runsc >/dev/null || [ "$be" = native ] || continue
   run_check "contexts on $be: ps from the user context shows no platform process" with_setup "$be" ctx_ps
@@ -458,10 +643,15 @@ for be in $backends; do
   run_check "contexts on $be: list, inspect, audit, private files" with_setup "$be" ctx_list_inspect_audit
   run_check "contexts on $be: rm ends the context and leaves nothing" with_setup "$be" ctx_rm
 done
-command -v runsc >/dev/null && [[ " $backends " == *" gvisor "* ]] &&
+if command -v runsc >/dev/null && [[ " $backends " == *" gvisor "* ]]; then
   run_check "contexts on gvisor: execs through the context's broker match a plain session's" check_broker_exec
-command -v runsc >/dev/null && [[ " $backends " == *" gvisor "* ]] &&
   run_check "contexts on gvisor: a process left in the session's root blocks the first context" check_stray_blocks_first_context
+  run_check "contexts on gvisor: a spare is claimed once and never reused; one spare at a time" check_spare_never_reused
+  run_check "contexts on gvisor: back-to-back creates, one claims, the next goes cold" check_spare_back_to_back
+  run_check "contexts on gvisor: session delete with a spare refill in flight leaves nothing" check_spare_delete_in_flight
+  run_check "contexts on gvisor: a killed refill or claim leaves nothing after gc" check_spare_crash_gc
+  run_check "contexts on gvisor: a caller capturing create's output does not wait for the refill" check_spare_capture_no_hang
+fi
 [[ " $backends " == *" native "* ]] &&
   run_check "contexts on native: a killed context create (namespace, relay) leaves nothing after gc" check_native_proxy_crash
 run_check "contexts: bad input, one line, nothing left" check_bad_input

@@ -31,3 +31,17 @@ TEST_CASE("relay cgroup: a sandbox in a root cgroup gives nothing to charge (nev
   CHECK(RelayCgroupDirs("4:memory:/\n0::/\n", kMountinfo).empty());
   CHECK(RelayCgroupDirs("4:memory:/../x\n", kMountinfo).empty());
 }
+
+TEST_CASE("session cgroups (the spare refill joins them): every hierarchy where the sandbox has its own") {
+  auto dirs = sandshim::session::SessionCgroupDirs(
+      "9:name=systemd:/sshim-a\n8:pids:/sshim-a\n4:memory:/sshim-a\n3:cpu,cpuacct:/sshim-a\n2:freezer:/\n0::/\n",
+      kMountinfo + std::string("40 30 0:37 / /sys/fs/cgroup/systemd rw,relatime - cgroup cgroup rw,name=systemd\n"));
+  REQUIRE(dirs.size() == 4);
+  CHECK(dirs[0] == "/sys/fs/cgroup/systemd/sshim-a");
+  CHECK(dirs[1] == "/sys/fs/cgroup/pids/sshim-a");
+  CHECK(dirs[2] == "/sys/fs/cgroup/memory/sshim-a");
+  CHECK(dirs[3] == "/sys/fs/cgroup/cpu,cpuacct/sshim-a");  // not the host's root freezer or unified
+  CHECK(sandshim::session::SessionCgroupDirs("0::/sshim-b\n", kMountinfo) ==
+        std::vector<std::filesystem::path>{"/sys/fs/cgroup/unified/sshim-b"});
+  CHECK(sandshim::session::SessionCgroupDirs("4:memory:/../x\n4:memory:/\n", kMountinfo).empty());
+}

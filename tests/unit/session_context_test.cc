@@ -186,11 +186,41 @@ TEST_CASE("exec target: default is the session's container until a default conte
   CHECK(ExecTargetFor(dir, s, "nope").error().err_no == ENOENT);
   CHECK_FALSE(ExecTargetFor(dir, s, "../x"));
   std::filesystem::create_directories(dir / "contexts" / "default");
-  REQUIRE(fs::WriteFileAtomic(dir / "contexts" / "default" / "context.json", "{}", 0600));
+  REQUIRE(fs::WriteFileAtomic(dir / "contexts" / "default" / "context.json",
+                              R"({"name":"default","container_id":"ctx-default+s1","created":"t"})", 0600));
   t = ExecTargetFor(dir, s, "").value();
   CHECK(t.container_id == "ctx-default+s1");
   CHECK(t.bundle == dir / "contexts" / "default" / "bundle");
+  // A context made from a spare: its container is the one its record names, not ctx-<name>+<session>.
+  std::filesystem::create_directories(dir / "contexts" / "p");
+  REQUIRE(fs::WriteFileAtomic(dir / "contexts" / "p" / "context.json",
+                              R"({"name":"p","container_id":"spare-0123456789ab+s1","created":"t"})", 0600));
+  CHECK(ExecTargetFor(dir, s, "p").value().container_id == "spare-0123456789ab+s1");
+  // A record that cannot be read is an error, never the session's container.
+  REQUIRE(fs::WriteFileAtomic(dir / "contexts" / "default" / "context.json", "{}", 0600));
+  CHECK(ExecTargetFor(dir, s, "").error().err_no == EIO);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("context container spec (cold and spare alike): the sandbox's, bound to no context") {
+  auto session = SessionDoc();
+  auto bound = ContextSpec(session, {.name = "platform", .env = {{"TOKEN", "t"}}, .uid = 2000},
+                           {.backend = "gvisor", .session_container = "sess-s1"}, {{"HTTP_PROXY", "http://ctx-platform:x@h:1"}})
+                   .value();
+  auto c = ContextContainerSpec(session, {.backend = "gvisor", .session_container = "sess-s1"}).value();
+  auto& a = c.at("annotations").as_object();
+  CHECK(a.at("io.kubernetes.cri.sandbox-id") == "sess-s1");
+  CHECK(a.at("io.kubernetes.cri.container-type") == "container");
+  CHECK_FALSE(a.contains("dev.sandshim.session.context"));
+  // Nothing of a context's own: its env, user and proxy credentials are its execs' (its bundle).
+  CHECK(Env(c) == Env(session));
+  CHECK_FALSE(Has(Env(c), "TOKEN=t"));
+  CHECK(c.at("process").at("user") == session.at("process").at("user"));
+  // Everything else as the context's own spec: the same mounts, namespaces, root, process args.
+  CHECK(c.at("mounts") == bound.at("mounts"));
+  CHECK(c.at("linux") == bound.at("linux"));
+  CHECK(c.at("root") == bound.at("root"));
+  CHECK(c.at("process").at("args") == bound.at("process").at("args"));
 }
 
 }  // namespace sandshim::session

@@ -1,0 +1,219 @@
+// Spare context containers: the claim's steps, the refill (Contexts::Refill) and the
+// session layer's undo, gc and stop of spares. See context_spare.h for the layout and order.
+#include "shim/session/context_spare.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "bundle/spec.h"
+#include "shim/core/fault.h"
+#include "shim/core/fs.h"
+#include "shim/core/ids.h"
+#include "shim/core/log.h"
+#include "shim/core/proc.h"
+#include "shim/core/process.h"
+#include "shim/core/remove_tree.h"
+#include "shim/core/scope_exit.h"
+#include "shim/runtime/journal.h"
+#include "shim/runtime/record_rebase.h"
+#include "shim/session/contexts.h"
+#include "shim/session/relay_cgroup.h"
+#include "shim/session/sessions.h"
+
+namespace sandshim::session {
+namespace json = boost::json;
+namespace {
+
+std::filesystem::path ReadyMarker(const std::filesystem::path& spare_dir) { return spare_dir / "ready"; }
+
+bool Running(runtime::Containers& containers, const std::string& id) {
+  auto st = containers.State(id);
+  return st && st->status == runtime::ContainerStatus::kRunning;
+}
+
+// The spare directories now present (ready or being made), by name.
+std::vector<std::filesystem::path> SpareDirs(const std::filesystem::path& session_dir) {
+  std::vector<std::filesystem::path> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(SparesDir(session_dir), ec))
+    if (e.is_directory(ec)) out.push_back(e.path());
+  return out;
+}
+
+Result<std::optional<UniqueFd>> LockRefill(const std::filesystem::path& session_dir, bool wait) {
+  UniqueFd fd(::open(SparesDir(session_dir).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW));
+  if (!fd.valid()) {
+    if (errno == ENOENT) return std::optional<UniqueFd>();
+    return ErrnoError("open " + SparesDir(session_dir).string());
+  }
+  while (::flock(fd.get(), LOCK_EX | (wait ? 0 : LOCK_NB)) != 0) {
+    if (errno == EWOULDBLOCK && !wait) return std::optional<UniqueFd>();
+    if (errno != EINTR) return ErrnoError("lock " + SparesDir(session_dir).string());
+  }
+  return std::optional<UniqueFd>(std::move(fd));
+}
+
+}  // namespace
+
+std::filesystem::path SparesDir(const std::filesystem::path& session_dir) { return session_dir / "spares"; }
+
+Result<std::string> NewSpareId(std::string_view session_id) {
+  return TRY(NewId("spare-")) + "+" + std::string(session_id);
+}
+
+std::optional<Spare> TakeReadySpare(runtime::Containers& containers, const std::filesystem::path& session_dir) {
+  for (const auto& dir : SpareDirs(session_dir)) {
+    if (!fs::Exists(ReadyMarker(dir))) continue;
+    Spare s{dir.filename().string(), dir};
+    if (!Running(containers, s.container_id)) continue;  // died: gc's
+    if (::unlink(ReadyMarker(dir).c_str()) != 0) continue;
+    return s;
+  }
+  return std::nullopt;
+}
+
+Status AdoptSpare(const runtime::Options& o, const Spare& s, const std::filesystem::path& context_dir) {
+  TRY(fs::MkdirAll(context_dir.parent_path(), 0700));
+  if (::rename(s.dir.c_str(), context_dir.c_str()) != 0)
+    return ErrnoError("rename " + s.dir.string() + " to " + context_dir.string());
+  // Its record names the bundle it was made from; `list`, SpecOf and the poststop hooks read it.
+  return runtime::RebaseRecord(runtime::StateStore(o.root), s.container_id, {{s.dir.string(), context_dir.string()}});
+}
+
+Result<std::optional<UniqueFd>> TryLockRefill(const std::filesystem::path& session_dir) {
+  return LockRefill(session_dir, /*wait=*/false);
+}
+
+Result<std::optional<UniqueFd>> WaitForRefill(const std::filesystem::path& session_dir) {
+  return LockRefill(session_dir, /*wait=*/true);
+}
+
+Status PrepareSpares(const std::filesystem::path& session_dir) { return fs::MkdirAll(SparesDir(session_dir), 0700); }
+
+void StartRefill(const std::vector<std::string>& argv) {
+  if (argv.empty()) return;
+  process::ProcessSpec spec;
+  spec.argv = argv;
+  spec.exe = argv[0];
+  spec.env = std::vector<std::string>{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"};
+  for (const char* k : {"SANDSHIM_CONFIG", "SANDSHIM_FAULT"})
+    if (const char* v = ::getenv(k)) spec.env->push_back(std::string(k) + "=" + v);
+  spec.cwd = "/";
+  spec.new_session = true;  // no signal to our caller's process group or terminal reaches it
+  for (int fd : {0, 1, 2}) spec.Open("/dev/null", O_RDWR, fd);  // Spawn closes every other fd
+  auto child = process::Spawn(spec);
+  if (!child) {
+    log::Warn("spare context refill: " + child.error().msg);
+    return;
+  }
+  child->Release();  // it outlives us; init (or our subreaper) reaps it
+}
+
+// The refill: runs detached (StartRefill), in the session sandbox's cgroups. The slow part
+// (runsc create + start) runs without the session lock; the spare is journaled before it and
+// marked ready under the lock after it, so a claim never sees a spare that is not running.
+Status Contexts::Refill(const std::string& session_ref) {
+  auto s = TRY(sessions_.Get(session_ref));
+  if (s.backend != "gvisor") return Ok();
+  runtime::StateStore store(opts_.root / "@sessions");
+  auto dir = store.Dir(s.id);
+  auto refill = TRY(TryLockRefill(dir));
+  if (!refill) return Ok();  // another refill runs (it makes the one spare), or no contexts yet
+  auto sandbox = TRY(containers_.State(s.container_id));
+  TRY_CTX(JoinSessionCgroups(sandbox.init.pid), "spare refill");
+  Spare spare;
+  bundle::Spec spec;
+  {
+    auto lock = TRY(store.Lock(s.id));
+    s = TRY(sessions_.Get(s.id));
+    // Only for a running session that has contexts (stop removes them), one spare at most.
+    if (s.status != "running" || CountContexts(dir) == 0) return Ok();
+    for (const auto& d : SpareDirs(dir))
+      if (fs::Exists(ReadyMarker(d)) && Running(containers_, d.filename().string())) return Ok();
+    spare.container_id = TRY(NewSpareId(s.id));
+    spare.dir = SparesDir(dir) / spare.container_id;
+    auto journal = TRY(runtime::Journal::Load(dir / "journal.json", /*durable=*/false));  // as a context's
+    TRY(journal.Append({kSpareKind, {{"id", spare.container_id}, {"dir", spare.dir.string()}}}));
+    fault::Point("session.context.spare.after-journal");
+    TRY(fs::MkdirAll(spare.dir / "bundle", 0700));
+    ContextPlacement at{.backend = s.backend, .session_container = s.container_id};
+    auto session_spec = TRY(bundle::LoadSpec(dir / "bundle")).doc;
+    TRY(PlaceBroker(dir, s, session_spec, at));  // a cold context's container exactly
+    auto doc = TRY(ContextContainerSpec(std::move(session_spec), at));
+    TRY(fs::WriteFileAtomic(spare.dir / "bundle" / "config.json", json::serialize(doc), 0600, /*sync=*/false));
+    spec = TRY(bundle::SpecFromJson(std::move(doc)));
+  }
+  bool ready = false;
+  ScopeExit rollback([&] {
+    if (ready) return;
+    if (auto u = UndoSpare(containers_, {{"id", spare.container_id}, {"dir", spare.dir.string()}}); !u)
+      log::Warn("spare " + spare.container_id + ": rollback: " + u.error().msg);
+  });
+  {
+    proc::DetachedStdio detached;  // ours are /dev/null already; this also marks every other fd close-on-exec
+    runtime::CreateRequest req;
+    req.id = spare.container_id;
+    req.bundle = spare.dir / "bundle";
+    req.spec = std::move(spec);
+    req.null_stdio = true;
+    req.backend = s.backend;
+    TRY_CTX(containers_.Run(std::move(req), /*detach=*/true), "spare " + spare.container_id);
+  }
+  fault::Point("session.context.spare.after-container");
+  auto lock = TRY(store.Lock(s.id));
+  if (TRY(sessions_.Get(s.id)).status != "running") return MakeError("session " + s.id + " stopped meanwhile", ESRCH);
+  TRY(fs::WriteFileAtomic(ReadyMarker(spare.dir), "", 0600, /*sync=*/false));  // dies with the kernel anyway
+  ready = true;
+  return Ok();
+}
+
+Status UndoSpare(runtime::Containers& containers, const json::object& data) {
+  auto id = bundle::GetString(data, "id");
+  auto dir = bundle::GetString(data, "dir");
+  if (id.empty() || dir.empty()) return MakeError("session-context-spare entry without id or dir", EINVAL);
+  // Claimed: the directory moved to its context, whose entry owns the container now.
+  if (!fs::Exists(dir)) return Ok();
+  auto s = containers.Delete(id, /*force=*/true);
+  if (!s && s.error().err_no != ENOENT) return s;
+  return fs::RemoveTree(dir);
+}
+
+std::vector<std::string> GcSpares(runtime::Containers& containers, const std::filesystem::path& session_dir,
+                                  std::vector<std::string>& errors) {
+  std::vector<std::string> removed;
+  auto journal = runtime::Journal::Load(session_dir / "journal.json");
+  if (!journal) return removed;
+  // A refill that runs holds the lock: what it is making is not half-made.
+  auto refill = TryLockRefill(session_dir);
+  bool refilling = refill && !*refill && fs::Exists(SparesDir(session_dir));
+  for (const auto& e : journal->entries()) {
+    if (e.kind != kSpareKind) continue;
+    std::filesystem::path dir(bundle::GetString(e.data, "dir"));
+    auto id = bundle::GetString(e.data, "id");
+    if (!fs::Exists(dir)) continue;  // claimed or undone
+    bool ready = fs::Exists(ReadyMarker(dir));
+    if (ready ? Running(containers, id) : refilling) continue;
+    if (auto s = UndoSpare(containers, e.data); !s) errors.push_back("spare " + id + ": " + s.error().msg);
+    else removed.push_back("spare context container " + id + (ready ? " (dead)" : " (half-made)"));
+  }
+  return removed;
+}
+
+Status StopSpares(runtime::Containers& containers, const std::filesystem::path& session_dir) {
+  auto journal = TRY(runtime::Journal::Load(session_dir / "journal.json"));
+  std::string errors;
+  for (const auto& e : journal.entries())
+    if (e.kind == kSpareKind)
+      if (auto s = UndoSpare(containers, e.data); !s) errors += (errors.empty() ? "" : "; ") + s.error().msg;
+  if (errors.empty()) return Ok();
+  return MakeError("spares: " + errors, EIO);
+}
+
+SpareCount CountSpares(const std::filesystem::path& session_dir) {
+  SpareCount c;
+  for (const auto& d : SpareDirs(session_dir)) ++(fs::Exists(ReadyMarker(d)) ? c.ready : c.making);
+  return c;
+}
+
+}  // namespace sandshim::session
