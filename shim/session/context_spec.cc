@@ -231,6 +231,8 @@ Result<json::object> ThroughBroker(json::object process, const json::object& con
   process["user"] = json::object{{"uid", 0}, {"gid", 0}};
   process["cwd"] = "/";
   return process;
+}
+
 Result<json::object> ContextContainerSpec(json::object session_spec, const ContextPlacement& at) {
   // Any valid name: it only reaches the annotation, which a container bound to no context drops.
   auto spec = TRY(ContextSpec(std::move(session_spec), ContextOptions{.name = "unbound"}, at));
