@@ -297,10 +297,17 @@ check_kill_signals() {
 }
 
 check_kill_all() {
-  # task kill --all reaches every process of the task, not only its init.
+  # The init ignores TERM and waits for its two children. kill -s TERM (the init alone) leaves
+  # the task running (control); kill --all -s TERM reaches the children, the wait ends, and
+  # so does the task.
+  # (The trap comes after the children start: they would inherit an ignored TERM.)
   cstart sh -c 'sleep 301 & sleep 302 & trap "" TERM; wait' || return 1
   sleep 1
-  capture ct task kill --all -s SIGKILL "$ID"
+  ct task kill -s SIGTERM "$ID" >/dev/null 2>&1
+  sleep 2
+  local alone
+  alone=$(task_status "$ID")
+  capture ct task kill --all -s SIGTERM "$ID"
   local k_rc=$RC k_err=$ERR
   wait_task_done "$ID"
   local status
@@ -308,7 +315,8 @@ check_kill_all() {
   capture ct task ls
   local ls_out=$OUT
   cremove "$ID"
-  assert_eq 0 "$k_rc" "kill --all ($k_err)" && assert_eq STOPPED "$status" "status after kill --all" &&
+  assert_eq RUNNING "$alone" "status after TERM to the init alone" || return 1
+  assert_eq 0 "$k_rc" "kill --all ($k_err)" && assert_eq STOPPED "$status" "status after kill --all -s TERM" &&
     assert_contains "$ls_out" "$ID" "task ls lists the stopped task"
 }
 
