@@ -102,6 +102,21 @@ EOF
     assert_eq 1 "$host" "--ipc host sees the host segment"; fi
 }
 
+check_ipc_container() {
+  # --ipc container:NAME (NAME --ipc shareable) shares NAME's /dev/shm: a file NAME put there
+  # is the joiner's, and what the joiner writes NAME sees.
+  dstart --ipc shareable "$IMG" sh -c 'echo from-owner >/dev/shm/owned; echo ready; sleep 300' || return 1
+  wait_log "$CN" ready || { drm "$CN"; fail "container never printed ready"; return 1; }
+  drun --ipc "container:$CN" "$IMG" sh -c 'cat /dev/shm/owned; echo from-joiner >/dev/shm/joined'
+  local j_out=$OUT j_rc=$RC j_err=$ERR
+  capture dk exec "$CN" cat /dev/shm/joined
+  local back=$OUT
+  drm "$CN"
+  assert_eq 0 "$j_rc" "exit status of the joiner ($j_err)" || return 1
+  assert_eq from-owner "$j_out" "NAME's /dev/shm file seen by the joiner" &&
+    assert_eq from-joiner "$back" "the joiner's file seen by NAME"
+}
+
 check_pid_host() {
   # runc: the host's pid namespace (pid 1 is the host's init). gVisor: the Sentry's own pid
   # namespace whatever is asked, so the container's shell is pid 1 and no host process shows.
@@ -373,6 +388,7 @@ run_docker_daily_checks() {
   run_check "--ulimit nofile=1024:2048" check_ulimit_nofile
   run_check "--cap-drop CHOWN / --cap-add NET_ADMIN take effect" check_cap_drop_add
   run_check "--ipc private / host" check_ipc_modes
+  run_check "--ipc shareable / container:NAME" check_ipc_container
   run_check "--pid host" check_pid_host
   run_check "-p 127.0.0.1::8080: the published host port answers" check_publish_port
   run_check "--env-file, --hostname" check_env_file_hostname
