@@ -250,14 +250,14 @@ pod_runsc_network() { # POD
 # the host to the pod IP. A pod may ask for the host stack with the pod annotation
 # dev.sandshim.network-stack=hostinet (passed on by the handler's pod_annotations).
 check_netstack_pod() {
-  local hostinet pod web client ip i inside from_host hostinet_net pod_net
+  local hostinet pod client ip i inside from_host hostinet_net pod_net
   hostinet=$(run_pod hostinet-pod sandshim '{"dev.sandshim.network-stack": "hostinet"}') ||
     { fail "RunPodSandbox (hostinet) failed"; return; }
   hostinet_net=$(pod_runsc_network "$hostinet")
   remove_pod "$hostinet" || { fail "stop/remove the hostinet pod failed"; return; }
   pod=$(run_pod netstack-pod sandshim) || { fail "RunPodSandbox failed"; return; }
   pod_net=$(pod_runsc_network "$pod")
-  web=$(run_container "$pod" web "${HTTPD_CMD[@]}") || { fail "web container failed"; return; }
+  run_container "$pod" web "${HTTPD_CMD[@]}" >/dev/null || { fail "web container failed"; return; }
   client=$(run_container "$pod" client "${CLIENT_CMD[@]}") || { fail "client container failed"; return; }
   wait_container_state "$client" 1 || { fail "client never RUNNING"; return; }
   for i in $(seq 1 20); do
