@@ -71,6 +71,9 @@ Status SetupContainer(Sys& sys, const LaunchPlan& plan, const InitFds& fds) {
   }
   if ((plan.clone_flags & CLONE_NEWCGROUP) && sys.Unshare(CLONE_NEWCGROUP) != 0)
     return ErrnoError("unshare the cgroup namespace");
+  // A new network namespace starts with lo down: connecting to 127.0.0.1 fails with
+  // ENETUNREACH. runc brings it up (its "loopback" network); so do we.
+  if ((plan.clone_flags & CLONE_NEWNET) && sys.SetLinkUp("lo") != 0) return ErrnoError("bring up lo");
   TRY(PrepareRootfs(sys, plan));
   TRY(ApplyMounts(sys, plan));
   TRY(CreateDevices(sys, plan, plan.clone_flags & CLONE_NEWUSER));

@@ -57,6 +57,9 @@ class Sys {
   virtual int Setresgid(gid_t r, gid_t e, gid_t s) = 0;
   virtual int Sethostname(const char* name, size_t len) = 0;
   virtual int Setdomainname(const char* name, size_t len) = 0;
+  // SIOCGIFFLAGS + SIOCSIFFLAGS(|IFF_UP) on a socket made in the current network namespace
+  // (`ip link set IFNAME up` without netlink); -1 with errno on failure.
+  virtual int SetLinkUp(const char* ifname) = 0;
 
   // bpf(2), for the cgroup v2 device filter (load, attach); attr is a union bpf_attr.
   virtual long Bpf(int cmd, void* attr, unsigned size) = 0;

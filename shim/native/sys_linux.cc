@@ -1,10 +1,16 @@
 // The real Sys: each method is the syscall it is named after, nothing more.
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "shim/native/sys.h"
 
@@ -68,6 +74,21 @@ class LinuxSysImpl final : public Sys {
   int Setresuid(uid_t r, uid_t e, uid_t s) override { return ::setresuid(r, e, s); }
   int Setresgid(gid_t r, gid_t e, gid_t s) override { return ::setresgid(r, e, s); }
   int Sethostname(const char* name, size_t len) override { return ::sethostname(name, len); }
+  int SetLinkUp(const char* ifname) override {
+    int s = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (s < 0) return -1;
+    ifreq ifr{};
+    std::strncpy(ifr.ifr_name, ifname, IFNAMSIZ - 1);
+    int rc = ::ioctl(s, SIOCGIFFLAGS, &ifr);
+    if (rc == 0) {
+      ifr.ifr_flags |= IFF_UP;
+      rc = ::ioctl(s, SIOCSIFFLAGS, &ifr);
+    }
+    int saved = errno;
+    ::close(s);
+    errno = saved;
+    return rc;
+  }
   int Setdomainname(const char* name, size_t len) override { return ::setdomainname(name, len); }
   long Bpf(int cmd, void* attr, unsigned size) override { return ::syscall(SYS_bpf, cmd, attr, size); }
 };

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "shim/runsc/pod.h"
+
 namespace sandshim::runsc {
 
 static bool HasHook(const bundle::Spec& spec, std::string_view kind) {
@@ -20,10 +22,17 @@ std::string NetworkMode(const bundle::Spec& spec) {
   // No namespace of its own: the host's network, which only the host stack can give.
   if (!ns) return "host";
   auto stack = StackAnnotation(spec);
-  // A namespace by path is shared with other containers (a pod's, docker's container:):
-  // netstack would take its addresses away from them, so the sandbox uses the host stack
-  // inside it, unless its maker says it is the container's own (a session's).
-  if (!ns->path.empty()) return stack == "netstack" ? "sandbox" : "host";
+  // A namespace by path is shared with other containers (docker's container:): netstack
+  // would take its addresses away from them, so the sandbox uses the host stack inside it,
+  // unless its maker says it is the container's own (a session's). A pod's sandbox is the
+  // exception: CNI made the namespace for the pod, and the pod's other containers join this
+  // sandbox, so netstack takes it over unless the pod asks for the host stack (CRI
+  // port-forward dials in the host kernel's namespace: docs/KUBERNETES.md).
+  if (!ns->path.empty()) {
+    if (stack == "netstack") return "sandbox";
+    if (stack == "hostinet") return "host";
+    return PodInfoOf(spec.annotations).role == PodRole::kSandbox ? "sandbox" : "host";
+  }
   // A new namespace that a hook configures (docker's libnetwork prestart hook puts the
   // bridge veth there) is the container's own: gVisor's netstack takes it over, so the
   // application never talks to the host kernel's network stack, unless the user opts into

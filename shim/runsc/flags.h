@@ -5,11 +5,13 @@
 //     libnetwork hook puts the bridge veth there): gVisor's own stack takes it over
 //     (--network=sandbox, netstack), as raw runsc does where it works; see
 //     net_sysctl_mask.h for what this runsc needs on a newer kernel;
-//   - a network namespace with a path (a pod's from CNI, docker's container:): shared with
-//     other containers, so the host stack inside it (--network=host): netstack would strip
-//     the shared interfaces' addresses; unless the spec's dev.sandshim.network-stack
-//     annotation says the namespace is the container's own to take over ("netstack", what a
-//     proxy-mode session sets: its namespace holds the sandbox's end of the relay link);
+//   - a network namespace with a path (docker's container:): shared with other containers,
+//     so the host stack inside it (--network=host): netstack would strip the shared
+//     interfaces' addresses; unless the spec's dev.sandshim.network-stack annotation says
+//     the namespace is the container's own to take over ("netstack", what a proxy-mode
+//     session sets: its namespace holds the sandbox's end of the relay link);
+//   - a pod sandbox's namespace by path (CNI's, pod.h): only the pod's containers share it and
+//     they all join this sandbox, so netstack, unless the annotation says "hostinet";
 //   - a new namespace nobody configures: nothing to talk to (--network=none, loopback only);
 //   - no network namespace at all (docker --network host): the host stack (--network=host).
 // Users may override any policy flag with their own (--runsc-flag, config "runsc_flags"),

@@ -273,6 +273,8 @@ int RecordingSys::Setresgid(gid_t r, gid_t e, gid_t s) {
 
 int RecordingSys::Sethostname(const char* name, size_t len) { return Record("sethostname " + std::string(name, len)); }
 
+int RecordingSys::SetLinkUp(const char* ifname) { return Record("link up " + std::string(ifname)); }
+
 int RecordingSys::Setdomainname(const char* name, size_t len) {
   return Record("setdomainname " + std::string(name, len));
 }

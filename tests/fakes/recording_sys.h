@@ -68,6 +68,7 @@ class RecordingSys final : public native::Sys {
   int Setresgid(gid_t r, gid_t e, gid_t s) override;
   int Sethostname(const char* name, size_t len) override;
   int Setdomainname(const char* name, size_t len) override;
+  int SetLinkUp(const char* ifname) override;
   long Bpf(int cmd, void* attr, unsigned size) override;
 
  private:

@@ -65,17 +65,18 @@ netns_snapshot() { ls /run/netns 2>/dev/null | grep '^cni-' | sort; }
 # their own namespace options, so containerd gives them the pause container's PID namespace
 # by path (what kubelet asks for with shareProcessNamespace): on gVisor sandshim gives each
 # its own instead (runsc/pod.h UnsharePidNamespace), which check_stop_container relies on.
-pod_config() { # NAME
+pod_config() { # NAME [ANNOTATIONS-JSON]
   jq -n --arg n "$1" --arg uid "$(uniq_name uid)" --arg logs "$WORK/logs/$1" --arg cg "/$CGROUP_PARENT" \
+    --argjson ann "${2:-"{}"}" \
     '{metadata: {name: $n, uid: $uid, namespace: "sandshim-test", attempt: 0}, hostname: $n,
-      log_directory: $logs,
+      log_directory: $logs, annotations: $ann,
       linux: {cgroup_parent: $cg, security_context: {namespace_options: {network: 0, pid: 1, ipc: 0}}}}'
 }
 
-# run_pod NAME HANDLER: prints the pod id; the config stays in $WORK/pods/ID.json.
+# run_pod NAME HANDLER [ANNOTATIONS-JSON]: prints the pod id; the config stays in $WORK/pods/ID.json.
 run_pod() {
   local cfg out id
-  cfg=$(pod_config "$1")
+  cfg=$(pod_config "$1" "${3:-}")
   out=$(cri_call RunPodSandbox "$(jq -n --argjson c "$cfg" --arg h "$2" '{config: $c, runtime_handler: $h}')") || return 1
   id=$(jq -r .pod_sandbox_id <<<"$out")
   mkdir -p "$WORK/pods" && echo "$cfg" >"$WORK/pods/$id.json"
@@ -155,8 +156,8 @@ after_check() {
 
 HTTPD_CMD=(sh -c 'mkdir -p /www && echo hello-from-web >/www/index.html && echo web-up && exec httpd -f -p 8080 -h /www')
 CLIENT_CMD=(sh -c 'echo client-started; echo to-stderr >&2; exec sleep 100000')
-# busybox wget's non-blocking reads fail on gVisor's host network stack (ARCHITECTURE.md):
-# nc is a blocking client.
+# busybox wget's non-blocking reads fail on gVisor's host network stack (ARCHITECTURE.md),
+# which pods ran on before netstack: nc is a blocking client (check_netstack_pod uses wget).
 FETCH_CMD=(sh -c 'printf "GET / HTTP/1.0\r\n\r\n" | nc 127.0.0.1 8080')
 
 # Two containers in one pod: the second reaches the first on localhost, ExecSync, status and
@@ -238,6 +239,44 @@ check_streaming_exec() {
   remove_pod "$pod" || fail "stop/remove pod failed"
 }
 
+# The runsc network mode sandshim chose for a pod's sandbox (its state's annotation).
+pod_runsc_network() { # POD
+  timeout 20 "$SANDSHIM_BIN" --root "$SANDSHIM_ROOT/k8s.io" state "$1" 2>/dev/null |
+    jq -r '.annotations["dev.sandshim.runsc.network"] // "none recorded"'
+}
+
+# A pod runs on gVisor's own network stack (netstack; docs/KUBERNETES.md): busybox wget,
+# whose non-blocking reads fail on the host stack, between its containers on localhost and from
+# the host to the pod IP. A pod may ask for the host stack with the pod annotation
+# dev.sandshim.network-stack=hostinet (passed on by the handler's pod_annotations).
+check_netstack_pod() {
+  local hostinet pod client ip i inside from_host hostinet_net pod_net
+  hostinet=$(run_pod hostinet-pod sandshim '{"dev.sandshim.network-stack": "hostinet"}') ||
+    { fail "RunPodSandbox (hostinet) failed"; return; }
+  hostinet_net=$(pod_runsc_network "$hostinet")
+  remove_pod "$hostinet" || { fail "stop/remove the hostinet pod failed"; return; }
+  pod=$(run_pod netstack-pod sandshim) || { fail "RunPodSandbox failed"; return; }
+  pod_net=$(pod_runsc_network "$pod")
+  run_container "$pod" web "${HTTPD_CMD[@]}" >/dev/null || { fail "web container failed"; return; }
+  client=$(run_container "$pod" client "${CLIENT_CMD[@]}") || { fail "client container failed"; return; }
+  wait_container_state "$client" 1 || { fail "client never RUNNING"; return; }
+  for i in $(seq 1 20); do
+    exec_sync "$client" wget -q -O - http://127.0.0.1:8080/
+    case $OUT in *hello-from-web*) break ;; esac
+    sleep 0.5
+  done
+  inside=$OUT
+  ip=$(cri_call PodSandboxStatus "$(jq -n --arg p "$pod" '{pod_sandbox_id: $p}')" | jq -r '.status.network.ip // empty')
+  from_host=$(timeout 10 "$BUSYBOX" wget -q -O - "http://$ip:8080/" 2>&1)
+  remove_pod "$pod" || { fail "stop/remove pod failed"; return; }
+  log "runsc network: pod $pod_net, pod annotated hostinet $hostinet_net; pod IP $ip"
+  assert_contains "$inside" hello-from-web "busybox wget client -> web on localhost" || return
+  assert_contains "$from_host" hello-from-web "busybox wget from the host to the pod IP $ip" || return
+  [[ "$SANDSHIM_ARGS" == *gvisor* ]] || return 0
+  assert_eq sandbox "$pod_net" "runsc network of a pod" &&
+    assert_eq host "$hostinet_net" "runsc network of a pod annotated hostinet"
+}
+
 check_loop() {
   local i pod c
   for i in $(seq 1 "$LOOP_PODS"); do
@@ -255,5 +294,6 @@ run_check "sandshim ($SANDSHIM_ARGS): two containers in one pod" check_two_conta
 run_check "sandshim: app container exits, is removed, pod lives on" check_app_exit_and_remove
 run_check "sandshim: StopContainer leaves the pod running" check_stop_container
 run_check "sandshim: streaming Exec" check_streaming_exec
+run_check "sandshim: a pod on netstack (hostinet by annotation)" check_netstack_pod
 run_check "sandshim: $LOOP_PODS pods created and removed" check_loop
 finish_checks

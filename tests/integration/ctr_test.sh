@@ -87,11 +87,11 @@ crun() {
 }
 client_run() { crun -- "$@"; }
 
-# cstart ARG...: detached task, id left in ID.
+# cstart ARG...: detached task, id left in ID; CSTART_OPTS: extra `ctr run` options.
 cstart() {
   ID=$(uniq_name bg)
   # shellcheck disable=SC2046
-  capture ct run -d $(run_opts "$ID") "$IMG" "$ID" "$@"
+  capture ct run -d $(run_opts "$ID") ${CSTART_OPTS[@]+"${CSTART_OPTS[@]}"} "$IMG" "$ID" "$@"
   [ "$RC" -eq 0 ] || fail "ctr run -d failed ($RC): $ERR"
 }
 
@@ -217,6 +217,109 @@ check_kill_signal_reaches_trap() {
   assert_eq STOPPED "$status" "the USR1 trap ended the task"
 }
 
+# sandshim on gVisor (its default backend), or runsc: what differs is listed in docs/DOCKER.md.
+gvisor_runtime() {
+  case ${RT_BIN##*/} in
+    runsc*) return 0 ;;
+    sandshim*)
+      [ -n "${SANDSHIM_BROKEN_RUNSC:-}" ] && return 1
+      case " ${RT_ARGS[*]:-} " in *native*) return 1 ;; esac
+      return 0
+      ;;
+  esac
+  return 1
+}
+
+# cexec ARG...: `ctr task exec` into $ID with a fresh exec id; OUT/ERR/RC.
+cexec() { capture ct task exec --fifo-dir "$WORK/fifo" --exec-id "x$RANDOM$RANDOM" "$@"; }
+# cexec_ok ARG...: true when the exec succeeds (for wait_until).
+cexec_ok() { cexec "$ID" "$@"; [ "$RC" -eq 0 ]; }
+
+check_task_exec_flags() {
+  # task exec --cwd --user; exec -d runs on after ctr returns; kill --exec-id signals it alone.
+  # What the execs write goes to a host directory: here a new file in the task's /tmp fails
+  # with ENOENT ("nonexistent directory"), under runc too (seen, not yet explained).
+  local h=$WORK/exec-$RANDOM
+  mkdir -p "$h"
+  local CSTART_OPTS=(--mount "type=bind,src=$h,dst=/h,options=rbind:rw")
+  cstart sleep 300 || return 1
+  cexec --cwd /tmp --user 1000 "$ID" sh -c 'echo "$(pwd):$(id -u)"'
+  local f_out=$OUT f_rc=$RC f_err=$ERR
+  capture ct task exec --fifo-dir "$WORK/fifo" --exec-id bg1 -d "$ID" \
+    sh -c 'trap "echo got-usr1 >/h/exec-usr1; exit 0" USR1; echo up >/h/exec-d; while :; do sleep 0.2; done'
+  local d_rc=$RC d_err=$ERR
+  wait_until 15 test -s "$h/exec-d"
+  local up=$?
+  capture ct task kill -s SIGUSR1 --exec-id bg1 "$ID"
+  local k_rc=$RC k_err=$ERR
+  wait_until 15 test -s "$h/exec-usr1"
+  local got=$? status
+  status=$(task_status "$ID")
+  cremove "$ID"
+  assert_eq 0 "$f_rc" "exec --cwd --user ($f_err)" && assert_eq /tmp:1000 "$f_out" "cwd:uid of the exec" || return 1
+  assert_eq 0 "$d_rc" "exec -d status ($d_err)" && assert_eq 0 "$up" "the detached exec ran" || return 1
+  assert_eq 0 "$k_rc" "kill --exec-id status ($k_err)" || return 1
+  assert_eq RUNNING "$status" "the task after its exec was signalled" || return 1
+  if gvisor_runtime; then
+    # The shim signals the exec's host process, `runsc exec`, which forwards signals only to
+    # a process with a terminal: the signal is lost (docs/DOCKER.md, a sandshim gap).
+    assert_ne 0 "$got" "gVisor: the exec's USR1 trap ran: the gap in docs/DOCKER.md is closed, update the check"
+    return
+  fi
+  assert_eq 0 "$got" "the exec's USR1 trap ran"
+}
+
+check_kill_signals() {
+  # task kill -s HUP, USR2, INT: each reaches its trap; INT ends the task with 9, which the
+  # foreground `ctr run` returns.
+  local h=$WORK/sigs-$RANDOM id
+  mkdir -p "$h"
+  id=$(uniq_name sig)
+  # shellcheck disable=SC2046
+  ct run --rm $(run_opts "$id") --mount "type=bind,src=$h,dst=/h,options=rbind:rw" "$IMG" "$id" \
+    sh -c 'trap "echo hup >>/h/sigs" HUP; trap "echo usr2 >>/h/sigs" USR2; trap "exit 9" INT; echo ready >/h/ready; while :; do sleep 0.2; done' \
+    >/dev/null 2>&1 &
+  local runner=$!
+  wait_until 15 test -s "$h/ready"
+  ct task kill -s SIGHUP "$id" >/dev/null 2>&1
+  wait_until 10 grep -q hup "$h/sigs"
+  local hup=$?
+  ct task kill -s SIGUSR2 "$id" >/dev/null 2>&1
+  wait_until 10 grep -q usr2 "$h/sigs"
+  local usr2=$?
+  ct task kill -s SIGINT "$id" >/dev/null 2>&1
+  local code
+  wait "$runner"
+  code=$?
+  cremove "$id"
+  assert_eq 0 "$hup" "HUP trap" && assert_eq 0 "$usr2" "USR2 trap" || return 1
+  assert_eq 9 "$code" "ctr run's status: the INT trap's exit 9"
+}
+
+check_kill_all() {
+  # The init ignores TERM and waits for its two children. kill -s TERM (the init alone) leaves
+  # the task running (control); kill --all -s TERM reaches the children, the wait ends, and
+  # so does the task.
+  # (The trap comes after the children start: they would inherit an ignored TERM.)
+  cstart sh -c 'sleep 301 & sleep 302 & trap "" TERM; wait' || return 1
+  sleep 1
+  ct task kill -s SIGTERM "$ID" >/dev/null 2>&1
+  sleep 2
+  local alone
+  alone=$(task_status "$ID")
+  capture ct task kill --all -s SIGTERM "$ID"
+  local k_rc=$RC k_err=$ERR
+  wait_task_done "$ID"
+  local status
+  status=$(task_status "$ID")
+  capture ct task ls
+  local ls_out=$OUT
+  cremove "$ID"
+  assert_eq RUNNING "$alone" "status after TERM to the init alone" || return 1
+  assert_eq 0 "$k_rc" "kill --all ($k_err)" && assert_eq STOPPED "$status" "status after kill --all -s TERM" &&
+    assert_contains "$ls_out" "$ID" "task ls lists the stopped task"
+}
+
 check_run_flags() {
   mkdir -p "$WORK/vol" && echo from-host >"$WORK/vol/f"
   crun --read-only --memory-limit 67108864 --cpus 0.5 --mount "type=bind,src=$WORK/vol,dst=/vol,options=rbind:ro" -- \
@@ -272,6 +375,9 @@ run_check "SIGTERM to trapping task stops it < 5s" check_sigterm_trap
 run_check "missing command fails with a clear error" check_missing_command
 run_check "task pause/resume, ps, metrics" check_pause_resume_ps_metrics
 run_check "task kill -s USR1 reaches the trap" check_kill_signal_reaches_trap
+run_check "task exec --cwd --user, exec -d, kill --exec-id" check_task_exec_flags
+run_check "task kill -s HUP, USR2, INT reach their traps" check_kill_signals
+run_check "task kill --all" check_kill_all
 run_check "run --read-only --mount --memory-limit --cpus" check_run_flags
 run_check "run --net-host" check_net_host
 [ -z "${SANDSHIM_BROKEN_RUNSC:-}" ] ||

@@ -115,6 +115,9 @@ dcreate() {
 
 drm() { dk rm -f "$@" >/dev/null 2>&1; true; }
 
+# dstart on runc (the last --runtime wins): the control side of checks that pair containers.
+dstart_control() { dstart --runtime runc-bin "$@"; }
+
 inspect() { dk inspect -f "$2" "$1" 2>/dev/null; }
 
 # wait_log NAME TEXT [SECS]: until the container's output contains TEXT.

@@ -88,6 +88,15 @@ pcreate() {
   [ "$RC" -eq 0 ] || fail "podman create failed ($RC): $ERR"
 }
 
+# pstart on runc (podman's last --runtime wins; the warm-up wrapper keeps our --root): the
+# control side of checks that pair containers.
+dstart_control() {
+  CN=$(uniq_name it)
+  capture timeout 60 "${PODMAN[@]}" --runtime "$P/bin/warmup" run -d --pull never \
+    --cgroup-parent "$CGROUP_PARENT" --name "$CN" "$@"
+  [ "$RC" -eq 0 ] || fail "podman run -d on runc failed ($RC): $ERR"
+}
+
 # The names lib/docker_daily.sh's checks use, so docker's and podman's share one definition.
 dk() { pm "$@"; }
 drun() { prun "$@"; }

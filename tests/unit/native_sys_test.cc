@@ -266,3 +266,24 @@ TEST_CASE("native exec: the user namespace is joined last") {
   CHECK(std::end(kExecJoinOrder)[-1] == CLONE_NEWUSER);
   CHECK(std::size(kExecJoinOrder) == 7);
 }
+
+TEST_CASE("native setup: a new network namespace gets lo up, as runc's does; a joined one is left alone") {
+  auto doc = bundle::DefaultSpec({"sh"}, false);  // network namespace without a path: a new one
+  auto spec = bundle::ParseSpec(boost::json::serialize(doc));
+  REQUIRE(spec.ok());
+  auto plan = PlanFromSpec(*spec, "/b");
+  REQUIRE(plan.ok());
+  REQUIRE((plan->clone_flags & CLONE_NEWNET) != 0);
+  RecordingSys sys;
+  RealisticHost(sys);
+  REQUIRE(Setup(sys, *plan).ok());
+  int up = sys.IndexOf("link up lo");
+  CHECK(up >= 0);
+  CHECK(up < sys.IndexOf("pivot_root"));
+  RecordingSys joined;
+  RealisticHost(joined);
+  REQUIRE(Setup(joined, DockerLikePlan()).ok());
+  CHECK(joined.IndexOf("link up") < 0);  // libnetwork's namespace: docker configured it
+  auto e = FailingAt("link up lo", EPERM, *plan);
+  CHECK(Contains(e.msg, "bring up lo: Operation not permitted"));
+}

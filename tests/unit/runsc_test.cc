@@ -70,6 +70,23 @@ TEST_CASE("flags: the network-stack annotation picks netstack for an own namespa
   }(), {})));
 }
 
+TEST_CASE("flags: a pod sandbox's namespace by path runs on netstack, hostinet on request; its app containers do not decide") {
+  auto pod = [](const std::string& type, const std::string& stack = "") {
+    auto spec = SpecWith(R"({"type":"network","path":"/var/run/netns/cni-1"})");
+    spec.annotations["io.kubernetes.cri.container-type"] = type;
+    spec.annotations["io.kubernetes.cri.sandbox-id"] = "pod1";
+    if (!stack.empty()) spec.annotations[kNetworkStackAnnotation] = stack;
+    return NetworkMode(spec);
+  };
+  CHECK(pod("sandbox") == "sandbox");
+  CHECK(pod("sandbox", "hostinet") == "host");
+  CHECK(pod("sandbox", "netstack") == "sandbox");
+  CHECK(pod("container") == "host");  // joins the pod's sandbox with its flags (gvisor_pod.cc)
+  auto crio = SpecWith(R"({"type":"network","path":"/var/run/netns/x"})");
+  crio.annotations["io.kubernetes.cri-o.ContainerType"] = "sandbox";
+  CHECK(NetworkMode(crio) == "sandbox");
+}
+
 TEST_CASE("flags: platform, NET_RAW only when granted, user flags win") {
   auto spec = SpecWith(R"({"type":"network"})", R"("CAP_NET_RAW")");
   CHECK(PolicyFlags(spec, {.platform = "ptrace"}) == V{"--network=none", "--platform=ptrace", "--net-raw"});

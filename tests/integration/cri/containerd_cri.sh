@@ -87,6 +87,8 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
         Root = "$1/runc-root"
     [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.sandshim]
       runtime_type = "io.containerd.runc.v2"
+      # A pod may ask for the host's network stack instead of gVisor's (docs/KUBERNETES.md).
+      pod_annotations = ["dev.sandshim.network-stack"]
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.sandshim.options]
         BinaryName = "$wrapper"
         Root = "$1/sandshim-root"

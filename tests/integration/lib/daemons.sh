@@ -11,7 +11,9 @@
 # So we create our own bridge (name and /24 picked to be free) and hand it over with
 # --bridge, and run with --iptables=false --ip-masq=false --ip-forward=false: no
 # NAT/forwarding is needed because the tests only talk container <-> bridge address,
-# and no host-wide firewall or sysctl state is touched.
+# and no host-wide firewall or sysctl state is touched. Published ports (-p) go through
+# the userland proxy: docker-proxy, a child of dockerd, listens on the host port and
+# forwards to the container's bridge address; dockerd starts it with --iptables=false too.
 #
 # Containers get a private cgroup parent (cgroup_parent_for DIR, in common.sh), so
 # their cgroups never mix with another docker's and leftovers are easy to find.
@@ -33,6 +35,7 @@ DOCKER_CLI=${DOCKER_CLI:-/usr/bin/docker}
 DOCKERD_BIN=${DOCKERD_BIN:-/usr/sbin/dockerd}
 CONTAINERD_BIN=${CONTAINERD_BIN:-/usr/bin/containerd}
 CTR_BIN=${CTR_BIN:-/usr/bin/ctr}
+DOCKER_PROXY_BIN=${DOCKER_PROXY_BIN:-/usr/sbin/docker-proxy}
 DAEMON_START_TIMEOUT=${DAEMON_START_TIMEOUT:-60}
 
 DAEMON_RUNTIMES_JSON='{}'
@@ -155,7 +158,7 @@ _start_dockerd() { # DIR
     --data-root "$dir/docker" --exec-root "$dir/exec" \
     --pidfile "$dir/docker.pid" -H "unix://$DOCKER_SOCK" \
     --bridge "$BRIDGE_NAME" --iptables=false --ip6tables=false --ip-masq=false \
-    --ip-forward=false --userland-proxy=false \
+    --ip-forward=false --userland-proxy=true --userland-proxy-path "$DOCKER_PROXY_BIN" \
     --storage-driver overlay2 >"$dir/dockerd.log" 2>&1 &
   echo $! >"$dir/dockerd.launch.pid"
   # A private client config dir: no contexts, credential helpers or

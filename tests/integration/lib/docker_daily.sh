@@ -1,7 +1,9 @@
 # shellcheck shell=bash
 # The docker verbs and flags users reach for every day (issue #15), one check each, for
 # docker_test.sh and podman_test.sh (each defines dk, drun, dstart, dcreate, drm, inspect,
-# wait_log, gvisor_runtime, DOCKER_CMD, IMG, WORK: podman's are thin wrappers of pm/prun/pstart). runc runs the same checks as the positive control (docker_native runs it beside).
+# wait_log, gvisor_runtime, dstart_control (a detached container on runc, the control),
+# DOCKER_CMD, IMG, WORK: podman's are thin wrappers of pm/prun/pstart). runc runs the same
+# checks as the positive control, beside sandshim in the same run (vs_runc.sh).
 # What gVisor cannot do is asserted as what it does instead, and written up in docs/DOCKER.md.
 
 check_attach() {
@@ -100,6 +102,21 @@ EOF
     assert_eq 1 "$host" "--ipc host sees the host segment"; fi
 }
 
+check_ipc_container() {
+  # --ipc container:NAME (NAME --ipc shareable) shares NAME's /dev/shm: a file NAME put there
+  # is the joiner's, and what the joiner writes NAME sees.
+  dstart --ipc shareable "$IMG" sh -c 'echo from-owner >/dev/shm/owned; echo ready; sleep 300' || return 1
+  wait_log "$CN" ready || { drm "$CN"; fail "container never printed ready"; return 1; }
+  drun --ipc "container:$CN" "$IMG" sh -c 'cat /dev/shm/owned; echo from-joiner >/dev/shm/joined'
+  local j_out=$OUT j_rc=$RC j_err=$ERR
+  capture dk exec "$CN" cat /dev/shm/joined
+  local back=$OUT
+  drm "$CN"
+  assert_eq 0 "$j_rc" "exit status of the joiner ($j_err)" || return 1
+  assert_eq from-owner "$j_out" "NAME's /dev/shm file seen by the joiner" &&
+    assert_eq from-joiner "$back" "the joiner's file seen by NAME"
+}
+
 check_pid_host() {
   # runc: the host's pid namespace (pid 1 is the host's init). gVisor: the Sentry's own pid
   # namespace whatever is asked, so the container's shell is pid 1 and no host process shows.
@@ -114,19 +131,23 @@ sh" "$OUT" "gVisor: pid namespace of the sandbox's own"
 }
 
 check_publish_port() {
-  # The private dockerd runs --iptables=false --userland-proxy=false (it must not touch the
-  # host's firewall; lib/daemons.sh), so no DNAT rule and no docker-proxy carry a published
-  # port here: what is checked is what the runtime owns, that -p is accepted and recorded
-  # and that the server answers on the container's bridge address, where either forwards to.
+  # -p 127.0.0.1::8080: a user connects to the published host port. The private dockerd runs
+  # --iptables=false (it must not touch the host's firewall; lib/daemons.sh) with the
+  # userland proxy on, so docker-proxy listens on that host port and forwards to the
+  # container's bridge address, where the runtime's network stack (netstack on gVisor) answers.
   dstart -p 127.0.0.1::8080 "$IMG" sh -c 'mkdir /w && echo published >/w/i.html && exec httpd -f -p 8080 -h /w' || return 1
-  local ip mapping
-  ip=$(inspect "$CN" '{{.NetworkSettings.IPAddress}}')
-  mapping=$(dk port "$CN" 8080)
-  wait_until 10 timeout 2 "$BUSYBOX" wget -q -O /dev/null "http://$ip:8080/i.html"
-  capture timeout 10 "$BUSYBOX" wget -q -O - "http://$ip:8080/i.html"
+  local mapping url
+  mapping=$(dk port "$CN" 8080 | head -n1)
+  url="http://$mapping/i.html"
+  wait_until 10 timeout 2 "$BUSYBOX" wget -q -O /dev/null "$url"
+  capture timeout 10 "$BUSYBOX" wget -q -O - "$url"
   drm "$CN"
-  assert_contains "$mapping" "127.0.0.1:" "docker port lists the mapping" &&
-    assert_contains "$OUT" published "HTTP from the host to the published container port ($ERR)"
+  # the proxy ends with the container: nothing listens on the port any more.
+  local after
+  after=$(timeout 5 "$BUSYBOX" wget -q -O - "$url" 2>/dev/null)
+  case $mapping in 127.0.0.1:[0-9]*) ;; *) fail "docker port: '$mapping', not 127.0.0.1:PORT"; return 1 ;; esac
+  assert_contains "$OUT" published "HTTP to the published host port $mapping ($ERR)" &&
+    assert_eq "" "$after" "an answer on $mapping after rm -f"
 }
 
 check_env_file_hostname() {
@@ -286,6 +307,67 @@ check_memory_inside() {
   assert_not_contains "$OUT" survived "hog survived --memory 64m (exit $RC)" && assert_ne 0 "$RC" "exit status of the hog"
 }
 
+check_stop_timeout_handler() {
+  # stop -t 3 of an init whose TERM handler does not exit: the handler runs, stop waits out
+  # the timeout, then SIGKILL (137). Same on gVisor: the init traps TERM, so it is not killed.
+  dstart "$IMG" sh -c 'trap "echo got-term" TERM; echo ready; while :; do sleep 1; done' || return 1
+  wait_log "$CN" ready || { drm "$CN"; fail "container never printed ready"; return 1; }
+  local t0 t1 code logs
+  t0=$(now_ms)
+  T=30 dk stop -t 3 "$CN" >/dev/null 2>&1
+  t1=$(now_ms)
+  code=$(inspect "$CN" '{{.State.ExitCode}}')
+  logs=$(dk logs "$CN" 2>&1)
+  drm "$CN"
+  log "stop -t 3 of a TERM-ignoring handler: exit $code after $((t1 - t0)) ms"
+  assert_contains "$logs" got-term "the TERM handler ran" && assert_eq 137 "$code" "exit code (SIGKILL after -t 3)" || return 1
+  [ $((t1 - t0)) -ge 2800 ] || fail "stop returned after $((t1 - t0)) ms, before its 3 s timeout"
+}
+
+check_restart_always() {
+  # --restart always restarts a container that exits 0, until stop; stop leaves it stopped.
+  local h=$WORK/always-$RANDOM
+  mkdir -p "$h"
+  dstart --restart always -v "$h:/r" "$IMG" sh -c 'echo run >>/r/runs; sleep 1; exit 0' || return 1
+  wait_until 40 sh -c '[ "$(wc -l <"$0/runs" 2>/dev/null)" -ge 3 ]' "$h"
+  local runs count
+  runs=$(wc -l <"$h/runs" 2>/dev/null)
+  T=30 dk stop -t 2 "$CN" >/dev/null 2>&1
+  sleep 3
+  local after running
+  after=$(wc -l <"$h/runs" 2>/dev/null)
+  running=$(inspect "$CN" '{{.State.Running}}')
+  count=$(inspect "$CN" '{{.RestartCount}}')
+  drm "$CN"
+  log "restart always: $runs runs, RestartCount $count"
+  [ "${runs:-0}" -ge 3 ] || { fail "ran $runs times, not restarted after exit 0"; return 1; }
+  assert_eq false "$running" "running after stop" && assert_eq "$after" "$(wc -l <"$h/runs")" "no run after stop"
+}
+
+check_network_container() {
+  # --network container:NAME joins NAME's network namespace: NAME's server on 127.0.0.1 is the
+  # joiner's localhost. NAME on gVisor: its network is its sandbox's netstack, which another
+  # sandbox cannot enter (docs/DOCKER.md); joining a runc container's namespace works everywhere.
+  local serve='mkdir /w && echo shared-netns >/w/i.html && exec httpd -f -p 127.0.0.1:8080 -h /w'
+  local get="for i in 1 2 3 4 5 6 7 8; do printf 'GET /i.html HTTP/1.0\r\n\r\n' | timeout 5 nc 127.0.0.1 8080 && exit 0; sleep 0.5; done; exit 1"
+  dstart "$IMG" sh -c "$serve" || return 1
+  local server=$CN
+  drun --network "container:$server" "$IMG" sh -c "$get"
+  local own_out=$OUT own_rc=$RC own_err=$ERR
+  drm "$server"
+  dstart_control "$IMG" sh -c "$serve" || return 1
+  server=$CN
+  drun --network "container:$server" "$IMG" sh -c "$get"
+  local ctl_out=$OUT ctl_err=$ERR
+  drm "$server"
+  assert_contains "$ctl_out" shared-netns "joining a runc container: its localhost server ($ctl_err)" || return 1
+  if gvisor_runtime; then
+    assert_not_contains "$own_out" shared-netns "gVisor: NAME's network is its sandbox's own (documented)"
+    return
+  fi
+  assert_eq 0 "$own_rc" "exit status ($own_err)" && assert_contains "$own_out" shared-netns "NAME's localhost server"
+}
+
 run_client_parity_checks() {
   run_check "stop -t 2 of an init without a TERM handler" check_stop_untrapped_init
   run_check "kill -s TERM of an init without a TERM handler" check_kill_term_untrapped_init
@@ -293,6 +375,9 @@ run_client_parity_checks() {
   run_check "exec -u -w -e, exec -i, exec -d" check_exec_flags
   run_check "create, cp in, start -a, cp out" check_create_start_cp
   run_check "rm -f of a running container" check_rm_force_running
+  run_check "stop -t 3 of an init whose TERM handler runs on" check_stop_timeout_handler
+  run_check "--restart always, until stop" check_restart_always
+  run_check "--network container:NAME shares localhost" check_network_container
 }
 
 run_docker_daily_checks() {
@@ -303,8 +388,9 @@ run_docker_daily_checks() {
   run_check "--ulimit nofile=1024:2048" check_ulimit_nofile
   run_check "--cap-drop CHOWN / --cap-add NET_ADMIN take effect" check_cap_drop_add
   run_check "--ipc private / host" check_ipc_modes
+  run_check "--ipc shareable / container:NAME" check_ipc_container
   run_check "--pid host" check_pid_host
-  run_check "-p: mapping recorded, the port answers on the bridge" check_publish_port
+  run_check "-p 127.0.0.1::8080: the published host port answers" check_publish_port
   run_check "--env-file, --hostname" check_env_file_hostname
   run_check "export and commit" check_export_commit
   run_check "wait and rename" check_wait_rename
