@@ -35,6 +35,9 @@ cat >"$WORK/policy.json" <<'P'
              "file(read:/etc/shadow:*)", "shell(nsenter:*)"]}}
 P
 jq '. + {approval_ttl_seconds: 2}' "$WORK/policy.json" >"$WORK/policy-short.json"
+cat >"$WORK/policy-cp.json" <<'P'
+{"permissions": {"allow": ["shell(cp:*)", "file(write:${WORKSPACE}/**)"], "deny": ["shell(id:*)"]}}
+P
 cat >"$WORK/sources.json" <<'S'
 {"package_managers": {"pip": {"registries": ["https://pypi.org/simple"], "blocked_packages": ["evil-pkg"]}},
  "web_domains": {"allowed": ["docs.python.org"], "blocked": ["evil.example"]},
@@ -166,6 +169,26 @@ p_limits_and_shell() {
   assert_eq 78 "$rc" "writing the shell's saved state is asked about"
 }
 
+# Red team: the persistent shell's saved state (/tmp/.sandshim-shell/env) is sourced by the
+# next --shell exec, so whoever writes it runs code the policy never judged. A direct write is
+# asked about (the guard); this writes it through a link the policy cannot see, from a loop of
+# allowed builtins left running after the exec's own save. Only cp and builtins are allowed;
+# `id` is denied. Positive control: `id` itself is refused and makes no marker.
+p_shell_state_link() {
+  local out
+  out=$(px exec "$PX_ID" -- sh -c 'id > /workspace/ran-id' 2>/dev/null); [ $? -eq 77 ] || return $(fail "control: id not denied: $out")
+  [ ! -e "$PX_WS/ran-id" ] || return $(fail "control: the denied id ran")
+  px exec --shell "$PX_ID" -- 'echo first' >/dev/null || return $(fail "first --shell exec")
+  # cp -s makes /workspace/notes -> the state file: a read of the state and a write in the workspace.
+  px exec --shell "$PX_ID" -- 'cp -s /tmp/.sandshim-shell/env /workspace/notes' >/dev/null 2>&1 ||
+    return $(fail "cp -s refused: $(px exec --shell "$PX_ID" -- 'cp -s /tmp/.sandshim-shell/env /workspace/notes' 2>&1)")
+  px exec --shell "$PX_ID" -- 'for a in 1 2 3 4 5 6 7 8 9 0; do for b in 1 2 3 4 5 6 7 8 9 0; do for c in 1 2 3 4 5 6 7 8 9 0; do
+      echo "id > /workspace/ran-id" > /workspace/notes; done; done; done </dev/null >/dev/null 2>&1 &' >/dev/null 2>&1
+  sleep 2
+  px exec --shell "$PX_ID" -- 'echo second' >/dev/null 2>&1
+  [ ! -e "$PX_WS/ran-id" ] || fail "a denied command ran through the shell state: $(cat "$PX_WS/ran-id")"
+}
+
 check_bad_policies() {
   local be=$1 rc=0 ws=$WORK/ws-bad id
   mkdir -p "$ws"
@@ -200,6 +223,7 @@ for be in $backends; do
   run_check "policy on $be: --always lasts, reject never runs" with_policy_session "$be" "$WORK/policy.json" p_always_and_reject
   run_check "policy on $be: an expired approval asks again" with_policy_session "$be" "$WORK/policy-short.json" p_expiry
   run_check "policy on $be: sources' timeout and memory limit; --shell chains" with_policy_session "$be" "$WORK/policy.json" p_limits_and_shell
+  run_check "policy on $be: the shell state is not a way round the policy (link + loop)" with_policy_session "$be" "$WORK/policy-cp.json" p_shell_state_link
   run_check "policy on $be: bad policies fail create and leave nothing" check_bad_policies "$be"
 done
 run_check "policy check verb" check_policy_verb
