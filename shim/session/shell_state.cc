@@ -50,8 +50,11 @@ Result<ShellState> LoadShellState(const std::filesystem::path& session_dir) {
   auto text = fs::ReadFile(StateFile(session_dir));
   if (!text && text.error().err_no == ENOENT) return ShellState{};
   if (!text) return text.error();
+  // A value is whatever bytes the shell had, not always UTF-8; the serializer writes them as is.
+  json::parse_options bytes;
+  bytes.allow_invalid_utf8 = true;
   boost::system::error_code ec;
-  auto v = json::parse(*text, ec);
+  auto v = json::parse(*text, ec, {}, bytes);
   const auto* o = ec ? nullptr : v.if_object();
   const auto* env = o ? o->if_contains("env") : nullptr;
   const auto* cwd = o ? o->if_contains("cwd") : nullptr;

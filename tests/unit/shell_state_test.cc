@@ -129,7 +129,7 @@ TEST_CASE("shell state: kept in the session directory, 0600, and read back as wr
   REQUIRE(none);
   CHECK(none->env.empty());
   CHECK(none->cwd.empty());
-  session::ShellState s{.env = {{"NL", "a\nb"}, {"Q", "it's \"x\" $y \\"}}, .cwd = "/tmp/deep"};
+  session::ShellState s{.env = {{"NL", "a\nb"}, {"Q", "it's \"x\" $y \\"}, {"LATIN1", "caf\xe9"}}, .cwd = "/tmp/deep"};
   REQUIRE(session::SaveShellState(dir.path(), s));
   struct stat st {};
   REQUIRE(::stat((dir.path() / "shell-state.json").c_str(), &st) == 0);
