@@ -14,7 +14,7 @@ std::vector<std::string> ShellArgv(const std::string& script, const std::string&
   // before the EXIT trap runs (after `exit` too), which reports the state there. A directory
   // that is gone leaves the shell where the exec started (as a failed `cd` does).
   std::string wrapper =
-      "trap '__rc=$?; { export -p; printf \"cwd \"; pwd; } >&3 2>/dev/null; exit $__rc' EXIT\n"
+      "trap '__rc=$?; { export -p; printf \"cwd \"; pwd; } 2>/dev/null >&3; exit $__rc' EXIT\n"
       "if [ -n \"$2\" ]; then cd -- \"$2\" 2>/dev/null; fi\n"
       "eval \"$1\" 3>&-\n";
   return {"/bin/sh", "-c", wrapper, "sh", script, cwd};
@@ -39,7 +39,17 @@ bool IsCarried(const std::string& name, const std::set<std::string>& authoritati
 }
 
 ShellState Carried(ShellState s, const std::set<std::string>& authoritative) {
-  std::erase_if(s.env, [&](const auto& kv) { return !IsCarried(kv.first, authoritative); });
+  // What execve takes: one NAME=value string of at most MAX_ARG_STRLEN (32 pages), and all of
+  // them within ARG_MAX; past that the next exec could not start at all (E2BIG), and the
+  // shell would stay broken. Such a variable is dropped; the ones before it stay.
+  constexpr size_t kOne = 32 * 4096, kAll = 1 << 20;
+  size_t total = 0;
+  std::erase_if(s.env, [&](const auto& kv) {
+    size_t n = kv.first.size() + kv.second.size() + 2;
+    if (!IsCarried(kv.first, authoritative) || n > kOne || total + n > kAll) return true;
+    total += n;
+    return false;
+  });
   if (!s.cwd.empty() && s.cwd.front() != '/') s.cwd.clear();
   return s;
 }

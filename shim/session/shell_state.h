@@ -38,7 +38,8 @@ Result<ShellState> ParseShellReport(std::string_view report);
 // Whether a variable may come back into the next exec: never one that makes a shell or the
 // dynamic loader run code (BASH_ENV, ENV, LD_*, PATH...), the shell's own (PWD, SHLVL, _),
 // proxy variables, nor one sandshim sets for the exec itself (`authoritative`: the names in
-// the exec's spec environment: proxies with their token, secrets' placeholders...).
+// the exec's spec environment: proxies with their token, secrets' placeholders...). Carried
+// also drops what execve would refuse (a variable over 128 KiB, or past 1 MiB in all).
 bool IsCarried(const std::string& name, const std::set<std::string>& authoritative);
 ShellState Carried(ShellState s, const std::set<std::string>& authoritative);
 

@@ -175,6 +175,10 @@ b|noalias|nofunc|" "$(sx exec --shell "$SX_ID" -- 'printf "%s|" "$V"; alias ll >
   # A directory that is gone: the next exec starts where an exec starts, and carries on.
   sx exec --shell "$SX_ID" -- 'mkdir -p /tmp/gone && cd /tmp/gone && rmdir /tmp/gone' || { fail "rmdir own cwd"; return; }
   assert_eq "$(sx exec "$SX_ID" -- pwd) ok" "$(sx exec --shell "$SX_ID" -- 'echo $(pwd) ok')" "a gone directory is left" || return
+  # A variable execve would refuse (over 128 KiB) is dropped, not carried into an exec that
+  # could never start again (E2BIG natively); the rest still carries.
+  sx exec --shell "$SX_ID" -- 'export BIG=$(head -c 300000 /dev/zero | tr "\0" x)' || { fail "big"; return; }
+  assert_eq "0 yes" "$(sx exec --shell "$SX_ID" -- 'echo ${#BIG} $CARRIED')" "an oversized variable is dropped" || return
   # The state is on the host (root's, 0600), nothing of it in the sandbox.
   f=$ROOT/@sessions/$SX_ID/shell-state.json
   assert_eq "600 root" "$(stat -c '%a %U' "$f")" "the state file is root's, 0600" || return

@@ -121,6 +121,14 @@ TEST_CASE("shell state: names that run code, the shell's own and sandshim's neve
   REQUIRE(s.env.size() == 1);
   CHECK(s.env[0].first == "A");
   CHECK(s.cwd.empty());  // a directory that is not absolute is ignored
+  // What execve would refuse (E2BIG on the next exec, for good) is not carried.
+  std::string big(200000, 'x'), part(100000, 'y');
+  session::ShellState many{.env = {{"BIG", big}, {"OK", "1"}}, .cwd = "/"};
+  for (int i = 0; i < 12; ++i) many.env.emplace_back("P" + std::to_string(i), part);
+  auto kept = session::Carried(many, spec);
+  REQUIRE(kept.env.size() == 11);  // OK and P0..P9: 1 MiB in all
+  CHECK(kept.env[0].first == "OK");
+  CHECK(kept.env.back().first == "P9");
 }
 
 TEST_CASE("shell state: kept in the session directory, 0600, and read back as written") {
