@@ -54,10 +54,16 @@ ShellState Carried(ShellState s, const std::set<std::string>& authoritative) {
   return s;
 }
 
-static std::filesystem::path StateFile(const std::filesystem::path& dir) { return dir / "shell-state.json"; }
+// Context names are letters, digits, '_', '-' and '.' (context_spec), and the exec's
+// context exists by the time its state is read.
+static std::filesystem::path StateFile(const std::filesystem::path& dir, const std::string& context) {
+  if (context.empty() || context == "default") return dir / "shell-state.json";
+  return dir / ("shell-state." + context + ".json");
+}
 
-Result<ShellState> LoadShellState(const std::filesystem::path& session_dir) {
-  auto text = fs::ReadFile(StateFile(session_dir));
+Result<ShellState> LoadShellState(const std::filesystem::path& session_dir, const std::string& context) {
+  auto file = StateFile(session_dir, context);
+  auto text = fs::ReadFile(file);
   if (!text && text.error().err_no == ENOENT) return ShellState{};
   if (!text) return text.error();
   // A value is whatever bytes the shell had, not always UTF-8; the serializer writes them as is.
@@ -69,19 +75,19 @@ Result<ShellState> LoadShellState(const std::filesystem::path& session_dir) {
   const auto* env = o ? o->if_contains("env") : nullptr;
   const auto* cwd = o ? o->if_contains("cwd") : nullptr;
   if (!env || !env->is_object() || !cwd || !cwd->is_string())
-    return MakeError(StateFile(session_dir).string() + ": not a shell state", EINVAL);
+    return MakeError(file.string() + ": not a shell state", EINVAL);
   ShellState s{.env = {}, .cwd = std::string(cwd->get_string())};
   for (const auto& [k, val] : env->get_object()) {
-    if (!val.is_string()) return MakeError(StateFile(session_dir).string() + ": not a shell state", EINVAL);
+    if (!val.is_string()) return MakeError(file.string() + ": not a shell state", EINVAL);
     s.env.emplace_back(std::string(k), std::string(val.get_string()));
   }
   return s;
 }
 
-Status SaveShellState(const std::filesystem::path& session_dir, const ShellState& s) {
+Status SaveShellState(const std::filesystem::path& session_dir, const std::string& context, const ShellState& s) {
   json::object env;
   for (const auto& [k, v] : s.env) env[k] = v;
-  return fs::WriteFileAtomic(StateFile(session_dir), json::serialize(json::object{{"env", std::move(env)}, {"cwd", s.cwd}}),
+  return fs::WriteFileAtomic(StateFile(session_dir, context), json::serialize(json::object{{"env", std::move(env)}, {"cwd", s.cwd}}),
                              0600, /*sync=*/false);
 }
 

@@ -43,8 +43,10 @@ Result<ShellState> ParseShellReport(std::string_view report);
 bool IsCarried(const std::string& name, const std::set<std::string>& authoritative);
 ShellState Carried(ShellState s, const std::set<std::string>& authoritative);
 
-// <session>/shell-state.json: root's, 0600, replaced atomically. Missing: the empty state.
-Result<ShellState> LoadShellState(const std::filesystem::path& session_dir);
-Status SaveShellState(const std::filesystem::path& session_dir, const ShellState& s);
+// <session>/shell-state.json (a credential context's: shell-state.<context>.json, so one
+// principal's exports never reach another's shell): root's, 0600, replaced atomically.
+// Missing: the empty state.
+Result<ShellState> LoadShellState(const std::filesystem::path& session_dir, const std::string& context);
+Status SaveShellState(const std::filesystem::path& session_dir, const std::string& context, const ShellState& s);
 
 }  // namespace sandshim::session

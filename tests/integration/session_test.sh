@@ -184,7 +184,12 @@ b|noalias|nofunc|" "$(sx exec --shell "$SX_ID" -- 'printf "%s|" "$V"; alias ll >
   assert_eq "600 root" "$(stat -c '%a %U' "$f")" "the state file is root's, 0600" || return
   assert_eq '"/tmp/deep"' "$(sx exec --shell "$SX_ID" -- 'cd /tmp/deep' && jq .cwd "$f")" "the host keeps the directory" || return
   assert_eq absent "$(sx exec --shell "$SX_ID" -- '[ -e /tmp/.sandshim-shell ] && echo present || echo absent')" \
-    "nothing of the state inside the sandbox"
+    "nothing of the state inside the sandbox" || return
+  # Each credential context has its own state: one principal's exports never reach another.
+  sx context create "$SX_ID" other --env OWN=ctx >/dev/null || { fail "context create"; return; }
+  assert_eq "[][ctx]" "$(sx exec --shell --context other "$SX_ID" -- 'echo "[$CARRIED][$OWN]"; export LEAK=1')" \
+    "a context starts with its own state" || return
+  assert_eq "[yes][]" "$(sx exec --shell "$SX_ID" -- 'echo "[$CARRIED][$LEAK]"')" "nor does it reach the default one"
 }
 
 sx_json() {

@@ -133,21 +133,28 @@ TEST_CASE("shell state: names that run code, the shell's own and sandshim's neve
 
 TEST_CASE("shell state: kept in the session directory, 0600, and read back as written") {
   TempDir dir;
-  auto none = session::LoadShellState(dir.path());
+  auto none = session::LoadShellState(dir.path(), "");
   REQUIRE(none);
   CHECK(none->env.empty());
   CHECK(none->cwd.empty());
   session::ShellState s{.env = {{"NL", "a\nb"}, {"Q", "it's \"x\" $y \\"}, {"LATIN1", "caf\xe9"}}, .cwd = "/tmp/deep"};
-  REQUIRE(session::SaveShellState(dir.path(), s));
+  REQUIRE(session::SaveShellState(dir.path(), "default", s));
   struct stat st {};
   REQUIRE(::stat((dir.path() / "shell-state.json").c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0600);
-  auto back = session::LoadShellState(dir.path());
+  auto back = session::LoadShellState(dir.path(), "");
   REQUIRE(back);
   CHECK(back->env == s.env);
   CHECK(back->cwd == "/tmp/deep");
+  // A credential context has its own: the default one's exports are not the platform's.
+  auto other = session::LoadShellState(dir.path(), "platform");
+  REQUIRE(other);
+  CHECK(other->env.empty());
+  REQUIRE(session::SaveShellState(dir.path(), "platform", {.env = {{"P", "1"}}, .cwd = "/"}));
+  CHECK(session::LoadShellState(dir.path(), "platform")->env.size() == 1);
+  CHECK(session::LoadShellState(dir.path(), "default")->env == s.env);
   REQUIRE(fs::WriteFileAtomic(dir.path() / "shell-state.json", "export A='1'\n", 0600, false));
-  CHECK_FALSE(session::LoadShellState(dir.path()));  // not ours: an error, never sourced
+  CHECK_FALSE(session::LoadShellState(dir.path(), ""));  // not ours: an error, never sourced
 }
 
 // Runs the wrapper with a real shell (as `sh`: busybox picks its applet by argv[0]) from /,
