@@ -133,12 +133,12 @@ bool Serve(int conn, std::vector<Exec>& execs) {
   timeval t{2, 0};  // the client sends everything at once: a silent one does not hold us up
   ::setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &t, sizeof(t));
   uint32_t size = 0;
-  int fds[3], nfds = 0;
-  long n = RecvWithFds(conn, &size, sizeof(size), fds, 3, &nfds);
+  int fds[kMaxClientFds], nfds = 0;
+  long n = RecvWithFds(conn, &size, sizeof(size), fds, kMaxClientFds, &nfds);
   auto close_fds = [&] {
     for (int i = 0; i < nfds; ++i) ::close(fds[i]);
   };
-  if (n != static_cast<long>(sizeof(size)) || nfds != 3 || size > kMaxRequest) {  // (a split header: refused)
+  if (n != static_cast<long>(sizeof(size)) || nfds < 3 || size > kMaxRequest) {  // (a split header: refused)
     close_fds();
     return false;
   }
@@ -148,7 +148,7 @@ bool Serve(int conn, std::vector<Exec>& execs) {
     close_fds();
     return false;
   }
-  pid_t pid = Spawn(r, fds);
+  pid_t pid = Spawn(r, fds, nfds);
   if (pid < 0) {
     Answer(conn, Reply::kError, -pid);
     return false;

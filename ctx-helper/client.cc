@@ -138,6 +138,9 @@ int RunClient(int argc, char** argv) {
     return 125;
   }
   for (char** e = environ; *e; ++e) r.env.push_back(*e);
+  // The exec's fd 3, when sandshim gave it one (--shell's state report): the command gets it
+  // too. Asked before this process opens anything, which would take the number.
+  bool fd3 = ::fcntl(3, F_GETFD) >= 0;
   OwnCredentials(r);
   // A terminal: the command's session takes it as its controlling terminal, which a terminal
   // can be for one session only; ours lets go of it (the hangup that sends us is ignored).
@@ -156,8 +159,8 @@ int RunClient(int argc, char** argv) {
   if (sock < 0) return 125;
   auto body = Encode(r);
   uint32_t len = static_cast<uint32_t>(body.size());
-  int stdio[3] = {0, 1, 2};
-  if (!SendWithFds(sock, &len, sizeof(len), stdio, 3) || !WriteAll(sock, body.data(), body.size())) {
+  int fds[] = {0, 1, 2, 3};
+  if (!SendWithFds(sock, &len, sizeof(len), fds, fd3 ? 4 : 3) || !WriteAll(sock, body.data(), body.size())) {
     Say("sending the request to the broker", errno);
     return 125;
   }

@@ -42,14 +42,19 @@ void Raw(const char* a, const char* b = "", const char* c = "") {
 }
 
 // Child only: async-signal-safe calls, no allocation.
-[[noreturn]] void Child(const Request& r, const int stdio[3], char* const* argv, char* const* envp,
+[[noreturn]] void Child(const Request& r, const int* fds, int nfds, char* const* argv, char* const* envp,
                         const std::vector<const char*>& candidates) {
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
   for (int s = 1; s < NSIG; ++s) ::signal(s, SIG_DFL);
-  for (int i = 0; i < 3; ++i)
-    if (::dup2(stdio[i], i) < 0) ::_exit(125);
+  // Out of the way first (a received descriptor may have a number below nfds), then into place;
+  // dup2 leaves the copies without close-on-exec.
+  int high[kMaxClientFds];
+  for (int i = 0; i < nfds; ++i)
+    if ((high[i] = ::fcntl(fds[i], F_DUPFD_CLOEXEC, kMaxClientFds)) < 0) ::_exit(125);
+  for (int i = 0; i < nfds; ++i)
+    if (::dup2(high[i], i) < 0) ::_exit(125);
   ::setsid();
   // (Best effort, as a direct exec: the Sentry's exec terminal may not take it.)
   if (r.tty && ::ioctl(0, TIOCSCTTY, 0) != 0) (void)::ioctl(0, TIOCSCTTY, 1);
@@ -96,7 +101,8 @@ std::vector<char*> Pointers(const std::vector<std::string>& v) {
 
 struct ChildArgs {
   const Request* r;
-  const int* stdio;
+  const int* fds;
+  int nfds;
   char* const* argv;
   char* const* envp;
   const std::vector<const char*>* candidates;
@@ -104,7 +110,7 @@ struct ChildArgs {
 
 int ChildEntry(void* p) {
   auto* a = static_cast<ChildArgs*>(p);
-  Child(*a->r, a->stdio, a->argv, a->envp, *a->candidates);
+  Child(*a->r, a->fds, a->nfds, a->argv, a->envp, *a->candidates);
 }
 
 // The child's stack: the broker is single-threaded and stays suspended until the child has
@@ -113,7 +119,7 @@ alignas(64) char g_child_stack[256 * 1024];
 
 }  // namespace
 
-pid_t Spawn(const Request& r, const int stdio[3]) {
+pid_t Spawn(const Request& r, const int* fds, int nfds) {
   auto argv = Pointers(r.argv);
   auto envp = Pointers(r.env);
   auto names = Candidates(r);
@@ -121,10 +127,10 @@ pid_t Spawn(const Request& r, const int stdio[3]) {
   for (const auto& n : names) candidates.push_back(n.c_str());
   // CLONE_VM|CLONE_VFORK, as posix_spawn: no copy of the broker's address space (a fork in
   // the Sentry costs about as much as the exec that follows). The child only makes syscalls.
-  ChildArgs args{&r, stdio, argv.data(), envp.data(), &candidates};
+  ChildArgs args{&r, fds, nfds, argv.data(), envp.data(), &candidates};
   pid_t pid = ::clone(ChildEntry, g_child_stack + sizeof(g_child_stack), CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
   int err = errno;
-  for (int i = 0; i < 3; ++i) ::close(stdio[i]);
+  for (int i = 0; i < nfds; ++i) ::close(fds[i]);
   return pid > 0 ? pid : -err;
 }
 

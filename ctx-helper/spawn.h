@@ -8,8 +8,12 @@
 
 namespace sandshim::ctx {
 
-// Returns the command's pid, or -errno. stdio: the client's three descriptors (closed here).
-pid_t Spawn(const Request& r, const int stdio[3]);
+// The descriptors a command gets from its client: 0, 1, 2, and 3 when the client had one (a
+// `session exec --shell` reports its state there, docs/SESSIONS.md).
+inline constexpr int kMaxClientFds = 4;
+// Returns the command's pid, or -errno. fds: the client's nfds descriptors, which become the
+// command's 0..nfds-1 (closed here).
+pid_t Spawn(const Request& r, const int* fds, int nfds);
 // SIGKILL to the command's process group and to every process descended from it (what a
 // session exec's timeout does to a direct exec's tree).
 void KillTree(pid_t root);

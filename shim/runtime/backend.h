@@ -61,10 +61,13 @@ struct ExecStdio {
   std::array<int, 3> fds{0, 1, 2};
   bool terminal = false;
   std::optional<std::filesystem::path> console_socket;
+  // Descriptors of ours the command gets as its fds 3, 4, ... (a channel only it has, such as
+  // the persistent shell's state pipe). A backend that cannot give them fails the exec (ENOTSUP).
+  std::vector<int> extra;
 
-  static ExecStdio Fds(int in, int out, int err) { return {{in, out, err}, false, std::nullopt}; }
+  static ExecStdio Fds(int in, int out, int err) { return {{in, out, err}, false, std::nullopt, {}}; }
   static ExecStdio Terminal(std::optional<std::filesystem::path> socket = std::nullopt) {
-    return {{0, 1, 2}, true, std::move(socket)};
+    return {{0, 1, 2}, true, std::move(socket), {}};
   }
 };
 

@@ -62,7 +62,7 @@ class GvisorBackend : public Backend {
   };
   std::optional<ControlTarget> ControlTargetOf(const ContainerRecord& c) const;
   Result<std::unique_ptr<proc::Running>> ExecThroughControl(const ContainerRecord& c, const ExecRequest& r,
-                                                            const std::array<int, 3>& stdio);
+                                                            const ExecStdio& stdio);
   Result<std::unique_ptr<proc::Running>> ExecThroughRunsc(const ContainerRecord& c, const ExecRequest& r,
                                                           const ExecStdio& stdio);
   Result<std::unique_ptr<proc::Running>> ExecDetached(const ContainerRecord& c, const ExecRequest& r,

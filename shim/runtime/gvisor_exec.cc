@@ -170,15 +170,17 @@ std::optional<GvisorBackend::ControlTarget> GvisorBackend::ControlTargetOf(const
 Result<std::unique_ptr<proc::Running>> GvisorBackend::StartExec(const ContainerRecord& c, const ExecRequest& r,
                                                                const ExecStdio& stdio) {
   if (r.preserve_fds > 0) return MakeError("--preserve-fds is not supported by the gvisor backend", ENOTSUP);
-  if (r.detach) return ExecDetached(c, r, stdio);
-  if (!stdio.terminal)
-    if (auto direct = TRY(ExecThroughControl(c, r, stdio.fds))) return direct;
+  if (r.detach && stdio.extra.empty()) return ExecDetached(c, r, stdio);
+  if (!stdio.terminal && !r.detach)
+    if (auto direct = TRY(ExecThroughControl(c, r, stdio))) return direct;
+  // runsc exec passes its own stdio only.
+  if (!stdio.extra.empty()) return MakeError("extra descriptors need the sandbox's control server", ENOTSUP);
   return ExecThroughRunsc(c, r, stdio);
 }
 
 // nullptr when the control server cannot take this exec (then runsc exec).
 Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecThroughControl(const ContainerRecord& c, const ExecRequest& r,
-                                                                        const std::array<int, 3>& stdio) {
+                                                                        const ExecStdio& stdio) {
   std::unique_ptr<proc::Running> none;
   auto cid = RunscId(root_, c.id);
   // A sandbox's own container: its id is the sandbox's, its pid the sandbox's as recorded
@@ -197,7 +199,11 @@ Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecThroughControl(const C
   // Unlike runsc exec, nothing is done to the stdio first: runsc chowns it to the container's
   // user (a caller's /dev/null included); the Sentry serves it without that (a uid-1000
   // command reopens /dev/stdout on our root-owned pipe fine).
-  auto answer = conn->Call("containerManager.ExecuteAsync", *args, stdio);
+  // The payload's files become the command's fds in order (the Sentry's fdimport.Import
+  // numbers them by position): stdio, then the extra ones as 3, 4, ...
+  std::vector<int> files(stdio.fds.begin(), stdio.fds.end());
+  files.insert(files.end(), stdio.extra.begin(), stdio.extra.end());
+  auto answer = conn->Call("containerManager.ExecuteAsync", *args, files);
   if (!answer) {
     // The Sentry's words for a command that is not there (what a shell reports as 127).
     bool missing = answer.error().msg.find("error finding executable") != std::string::npos;

@@ -5,6 +5,7 @@
 // /proc, host pids throughout. A terminal is made inside the container (its devpts) and its
 // master comes back over a console socket: the caller's, or one of ours whose master the
 // handle keeps.
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <unistd.h>
@@ -99,7 +100,10 @@ Result<std::unique_ptr<proc::Running>> NativeBackend::StartExec(const ContainerR
   auto p = TRY(native::ProcessPlanFrom(r.process));
   auto spec = TRY(bundle::LoadSpec(c.bundle));
   auto plan = TRY(native::PlanFromSpec(spec, c.bundle));
-  native::ExecOptions o{c.init.pid, CgroupDirsOf(c), std::nullopt, r.detach, r.preserve_fds,
+  if (!stdio.extra.empty() && (r.detach || r.preserve_fds > 0))
+    return MakeError("extra descriptors are given to a foreground exec without --preserve-fds only", ENOTSUP);
+  const int extra = static_cast<int>(stdio.extra.size());
+  native::ExecOptions o{c.init.pid, CgroupDirsOf(c), std::nullopt, r.detach, r.preserve_fds + extra,
                         NativeOf(c.backend_data).keyring};
   if (stdio.console_socket) o.console_socket = stdio.console_socket->string();
   if (r.detach) {
@@ -126,6 +130,12 @@ Result<std::unique_ptr<proc::Running>> NativeBackend::StartExec(const ContainerR
     if (!stdio.terminal)
       for (int i = 0; i < 3; ++i)
         if (stdio.fds[i] != i) ::dup2(stdio.fds[i], i);  // dup2 leaves the copies inheritable
+    // The extra ones as 3, 4, ...: first out of the way of every target number (a source
+    // may sit on another's target), then into place; ExecInto keeps 3..3+extra open.
+    std::vector<int> moved;
+    for (int fd : stdio.extra) moved.push_back(::fcntl(fd, F_DUPFD_CLOEXEC, 3 + extra));
+    for (int i = 0; i < extra; ++i)
+      if (moved[i] < 0 || ::dup2(moved[i], 3 + i) < 0) ::_exit(125);
     auto status = native::ExecInto(p, plan.seccomp, o);
     if (status) ::_exit(*status);
     std::cerr << "sandshim: exec " << c.id << ": " << status.error().msg << "\n";

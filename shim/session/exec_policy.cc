@@ -2,7 +2,6 @@
 
 #include "bundle/spec.h"
 #include "shim/core/fs.h"
-#include "shim/session/shell_state.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
@@ -112,7 +111,6 @@ std::string ApprovalKey(const SessionExec& e) {
 
 policy::Verdict JudgeExec(const policy::Policy& rules, const SessionExec& e, const std::string& workspace) {
   policy::ExecContext ctx;
-  ctx.guarded = {kShellStateDir};
   if (e.shell) return policy::DecideScript(rules, Script(e), ctx);  // starts where the last --shell ended
   const auto& cwd = e.overrides.cwd;
   if (cwd.empty()) ctx.cwd = policy::CwdSet(workspace);

@@ -3,6 +3,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
+
 #include "shim/core/unique_fd.h"
 #include "shim/session/supervise.h"
 #include "shim/session/tty_relay.h"
@@ -16,36 +19,67 @@ using Clock = std::chrono::steady_clock;
 class PipeStreams : public Streams {
  public:
   explicit PipeStreams(size_t capture_limit) : limit_(capture_limit) {}
-  Status Open2() {
-    int out[2], err[2];
-    if (::pipe2(out, O_CLOEXEC) != 0) return ErrnoError("pipe");
-    out_r_.Reset(out[0]);
-    out_w_.Reset(out[1]);
-    if (::pipe2(err, O_CLOEXEC) != 0) return ErrnoError("pipe");
-    err_r_.Reset(err[0]);
-    err_w_.Reset(err[1]);
+  Status Open2(bool channel) {
+    TRY(OpenPipe(out_r_, out_w_, 0));
+    TRY(OpenPipe(err_r_, err_w_, 0));
+    if (channel) TRY(OpenPipe(chan_r_, chan_w_, O_NONBLOCK));
+    chan_open_ = channel;
     return Ok();
   }
-  runtime::ExecStdio Stdio() const override { return runtime::ExecStdio::Fds(0, out_w_.get(), err_w_.get()); }
+  runtime::ExecStdio Stdio() const override {
+    auto s = runtime::ExecStdio::Fds(0, out_w_.get(), err_w_.get());
+    if (chan_w_.valid()) s.extra = {chan_w_.get()};
+    return s;
+  }
   void Started(proc::Running&) override {
     out_w_.Reset();
     err_w_.Reset();
+    chan_w_.Reset();
   }
   void Fill(std::vector<pollfd>& fds) override {
     fds.push_back({out_open_ ? out_r_.get() : -1, POLLIN, 0});
     fds.push_back({err_open_ ? err_r_.get() : -1, POLLIN, 0});
+    fds.push_back({chan_open_ ? chan_r_.get() : -1, POLLIN, 0});
   }
+  // The channel is not waited for: its writer is done when the command exits (Finish).
   bool Open() const override { return out_open_ || err_open_; }
   Status Ready(const pollfd* fds, RunnerOutcome& r) override {
     if (fds[0].revents) out_open_ = Pump(out_r_.get(), 1, &r.bytes_out, &r.out, limit_);
     if (fds[1].revents) err_open_ = Pump(err_r_.get(), 2, &r.bytes_err, &r.err, limit_);
+    if (fds[2].revents) chan_open_ = ReadChannel(r);
     return Ok();
+  }
+  // What the command wrote before it exited is in the pipe by now; a background process
+  // that kept the descriptor is not waited for.
+  void Finish(RunnerOutcome& r) override {
+    while (chan_open_ && ReadChannel(r) && !chan_dry_) {}
   }
 
  private:
+  static Status OpenPipe(UniqueFd& r, UniqueFd& w, int read_flags) {
+    int p[2];
+    if (::pipe2(p, O_CLOEXEC) != 0) return ErrnoError("pipe");
+    r.Reset(p[0]);
+    w.Reset(p[1]);
+    if (read_flags && ::fcntl(p[0], F_SETFL, read_flags) != 0) return ErrnoError("pipe flags");
+    return Ok();
+  }
+  // false at EOF or error; chan_dry_ when nothing more is buffered now.
+  bool ReadChannel(RunnerOutcome& r) {
+    std::array<char, 65536> buf;
+    ssize_t n = ::read(chan_r_.get(), buf.data(), buf.size());
+    chan_dry_ = n < 0 && errno == EAGAIN;
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return true;
+    if (n <= 0) return false;
+    size_t room = kChannelLimit - std::min(kChannelLimit, r.channel.size());
+    if (static_cast<size_t>(n) > room) r.channel_overflow = true;
+    r.channel.append(buf.data(), std::min(static_cast<size_t>(n), room));  // the rest is read and dropped
+    return true;
+  }
+
   size_t limit_;
-  UniqueFd out_r_, out_w_, err_r_, err_w_;
-  bool out_open_ = true, err_open_ = true;
+  UniqueFd out_r_, out_w_, err_r_, err_w_, chan_r_, chan_w_;
+  bool out_open_ = true, err_open_ = true, chan_open_ = false, chan_dry_ = false;
 };
 
 bool WriteAll(int fd, const std::string& s) {
@@ -67,7 +101,7 @@ ExecRunner::~ExecRunner() = default;
 
 Result<std::unique_ptr<ExecRunner>> ExecRunner::Pipes(const RunnerOptions& o) {
   auto io = std::make_unique<PipeStreams>(o.capture_limit);
-  TRY(io->Open2());
+  TRY(io->Open2(o.channel));
   return std::unique_ptr<ExecRunner>(new ExecRunner(o, std::move(io)));
 }
 

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <set>
 
 #include "shim/core/fault.h"
 #include "shim/core/fs.h"
@@ -27,6 +28,55 @@ Status Sessions::UpdateAfterExec(const std::string& id, const RunnerOutcome& o, 
   return Save(r, /*durable=*/false);
 }
 
+// The names the exec's spec environment sets (proxies with their token, secrets'
+// placeholders, PATH, HOME...): sandshim's, for each exec; the shell state never replaces them.
+static std::set<std::string> SpecEnvNames(const bundle::Spec& spec) {
+  std::set<std::string> out;
+  const auto* p = spec.doc.if_contains("process");
+  const auto* env = p && p->is_object() ? p->get_object().if_contains("env") : nullptr;
+  if (env && env->is_array())
+    for (const auto& kv : env->get_array())
+      if (kv.is_string()) {
+        std::string text(kv.get_string());
+        out.insert(text.substr(0, text.find('=')));
+      }
+  return out;
+}
+
+// --shell: the script in the wrapper, started with the state the last --shell exec ended
+// with (host-kept data: the environment and a directory, never code). --env wins over it.
+static bundle::ExecOverrides WithShellState(bundle::ExecOverrides ov, const std::filesystem::path& dir,
+                                            const std::string& context, const std::set<std::string>& authoritative) {
+  std::string script;
+  for (const auto& a : ov.args) script += (script.empty() ? "" : " ") + a;
+  auto loaded = LoadShellState(dir, context);
+  if (!loaded) log::Warn("persistent shell: " + loaded.error().msg + "; starting afresh");
+  auto state = Carried(loaded.value_or(ShellState{}), authoritative);
+  std::set<std::string> given;
+  for (const auto& kv : ov.env) given.insert(kv.substr(0, kv.find('=')));
+  std::vector<std::string> env;
+  for (const auto& [k, v] : state.env)
+    if (!given.contains(k)) env.push_back(k + "=" + v);
+  env.insert(env.end(), ov.env.begin(), ov.env.end());
+  ov.env = std::move(env);
+  ov.args = ShellArgv(script, state.cwd);
+  return ov;
+}
+
+// What the exec reported on fd 3, kept as the next one's start; anything unusable leaves the
+// state as it was (an exec killed before its trap ran reports nothing).
+void Sessions::KeepShellState(const std::string& id, const std::string& context, const RunnerOutcome& o,
+                              const std::set<std::string>& authoritative) {
+  if (o.channel.empty()) return;
+  auto parsed = o.channel_overflow ? Result<ShellState>(MakeError("larger than 1 MiB", E2BIG)) : ParseShellReport(o.channel);
+  if (!parsed) {
+    log::Warn("session " + id + ": persistent shell state not updated: " + parsed.error().msg);
+    return;
+  }
+  if (auto s = SaveShellState(Dir(id), context, Carried(std::move(*parsed), authoritative)); !s)
+    log::Warn("session " + id + ": persistent shell state not saved: " + s.error().msg);
+}
+
 Result<SessionRecord> Sessions::ForExec(const std::string& ref) {
   auto id = TRY(Resolve(ref));
   auto r = TRY(ReadRecord(id));
@@ -44,15 +94,15 @@ Result<RunnerOutcome> Sessions::Exec(const SessionRecord& r, const SessionExec& 
   MarkUsed(id);
   auto started = log::NowRfc3339();
   bundle::ExecOverrides ov = e.overrides;
+  auto target = TRY(ExecTargetFor(Dir(id), r, e.context));
+  auto spec = TRY(bundle::LoadSpec(target.bundle));
+  std::set<std::string> authoritative;  // what sandshim sets for this exec: never from the shell state
   if (e.shell) {
-    std::string script;
-    for (const auto& a : ov.args) script += (script.empty() ? "" : " ") + a;
-    ov.args = ShellArgv(script);
+    authoritative = SpecEnvNames(spec);
+    ov = WithShellState(std::move(ov), Dir(id), e.context, authoritative);
   }
   if (gate.memory_bytes > 0 && runtime::TraitsOf(r.backend).memory_limited_inside)
     ov.args = UnderMemoryLimit(ov.args, gate.memory_bytes);
-  auto target = TRY(ExecTargetFor(Dir(id), r, e.context));
-  auto spec = TRY(bundle::LoadSpec(target.bundle));
   // A gVisor context's commands start in its network namespace, which only its broker is in:
   // the exec runs the broker's client, which stands in for the command (docs/CONTEXTS.md).
   bool brokered = target.container_id != r.container_id && HasBroker(spec.doc);
@@ -63,11 +113,14 @@ Result<RunnerOutcome> Sessions::Exec(const SessionRecord& r, const SessionExec& 
   if (brokered)
     req.process = TRY(ThroughBroker(std::move(req.process), spec.doc, ov.cap_add));
   fault::Point("session.exec.before-backend");
-  RunnerOptions ro{.timeout = e.timeout.count() > 0 ? e.timeout : gate.timeout, .capture_limit = e.capture_limit};
+  RunnerOptions ro{.timeout = e.timeout.count() > 0 ? e.timeout : gate.timeout,
+                   .capture_limit = e.capture_limit,
+                   .channel = e.shell && !ov.tty};  // --shell reports its state on fd 3
   auto runner = TRY(ov.tty ? ExecRunner::Terminal(ro) : ExecRunner::Pipes(ro));
   auto outcome = runner->Run(containers_.StartExec(target.container_id, req, runner->Stdio()));
   runner.reset();  // our terminal back to normal before anything more is said
   if (!outcome) return outcome.error();
+  if (ro.channel) KeepShellState(id, e.context, *outcome, authoritative);
   if (auto s = UpdateAfterExec(id, *outcome, started); !s) log::Warn("session " + id + ": " + s.error().msg);
   json::array argv, env_keys;
   for (const auto& a : e.overrides.args) argv.emplace_back(a);

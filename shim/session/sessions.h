@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -115,6 +116,8 @@ class Sessions {
   Status SendToRelay(const std::string& ref, const std::string& name, const net::SecretBytes* value,
                      const std::string& context);
   Status UpdateAfterExec(const std::string& id, const RunnerOutcome& o, const std::string& started);
+  void KeepShellState(const std::string& id, const std::string& context, const RunnerOutcome& o,
+                      const std::set<std::string>& authoritative);
 
   runtime::Options opts_;
   runtime::StateStore store_;

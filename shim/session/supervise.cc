@@ -91,6 +91,7 @@ Result<RunnerOutcome> Supervise(proc::Running& cmd, Streams& io, const CaughtSig
     }
   }
   if (!exited) wstatus = TRY(cmd.Reap());
+  io.Finish(r);
   r.duration = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
   r.status = r.timed_out ? 124 : proc::ExitCode(wstatus);
   return r;

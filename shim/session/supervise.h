@@ -31,6 +31,8 @@ class Streams {
   virtual bool Open() const = 0;
   // fds[first..] are the ones Fill appended, with revents set.
   virtual Status Ready(const pollfd* fds, RunnerOutcome& r) = 0;
+  // Once the command has exited and the loop is done: take what is still buffered.
+  virtual void Finish(RunnerOutcome&) {}
   // Extra signals this kind of I/O wants (SIGWINCH for a terminal), and their handling.
   virtual std::vector<int> Signals() const { return {}; }
   virtual void OnSignal(int) {}

@@ -164,9 +164,33 @@ p_limits_and_shell() {
   [ -s "$PX_WS/m1" ] || { fail "the allowed --shell command made no file"; return; }
   rc=0; px exec --shell "$PX_ID" -- 'grep needle seed > m2; curl x' >/dev/null 2>&1 || rc=$?
   assert_eq 77 "$rc" "--shell chain with a denied part" || return
-  [ ! -e "$PX_WS/m2" ] || { fail "part of a denied --shell chain ran"; return; }
-  rc=0; out=$(px exec --shell "$PX_ID" -- 'echo "alias grep=curl" >> /tmp/.sandshim-shell/env' 2>/dev/null) || rc=$?
-  assert_eq 78 "$rc" "writing the shell's saved state is asked about"
+  [ ! -e "$PX_WS/m2" ] || fail "part of a denied --shell chain ran"
+}
+
+# Red team: the persistent shell's saved state (/tmp/.sandshim-shell/env) is sourced by the
+# next --shell exec, so whoever writes it runs code the policy never judged. A direct write is
+# asked about (the guard); this writes it through a link the policy cannot see, from a loop of
+# allowed builtins left running after the exec's own save. Only cp and builtins are allowed;
+# `id` is denied. Positive control: `id` itself is refused and makes no marker.
+p_shell_state_link() {
+  local out
+  out=$(px exec "$PX_ID" -- sh -c 'id > /workspace/ran-id' 2>/dev/null); [ $? -eq 77 ] || return $(fail "control: id not denied: $out")
+  [ ! -e "$PX_WS/ran-id" ] || return $(fail "control: the denied id ran")
+  px exec --shell "$PX_ID" -- 'echo first' >/dev/null || return $(fail "first --shell exec")
+  # cp -s makes /workspace/notes -> the state file: a read of the state and a write in the workspace.
+  # (The state is now the host's: the file is not there, and cp may fail; the policy must not.)
+  local rc=0
+  out=$(px exec --shell "$PX_ID" -- 'cp -s /tmp/.sandshim-shell/env /workspace/notes' 2>&1) || rc=$?
+  [ $rc -ne 77 ] && [ $rc -ne 78 ] || return $(fail "cp -s refused: $out")
+  px exec --shell "$PX_ID" -- 'for a in 1 2 3 4 5 6 7 8 9 0; do for b in 1 2 3 4 5 6 7 8 9 0; do for c in 1 2 3 4 5 6 7 8 9 0; do
+      echo "id > /workspace/ran-id" > /workspace/notes; done; done; done </dev/null >/dev/null 2>&1 &' >/dev/null 2>&1
+  sleep 2
+  px exec --shell "$PX_ID" -- 'echo second' >/dev/null 2>&1
+  [ ! -e "$PX_WS/ran-id" ] || return $(fail "a denied command ran through the shell state: $(cat "$PX_WS/ran-id")")
+  # The same with a value that would run it if the state were ever evaluated: it stays data.
+  px exec --shell "$PX_ID" -- 'export V="\$(id > /workspace/ran-id)"' >/dev/null 2>&1 || return $(fail "export refused")
+  assert_eq '$(id > /workspace/ran-id)' "$(px exec --shell "$PX_ID" -- 'echo "$V"')" "the value comes back as data" || return
+  [ ! -e "$PX_WS/ran-id" ] || fail "a denied command ran through a carried value"
 }
 
 # Red team: the persistent shell's saved state (/tmp/.sandshim-shell/env) is sourced by the

@@ -156,8 +156,40 @@ sx_tty_timeout() {
 }
 
 sx_shell_carries_state() {
+  local rc=0 f
   sx exec --shell "$SX_ID" -- 'mkdir -p /tmp/deep && cd /tmp/deep && export CARRIED=yes' || { fail "shell 1"; return; }
-  assert_eq "/tmp/deep yes" "$(sx exec --shell "$SX_ID" -- 'echo $(pwd) $CARRIED')" "cd and export carry over"
+  assert_eq "/tmp/deep yes" "$(sx exec --shell "$SX_ID" -- 'echo $(pwd) $CARRIED')" "cd and export carry over" || return
+  # Values come back as data, byte for byte ($( ) never runs); aliases and functions do not
+  # carry; exit N keeps N and still saves.
+  sx exec --shell "$SX_ID" -- 'export V="it'"'"'s \$(touch /tmp/ran) \\ a
+b"; alias ll=false; fn() { :; }; exit 7' || rc=$?
+  assert_eq 7 "$rc" "exit N keeps N" || return
+  assert_eq "it's \$(touch /tmp/ran) \\ a
+b|noalias|nofunc|" "$(sx exec --shell "$SX_ID" -- 'printf "%s|" "$V"; alias ll >/dev/null 2>&1 || printf "noalias|"
+    command -v fn >/dev/null 2>&1 || printf "nofunc|"; [ ! -e /tmp/ran ] || echo RAN')" "values as data; no alias, no function" ||
+    return
+  # Names that make a shell or the loader run code never come back (PATH: the spec's again).
+  sx exec --shell "$SX_ID" -- 'export LD_PRELOAD=/nowhere.so ENV=/tmp/e BASH_ENV=/tmp/e PATH=/nowhere' >/dev/null 2>&1
+  assert_eq "[][][] ok" "$(sx exec --shell "$SX_ID" -- 'echo "[$LD_PRELOAD][$ENV][$BASH_ENV]" $(ls -d / >/dev/null && echo ok)')" \
+    "code-running names are not carried" || return
+  # A directory that is gone: the next exec starts where an exec starts, and carries on.
+  sx exec --shell "$SX_ID" -- 'mkdir -p /tmp/gone && cd /tmp/gone && rmdir /tmp/gone' || { fail "rmdir own cwd"; return; }
+  assert_eq "$(sx exec "$SX_ID" -- pwd) ok" "$(sx exec --shell "$SX_ID" -- 'echo $(pwd) ok')" "a gone directory is left" || return
+  # A variable execve would refuse (over 128 KiB) is dropped, not carried into an exec that
+  # could never start again (E2BIG natively); the rest still carries.
+  sx exec --shell "$SX_ID" -- 'export BIG=$(head -c 300000 /dev/zero | tr "\0" x)' || { fail "big"; return; }
+  assert_eq "0 yes" "$(sx exec --shell "$SX_ID" -- 'echo ${#BIG} $CARRIED')" "an oversized variable is dropped" || return
+  # The state is on the host (root's, 0600), nothing of it in the sandbox.
+  f=$ROOT/@sessions/$SX_ID/shell-state.json
+  assert_eq "600 root" "$(stat -c '%a %U' "$f")" "the state file is root's, 0600" || return
+  assert_eq '"/tmp/deep"' "$(sx exec --shell "$SX_ID" -- 'cd /tmp/deep' && jq .cwd "$f")" "the host keeps the directory" || return
+  assert_eq absent "$(sx exec --shell "$SX_ID" -- '[ -e /tmp/.sandshim-shell ] && echo present || echo absent')" \
+    "nothing of the state inside the sandbox" || return
+  # Each credential context has its own state: one principal's exports never reach another.
+  sx context create "$SX_ID" other --env OWN=ctx >/dev/null || { fail "context create"; return; }
+  assert_eq "[][ctx]" "$(sx exec --shell --context other "$SX_ID" -- 'echo "[$CARRIED][$OWN]"; export LEAK=1')" \
+    "a context starts with its own state" || return
+  assert_eq "[yes][]" "$(sx exec --shell "$SX_ID" -- 'echo "[$CARRIED][$LEAK]"')" "nor does it reach the default one"
 }
 
 sx_json() {

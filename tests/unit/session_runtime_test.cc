@@ -114,12 +114,15 @@ TEST_CASE("metrics: Prometheus text with escaped labels and epoch timestamps") {
 }
 
 TEST_CASE("persistent shell: the script is an argument, never spliced into the wrapper") {
-  auto argv = ShellArgv("echo '$(rm -rf /)'");
-  REQUIRE(argv.size() == 5);
+  auto argv = ShellArgv("echo '$(rm -rf /)'", "/tmp/$(id)");
+  REQUIRE(argv.size() == 6);
   CHECK(argv[0] == "/bin/sh");
   CHECK(argv[4] == "echo '$(rm -rf /)'");
+  CHECK(argv[5] == "/tmp/$(id)");  // the directory too: data for cd
   CHECK(argv[2].find("rm -rf") == std::string::npos);
-  CHECK(argv[2].find("trap __save EXIT") != std::string::npos);
+  CHECK(argv[2].find("$(id)") == std::string::npos);
+  CHECK(argv[2].find("eval \"$1\" 3>&-") != std::string::npos);  // the script never has fd 3
+  CHECK(argv[2].find(". ") == std::string::npos);                  // nothing is sourced
 }
 
 namespace {
@@ -135,6 +138,7 @@ Result<std::unique_ptr<proc::Running>> ForkCommand(const runtime::ExecStdio& s, 
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     for (int i = 0; i < 3; ++i)
       if (s.fds[i] != i) ::dup2(s.fds[i], i);
+    for (size_t i = 0; i < s.extra.size(); ++i) ::dup2(s.extra[i], 3 + static_cast<int>(i));
     ::_exit(body());
   }
   return proc::HostChild(pid);
@@ -185,6 +189,41 @@ TEST_CASE("exec runner: separate streams, counts, exit status, signals as 128+n"
   CHECK_FALSE(r->timed_out);
   auto sig = RunFn(o, [] { return ::raise(SIGTERM), 0; });
   CHECK(sig->status == 128 + SIGTERM);
+}
+
+TEST_CASE("exec runner: the channel on fd 3 comes back, and a background holder is not waited for") {
+  RunnerOptions o;
+  o.capture_limit = 1024;
+  o.channel = true;
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = RunFn(o, [] {
+    std::string big(200000, 'x');  // more than a pipe holds: read while the command runs
+    (void)!::write(3, big.data(), big.size());
+    if (::fork() == 0) {  // keeps fd 3 (and stdout) open long after the command
+      ::close(1), ::close(2);
+      ::sleep(5);
+      ::_exit(0);
+    }
+    return 3;
+  });
+  REQUIRE(r.ok());
+  CHECK(r->status == 3);
+  CHECK(r->channel.size() == 200000);
+  CHECK_FALSE(r->channel_overflow);
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(3));
+}
+
+TEST_CASE("exec runner: the channel stops keeping at 1 MiB and says so") {
+  RunnerOptions o;
+  o.channel = true;
+  auto r = RunFn(o, [] {
+    std::string chunk(1 << 16, 'y');
+    for (int i = 0; i < 20; ++i) (void)!::write(3, chunk.data(), chunk.size());
+    return 0;
+  });
+  REQUIRE(r.ok());
+  CHECK(r->channel.size() == session::kChannelLimit);
+  CHECK(r->channel_overflow);
 }
 
 TEST_CASE("exec runner: a command that is not there is 127 with its message, not our error") {
