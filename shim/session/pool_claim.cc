@@ -30,6 +30,7 @@
 #include "shim/session/pool.h"
 #include "shim/session/pool_egress.h"
 #include "shim/session/pool_lock.h"
+#include "shim/session/record.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
@@ -337,6 +338,14 @@ Result<SessionRecord> Pool::ClaimMember(const PoolDef& d, const ClaimRequest& re
   return r;
 }
 
+Result<bool> ClaimCommitted(const std::filesystem::path& dir, const std::string& id) {
+  auto text = fs::ReadFile(dir / "session.json");
+  if (!text) return false;
+  auto rec = TRY_CTX(RecordFromJson(TRY(bundle::ParseJson(*text, (dir / "session.json").string()))),
+                     "claim recovery");
+  return rec.id == id;
+}
+
 Result<bool> Pool::RecoverClaim(const std::string& member) {
   auto file = paths_.claims / (member + ".json");
   auto intent = TRY(ReadIntent(file));
@@ -349,11 +358,9 @@ Result<bool> Pool::RecoverClaim(const std::string& member) {
     if (l && !*l) return false;
     if (l) held.push_back(std::move(**l));
   }
-  if (auto rec = fs::ReadFile(to / "session.json")) {
-    if (rec->find("\"id\":\"" + intent.session + "\"") != std::string::npos) {  // committed
-      ::unlink(file.c_str());
-      return true;
-    }
+  if (TRY(ClaimCommitted(to, intent.session))) {
+    ::unlink(file.c_str());
+    return true;
   }
   // Where the journal's paths point is where the teardown must run from.
   if (fs::Exists(from)) {
