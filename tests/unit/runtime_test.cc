@@ -307,3 +307,57 @@ TEST_CASE("record: backend data is typed per backend; a mistyped field is an err
   pid["init"].as_object()["pid"] = "1234";
   CHECK(RecordFromJson(boost::json::serialize(pid)).error().msg == "state.json: init.pid: not a number");
 }
+
+// Issue #16 item 2: ContainerRecord is a described struct; every member round-trips and each
+// mistyped one is an error naming it.
+TEST_CASE("record: described members round-trip; a mistyped one names itself") {
+  ContainerRecord r;
+  r.id = "c";
+  r.backend = "gvisor";
+  r.bundle = "/b";
+  r.rootfs = "/b/rootfs";
+  r.status = S::kRunning;
+  r.init = {4242, 77};
+  r.owner = {99, 5};
+  r.created = "2026-11-24T06:00:00Z";
+  r.annotations = {{"a", "1"}};
+  r.durable = false;
+  r.backend_data = GvisorData{};
+  auto text = boost::json::serialize(ToJson(r));
+  auto back = RecordFromJson(text);
+  REQUIRE(back.ok());
+  CHECK(back->id == "c");
+  CHECK(back->bundle == "/b");
+  CHECK(back->rootfs == "/b/rootfs");
+  CHECK(back->status == S::kRunning);
+  CHECK(back->init.pid == 4242);
+  CHECK(back->init.start == 77);
+  CHECK(back->owner.start == 5);
+  CHECK(back->created == r.created);
+  CHECK(back->annotations == r.annotations);
+  CHECK_FALSE(back->durable);
+  // The format older binaries wrote and read: paths as strings, status by name, pids as objects.
+  auto j = boost::json::parse(text).as_object();
+  CHECK(j["bundle"] == "/b");
+  CHECK(j["status"] == "running");
+  CHECK(j["init"] == boost::json::object{{"pid", 4242}, {"start", 77}});
+  struct Case {
+    const char* key;
+    boost::json::value v;
+    const char* msg;
+  };
+  for (const auto& c : std::vector<Case>{{"bundle", 7, "state.json: bundle: not a string"},
+                                         {"durable", "yes", "state.json: durable: not a boolean"},
+                                         {"status", "sleeping", "state.json: status: unknown status \"sleeping\""},
+                                         {"annotations", boost::json::object{{"k", 1}}, "state.json: annotations.k: not a string"},
+                                         {"owner", boost::json::object{{"start", -1}}, "state.json: owner.start"}}) {
+    auto bad = j;
+    bad[c.key] = c.v;
+    auto e = RecordFromJson(boost::json::serialize(bad));
+    REQUIRE_FALSE(e.ok());
+    CHECK_MESSAGE(e.error().msg.find(c.msg) == 0, e.error().msg);
+  }
+  auto none = j;
+  none.erase("status");
+  CHECK(RecordFromJson(boost::json::serialize(none)).error().msg == "state.json: status: missing");
+}
