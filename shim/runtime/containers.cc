@@ -289,6 +289,7 @@ Result<json::value> Containers::Stats(std::string_view id) {
 }
 
 Status Containers::Update(std::string_view id, const json::object& resources) {
+  (void)TRY(bundle::ResourcesFromJson(resources, "update --resources"));
   auto rec = TRY(store_.Load(id));
   TRY(Require(id, LiveStatus(rec), "update", {S::kCreated, S::kRunning, S::kPaused}));
   return BackendNamed(rec.backend).Update(rec, resources);
