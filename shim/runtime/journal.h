@@ -124,30 +124,4 @@ struct Overloaded : Fs... {
 template <class... Fs>
 Overloaded(Fs...) -> Overloaded<Fs...>;
 
-// Transitional, for call sites not yet typed (shim/session/contexts.cc): a journal of raw
-// (kind, data) entries in the same format.
-using JournalEntry = RawStep;
-class Journal {
- public:
-  explicit Journal(std::filesystem::path file, bool durable = true) : file_(std::move(file)), durable_(durable) {}
-  static Result<Journal> Load(const std::filesystem::path& file) {
-    Journal j(file);
-    j.entries_ = TRY(LoadRawSteps(file));
-    return j;
-  }
-  Status Append(JournalEntry e) {
-    entries_.push_back(std::move(e));
-    auto s = WriteRawSteps(file_, entries_, durable_);
-    if (!s) entries_.pop_back();
-    return s;
-  }
-  const std::vector<JournalEntry>& entries() const { return entries_; }
-  const std::filesystem::path& file() const { return file_; }
-
- private:
-  std::filesystem::path file_;
-  bool durable_ = true;
-  std::vector<JournalEntry> entries_;
-};
-
 }  // namespace sandshim::runtime

@@ -78,13 +78,6 @@ Status Sessions::Save(const SessionRecord& r, bool durable) {
   return fs::WriteFileAtomic(Dir(r.id) / "session.json", json::serialize(RecordToJson(r)), 0600, durable);
 }
 
-// Transitional: contexts.cc still takes a context step as its JSON object.
-static json::object ContextData(const step::SessionContext& c) {
-  auto d = bundle::WriteDescribed(c);
-  if (!c.network) d.erase("network");  // read as "has its own network" when present
-  return d;
-}
-
 // The one undo of a session's journal (its container's own journal undoes the container).
 Status Sessions::Undo(const SessionStep& s) {
   return std::visit(
@@ -93,7 +86,7 @@ Status Sessions::Undo(const SessionStep& s) {
             auto d = containers_.Delete(c.id, /*force=*/true);
             return d || d.error().err_no == ENOENT ? Ok() : d;
           },
-          [&](const step::SessionContext& c) { return UndoContext(containers_, ContextData(c)); },
+          [&](const step::SessionContext& c) { return UndoContext(containers_, c); },
           [](const step::SessionLayer& l) { return UnmountLayer(l.path); },
           [](const step::SessionIdRange& r) -> Status {
             if (r.path.empty()) return ReleaseIdSlots(r.dir, r.session);
