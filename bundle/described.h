@@ -8,11 +8,14 @@
 #include <boost/describe.hpp>
 #include <boost/json.hpp>
 #include <boost/mp11.hpp>
+#include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "bundle/json_field.h"
+#include "shim/core/proc.h"
 
 namespace sandshim::bundle {
 
@@ -47,6 +50,39 @@ Status ReadMember(const Fields& f, const char* key, T& dst) {
   dst = TRY(f.NumberOr<T>(key, dst));
   return Ok();
 }
+inline Status ReadMember(const Fields& f, const char* key, std::filesystem::path& dst) {
+  dst = TRY(f.StringOr(key, dst.string()));
+  return Ok();
+}
+// A string-to-string map (annotations): every value a string.
+inline Status ReadMember(const Fields& f, const char* key, std::map<std::string, std::string>& dst) {
+  auto o = TRY(f.Object(key));
+  if (!o) return Ok();
+  dst.clear();
+  for (const auto& kv : o->raw()) {
+    if (!kv.value().is_string()) return o->Wrong(kv.key(), "not a string");
+    dst[std::string(kv.key())] = std::string(kv.value().get_string());
+  }
+  return Ok();
+}
+// A process by pid and start time: {"pid": N, "start": N}.
+inline Status ReadMember(const Fields& f, const char* key, proc::ProcessId& dst) {
+  if (auto o = TRY(f.Object(key))) {
+    dst.pid = TRY(o->NumberOr<pid_t>("pid", 0));
+    dst.start = TRY(o->NumberOr<uint64_t>("start", 0));
+  }
+  return Ok();
+}
+
+// Writers per member type: value_from, but for the types Boost.JSON does not know.
+template <class T>
+boost::json::value WriteMember(const T& v) {
+  return boost::json::value_from(v);
+}
+inline boost::json::value WriteMember(const std::filesystem::path& p) { return boost::json::value(p.string()); }
+inline boost::json::value WriteMember(const proc::ProcessId& p) {
+  return boost::json::object{{"pid", p.pid}, {"start", p.start}};
+}
 
 template <class T>
 Result<T> ReadDescribed(const Fields& f, T out = {}) {
@@ -59,13 +95,13 @@ Result<T> ReadDescribed(const Fields& f, T out = {}) {
   return out;
 }
 
-// Each described member under its own name, converted with value_from (a described struct may
-// give its enums a tag_invoke(value_from_tag, ...) in its namespace).
+// Each described member under its own name, converted with WriteMember (value_from, so a
+// described struct may give its enums a tag_invoke(value_from_tag, ...) in its namespace).
 template <class T>
 boost::json::object WriteDescribed(const T& v) {
   boost::json::object o;
   boost::mp11::mp_for_each<boost::describe::describe_members<T, boost::describe::mod_public>>(
-      [&](auto d) { o[d.name] = boost::json::value_from(v.*d.pointer); });
+      [&](auto d) { o[d.name] = WriteMember(v.*d.pointer); });
   return o;
 }
 

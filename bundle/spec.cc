@@ -96,6 +96,25 @@ static Result<Resources> ReadResources(const Fields& r) {
   return out;
 }
 
+Result<Resources> ResourcesFromJson(const boost::json::object& r, std::string doc, std::string path) {
+  return ReadResources(Fields(r, std::move(doc), std::move(path)));
+}
+
+// hooks.<kind>: arrays of {path, args, env, timeout}, checked here so a mistyped hook fails
+// create with its field named instead of being skipped (or run without its timeout) later.
+static Status CheckHooks(const Fields& hooks) {
+  for (const auto& kv : hooks.raw()) {
+    for (const auto& h : TRY(hooks.Objects(kv.key()))) {
+      auto path = TRY(h.String("path"));
+      if (!path || path->empty()) return h.Wrong("path", "missing");
+      (void)TRY(h.Strings("args"));
+      (void)TRY(h.Strings("env"));
+      if (auto t = TRY(h.Number<int>("timeout")); t && *t <= 0) return h.Wrong("timeout", "must be positive");
+    }
+  }
+  return Ok();
+}
+
 static Status ReadLinux(const Fields& l, Spec& s) {
   s.cgroups_path = TRY(l.StringOr("cgroupsPath"));
   for (const auto& ns : TRY(l.Objects("namespaces")))
@@ -136,6 +155,7 @@ Result<Spec> SpecFromJson(boost::json::object doc) {
   if (auto p = TRY(top.Object("process"))) TRY(ReadProcessInto(*p, s));
   for (const auto& m : TRY(top.Objects("mounts"))) s.mounts.push_back(TRY(ReadMount(m)));
   if (auto l = TRY(top.Object("linux"))) TRY(ReadLinux(*l, s));
+  if (auto h = TRY(top.Object("hooks"))) TRY(CheckHooks(*h));
   if (auto a = TRY(top.Object("annotations")))
     for (const auto& kv : a->raw()) {
       if (!kv.value().is_string()) return a->Wrong(kv.key(), "not a string");

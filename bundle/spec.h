@@ -75,6 +75,11 @@ struct Spec {
   bool has_seccomp = false;  // linux.seccomp is present (its rules are read by the native plan)
 };
 
+// linux.resources as `update --resources` or a spec holds it, read strictly: a mistyped
+// limit ("memory": {"limit": "1g"}) is an error naming it (doc: path.memory.limit), never "no
+// limit" on the way to the cgroup code.
+Result<Resources> ResourcesFromJson(const boost::json::object& r, std::string doc, std::string path = "");
+
 Result<Spec> ParseSpec(std::string_view json_text);
 // The same from a document already in memory (one sandshim built: no text in between).
 Result<Spec> SpecFromJson(boost::json::object doc);

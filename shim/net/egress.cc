@@ -5,26 +5,6 @@
 
 namespace sandshim::net {
 
-boost::json::object NetnsJournalData(const std::filesystem::path& netns) { return {{"path", netns.string()}}; }
-boost::json::object RelayJournalData(const std::filesystem::path& pid_file) {
-  return {{"pid_file", pid_file.string()}};
-}
-
-bool IsEgressKind(std::string_view kind) { return kind == kJournalNetns || kind == kJournalRelay; }
-
-static Result<std::string> Field(const boost::json::object& data, std::string_view key, std::string_view kind) {
-  const auto* v = data.if_contains(key);
-  if (!v || !v->is_string() || v->get_string().empty())
-    return MakeError("journal " + std::string(kind) + ": missing '" + std::string(key) + "'", EINVAL);
-  return std::string(v->get_string());
-}
-
-Status UndoEgress(std::string_view kind, const boost::json::object& data) {
-  if (kind == kJournalRelay) return StopRelayFromPidFile(TRY(Field(data, "pid_file", kind)));
-  if (kind == kJournalNetns) return RemoveNetns(TRY(Field(data, "path", kind)));
-  return MakeError("not an egress journal kind: " + std::string(kind), EINVAL);
-}
-
 std::vector<std::string> ProxyArgs(const ProxyProcessOptions& o) {
   std::vector<std::string> a;
   auto each = [&](const char* flag, const std::vector<std::string>& vs) {

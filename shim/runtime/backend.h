@@ -15,7 +15,7 @@
 
 #include "bundle/spec.h"
 #include "shim/core/running.h"
-#include "shim/runtime/journal.h"
+#include "shim/runtime/journal_steps.h"
 #include "shim/runtime/record.h"
 
 namespace sandshim::runtime {
@@ -75,10 +75,10 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string_view Name() const = 0;
-  virtual Result<Created> Create(const CreateRequest& r, Journal& j) = 0;
+  virtual Result<Created> Create(const CreateRequest& r, ContainerJournal& j) = 0;
   // Foreground create + start + wait; returns the container's exit status. The runtime
   // replays the journal afterwards.
-  virtual Result<int> Run(const CreateRequest& r, Journal& j) = 0;
+  virtual Result<int> Run(const CreateRequest& r, ContainerJournal& j) = 0;
   virtual Status Start(const ContainerRecord& c) = 0;
   // The one way a process starts in a running container. The handle waits for it, signals
   // it, and ends its whole tree (KillTree), each by the means the backend started it with;
@@ -94,8 +94,9 @@ class Backend {
   virtual Result<std::string> PsTable(const ContainerRecord& c) = 0;
   virtual Result<boost::json::value> Stats(const ContainerRecord& c) = 0;
   virtual Status Update(const ContainerRecord& c, const boost::json::object& resources) = 0;
-  // Undoes one journal entry of a kind this backend writes. Idempotent.
-  virtual Status Undo(const JournalEntry& e) = 0;
+  // Undoes one journal step of a kind this backend writes (Containers::Undo routes each step
+  // to the backend that writes it). Idempotent.
+  virtual Status Undo(const ContainerStep& s) = 0;
 };
 
 }  // namespace sandshim::runtime

@@ -62,21 +62,25 @@ Result<BackendTraits> Containers::TraitsOf(std::string_view id) {
   return runtime::TraitsOf(rec.backend);
 }
 
-Status Containers::Undo(const JournalEntry& e) {
-  if (e.kind == kRunscJournalKind) return BackendNamed("gvisor").Undo(e);
-  if (e.kind == kNativeJournalKind || e.kind == "process") return BackendNamed("native").Undo(e);
-  if (e.kind == "file") {
-    std::string path = bundle::GetString(e.data, "path");
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT) return ErrnoError("unlink " + path);
-    return Ok();
-  }
-  if (e.kind == "dir") return fs::RemoveAll(bundle::GetString(e.data, "path"));
-  return MakeError("unknown journal entry kind \"" + e.kind + "\"", EINVAL);
+// The one undo of a container's journal: each step to what undoes it.
+Status Containers::Undo(const ContainerStep& s) {
+  return std::visit(
+      Overloaded{
+          [&](const step::RunscContainer&) { return BackendNamed("gvisor").Undo(s); },
+          [&](const step::NativeContainer&) { return BackendNamed("native").Undo(s); },
+          [&](const step::Process&) { return BackendNamed("native").Undo(s); },
+          [](const step::File& f) -> Status {
+            if (::unlink(f.path.c_str()) != 0 && errno != ENOENT) return ErrnoError("unlink " + f.path);
+            return Ok();
+          },
+          [](const step::Dir& d) { return fs::RemoveAll(d.path); },
+      },
+      s);
 }
 
 Status Containers::ReplayAndErase(const RecordLock& lock) {
-  auto journal = TRY(Journal::Load(store_.Dir(lock.id()) / "journal.json"));
-  TRY(Replay(journal.entries(), [this](const JournalEntry& e) { return Undo(e); }));
+  auto journal = TRY(ContainerJournal::Load(store_.Dir(lock.id()) / "journal.json"));
+  TRY(Replay(journal.entries(), [this](const ContainerStep& s) { return Undo(s); }));
   fault::Point("delete.after-replay");
   return store_.Erase(lock);
 }
@@ -110,8 +114,8 @@ Result<ContainerRecord> Containers::BeginCreate(CreateRequest& r, const RecordLo
   r.state_dir = store_.Dir(r.id);
   // A directory without a record is what a create that died leaves: undo its journal first,
   // or its entries would be lost when ours is written.
-  auto stale = TRY(Journal::Load(r.state_dir / "journal.json"));
-  TRY(Replay(stale.entries(), [this](const JournalEntry& e) { return Undo(e); }));
+  auto stale = TRY(ContainerJournal::Load(r.state_dir / "journal.json"));
+  TRY(Replay(stale.entries(), [this](const ContainerStep& s) { return Undo(s); }));
   (void)fs::RemoveAll(stale.file());
   TRY(store_.Save(lock, rec));
   return rec;
@@ -133,7 +137,7 @@ Status Containers::Create(CreateRequest r) {
   });
   auto rec = TRY(BeginCreate(r, lock, choice, S::kCreating));
   fault::Point("create.after-record");
-  Journal journal(r.state_dir / "journal.json", rec.durable);
+  ContainerJournal journal(r.state_dir / "journal.json", rec.durable);
   auto created = TRY(BackendNamed(choice.backend).Create(r, journal));
   fault::Point("create.after-backend");
   rec.init = created.init;
@@ -171,7 +175,7 @@ Result<int> Containers::Run(CreateRequest r, bool detach) {
     durable = rec->durable;
   }
   // Without the lock while the workload runs: kill and delete --force must get through.
-  Journal journal(r.state_dir / "journal.json", durable);
+  ContainerJournal journal(r.state_dir / "journal.json", durable);
   auto result = BackendNamed(choice.backend).Run(r, journal);
   if (result) status = *result;
   if (auto lock = store_.Lock(id); lock) {
@@ -285,6 +289,7 @@ Result<json::value> Containers::Stats(std::string_view id) {
 }
 
 Status Containers::Update(std::string_view id, const json::object& resources) {
+  (void)TRY(bundle::ResourcesFromJson(resources, "update --resources"));
   auto rec = TRY(store_.Load(id));
   TRY(Require(id, LiveStatus(rec), "update", {S::kCreated, S::kRunning, S::kPaused}));
   return BackendNamed(rec.backend).Update(rec, resources);

@@ -79,7 +79,7 @@ class Containers {
 
  private:
   Backend& BackendNamed(std::string_view name);
-  Status Undo(const JournalEntry& e);
+  Status Undo(const ContainerStep& s);
   Status ReplayAndErase(const RecordLock& lock);
   Result<ContainerRecord> BeginCreate(CreateRequest& r, const RecordLock& lock, const BackendChoice& choice,
                                       ContainerStatus status);

@@ -56,8 +56,8 @@ GcReport Containers::Gc() {
     if (cut == std::string::npos || !name.ends_with(".state")) continue;
     std::string id = name.substr(0, cut);
     if (known.contains(id)) continue;
-    JournalEntry entry{kRunscJournalKind, {{"runsc_root", runsc_root.string()}, {"id", id}}};
-    if (auto s = BackendNamed("gvisor").Undo(entry); !s) report.errors.push_back("runsc sandbox " + id + ": " + s.error().msg);
+    ContainerStep entry = step::RunscContainer{.runsc_root = runsc_root.string(), .id = id};
+    if (auto s = Undo(entry); !s) report.errors.push_back("runsc sandbox " + id + ": " + s.error().msg);
     else report.removed.push_back("runsc sandbox " + id + " (no sandshim record)");
   }
   // The root's shared control namespace: holds of containers whose directory is gone (a

@@ -33,12 +33,6 @@ namespace {
 
 std::vector<std::string> FlagsOf(const ContainerRecord& c) { return GvisorOf(c.backend_data).flags; }
 
-json::array ToArray(const std::vector<std::string>& v) {
-  json::array a;
-  for (const auto& s : v) a.emplace_back(s);
-  return a;
-}
-
 Result<pid_t> ReadPidFile(const std::filesystem::path& file) {
   auto text = TRY_CTX(fs::ReadFile(file), "read pid file");
   pid_t pid = 0;
@@ -109,7 +103,7 @@ std::string GvisorBackend::RunscId(const std::filesystem::path& root, std::strin
   return buf;
 }
 
-Result<std::vector<std::string>> GvisorBackend::PrepareCreate(const CreateRequest& r, Journal& j, bool hooks_by_sandshim) {
+Result<std::vector<std::string>> GvisorBackend::PrepareCreate(const CreateRequest& r, ContainerJournal& j, bool hooks_by_sandshim) {
   if (r.preserve_fds > 0)
     return MakeError("--preserve-fds is not supported by the gvisor backend: runsc cannot pass extra fds into a sandbox",
                      ENOTSUP);
@@ -122,16 +116,15 @@ Result<std::vector<std::string>> GvisorBackend::PrepareCreate(const CreateReques
   auto flags = runsc::PolicyFlags(r.spec, in);
   TRY(fs::MkdirAll(RunscRoot(root_), 0700));
   // Journal first: a crash between here and a finished create leaves a record gc can undo.
-  JournalEntry e{kRunscJournalKind,
-                {{"runsc_root", RunscRoot(root_).string()},
-                 {"id", RunscId(root_, r.id)},
-                 {"bundle", r.bundle.string()},
-                 {"runsc_bundle", (r.state_dir / "bundle").string()},
-                 {"cgroups_path", r.spec.cgroups_path},
-                 {"control_netns", runsc::SharedControlNetns(root_).string()},
-                 {"flags", ToArray(flags)}}};
+  step::RunscContainer e{.runsc_root = RunscRoot(root_).string(),
+                         .id = RunscId(root_, r.id),
+                         .bundle = r.bundle.string(),
+                         .runsc_bundle = (r.state_dir / "bundle").string(),
+                         .cgroups_path = r.spec.cgroups_path,
+                         .control_netns = runsc::SharedControlNetns(root_).string(),
+                         .flags = flags};
   // Set when sandshim runs the hooks (gvisor_hooks.h): poststop's state needs the real id.
-  if (hooks_by_sandshim) e.data["container_id"] = r.id;
+  if (hooks_by_sandshim) e.container_id = r.id;
   TRY(j.Append(e));
   TRY(runsc::HoldSharedControlNetns(runsc::SharedControlNetns(root_), RunscId(root_, r.id), r.id));
   return flags;
@@ -215,7 +208,7 @@ static Status ApplyBlkioWeights(const CreateRequest& r, const json::object& weig
   return native::UpdateCgroups(dirs, json::object{{"blockIO", weights}});
 }
 
-Result<Created> GvisorBackend::Create(const CreateRequest& r, Journal& j) {
+Result<Created> GvisorBackend::Create(const CreateRequest& r, ContainerJournal& j) {
   // runsc would create the container with no pty anywhere (its output lost, as runc refuses
   // it); the native backend's words.
   if (r.spec.terminal && !r.console_socket)
@@ -253,7 +246,7 @@ Result<Created> GvisorBackend::Create(const CreateRequest& r, Journal& j) {
   return c;
 }
 
-Result<int> GvisorBackend::Run(const CreateRequest& r, Journal& j) {
+Result<int> GvisorBackend::Run(const CreateRequest& r, ContainerJournal& j) {
   TRY(CheckExecutable(r));
   // `runsc run` leaves no point between create and start to run hooks at: runsc keeps them.
   auto flags = TRY(PrepareCreate(r, j, /*hooks_by_sandshim=*/false));
@@ -328,19 +321,19 @@ Status GvisorBackend::Update(const ContainerRecord& c, const json::object& resou
   return native::UpdateCgroups(dirs, res);
 }
 
-Status GvisorBackend::Undo(const JournalEntry& e) {
-  if (e.kind != kRunscJournalKind) return MakeError("gvisor backend cannot undo \"" + e.kind + "\"", EINVAL);
-  std::filesystem::path runsc_root = bundle::GetString(e.data, "runsc_root");
-  std::string id = bundle::GetString(e.data, "id");
-  std::filesystem::path recorded = bundle::GetString(e.data, "control_netns");
+Status GvisorBackend::Undo(const ContainerStep& s) {
+  const auto* e = std::get_if<step::RunscContainer>(&s);
+  if (!e) return MakeError("gvisor backend cannot undo \"" + std::string(KindOf(s)) + "\"", EINVAL);
+  std::filesystem::path runsc_root = e->runsc_root;
+  const std::string& id = e->id;
+  std::filesystem::path recorded = e->control_netns;
   // A namespace never made (a crash before it) is entered by no one.
   std::filesystem::path netns = !recorded.empty() && net::IsNetns(recorded) ? recorded : std::filesystem::path();
-  runsc::Client client(runsc::Global{config_.runsc, runsc_root, bundle::GetStrings(e.data, "flags"), netns},
+  runsc::Client client(runsc::Global{config_.runsc, runsc_root, e->flags, netns},
                        runsc_root / (id + ".error.json"));
   // Processes are matched by runsc id or by our own per-container bundle, never by the
   // caller's bundle (which other containers may share).
-  auto destroyed = client.Destroy({runsc_root, id, bundle::GetString(e.data, "runsc_bundle")},
-                                  bundle::GetString(e.data, "cgroups_path"));
+  auto destroyed = client.Destroy({runsc_root, id, e->runsc_bundle}, e->cgroups_path);
   // The root's shared namespace loses this container's hold (the last one removes it); an
   // older container's own namespace goes with it.
   auto removed = runsc::IsSharedControlNetns(recorded) ? runsc::ReleaseSharedControlNetns(recorded, id)
@@ -350,10 +343,10 @@ Status GvisorBackend::Undo(const JournalEntry& e) {
   TRY(removed);
   // poststop once the container is gone, as runc does on delete. Journals written before
   // sandshim ran the hooks have no container_id: runsc had them and ran them itself.
-  if (auto cid = bundle::GetString(e.data, "container_id"); !cid.empty()) {
+  if (!e->container_id.empty()) {
     ContainerRecord rec;
-    rec.id = cid;
-    rec.bundle = bundle::GetString(e.data, "bundle");
+    rec.id = e->container_id;
+    rec.bundle = e->bundle;
     if (auto h = RunBundleHooks(rec.bundle, "poststop", HookStateOf(rec, "stopped", 0)); !h) log::Warn(h.error().msg);
   }
   return Ok();

@@ -14,8 +14,6 @@
 
 namespace sandshim::runtime {
 
-inline constexpr const char* kRunscJournalKind = "runsc-container";
-
 // The per-container runsc bundle (config.json with sandshim's fix-ups); gvisor_backend.cc.
 Result<std::filesystem::path> RunscBundle(const CreateRequest& r, const std::vector<std::string>& flags,
                                           const std::string& host_netns, bool hooks_by_sandshim);
@@ -30,8 +28,8 @@ class GvisorBackend : public Backend {
   GvisorBackend(std::filesystem::path root, Config config, std::vector<std::string> user_flags,
                 std::shared_ptr<ProbedRunsc> probe, bool debug);
   std::string_view Name() const override { return "gvisor"; }
-  Result<Created> Create(const CreateRequest& r, Journal& j) override;
-  Result<int> Run(const CreateRequest& r, Journal& j) override;
+  Result<Created> Create(const CreateRequest& r, ContainerJournal& j) override;
+  Result<int> Run(const CreateRequest& r, ContainerJournal& j) override;
   Status Start(const ContainerRecord& c) override;
   // gvisor_exec.cc: through the sandbox's control server when it can (no host process),
   // else a posix_spawned `runsc exec`; detached, a background `runsc exec`.
@@ -44,14 +42,14 @@ class GvisorBackend : public Backend {
   Result<std::string> PsTable(const ContainerRecord& c) override;
   Result<boost::json::value> Stats(const ContainerRecord& c) override;
   Status Update(const ContainerRecord& c, const boost::json::object& resources) override;
-  Status Undo(const JournalEntry& e) override;
+  Status Undo(const ContainerStep& s) override;
 
   static std::filesystem::path RunscRoot(const std::filesystem::path& root) { return root / "@runsc"; }
   // The id runsc knows a container by (pure; see the .cc for why it is not the id itself).
   static std::string RunscId(const std::filesystem::path& root, std::string_view id);
 
  private:
-  Result<std::vector<std::string>> PrepareCreate(const CreateRequest& r, Journal& j, bool hooks_by_sandshim);
+  Result<std::vector<std::string>> PrepareCreate(const CreateRequest& r, ContainerJournal& j, bool hooks_by_sandshim);
   runsc::Client ClientFor(const std::vector<std::string>& flags, const std::filesystem::path& state_dir,
                           const std::filesystem::path& netns) const;
   runsc::Client ClientFor(const ContainerRecord& c) const;
@@ -68,7 +66,7 @@ class GvisorBackend : public Backend {
   Result<std::unique_ptr<proc::Running>> ExecDetached(const ContainerRecord& c, const ExecRequest& r,
                                                       const ExecStdio& stdio);
   // Kubernetes pods (gvisor_pod.cc): an app container runs in its pod sandbox's gVisor sandbox.
-  Result<Created> CreateInPod(const CreateRequest& r, Journal& j, const std::string& sandbox_id);
+  Result<Created> CreateInPod(const CreateRequest& r, ContainerJournal& j, const std::string& sandbox_id);
   Status StartInPod(const ContainerRecord& c);
   Status KillInPod(const ContainerRecord& c, int signal, bool all);
 

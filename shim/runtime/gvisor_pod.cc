@@ -29,12 +29,6 @@ bool InPod(const ContainerRecord& c) { return !GvisorOf(c.backend_data).pod_sand
 
 namespace {
 
-json::array ToArray(const std::vector<std::string>& v) {
-  json::array a;
-  for (const auto& s : v) a.emplace_back(s);
-  return a;
-}
-
 // The pod sandbox's record as it is now; it must be a live gVisor container to be joined.
 Result<ContainerRecord> LoadPodSandbox(const std::filesystem::path& root, const std::string& sandbox_id) {
   auto text = fs::ReadFile(root / sandbox_id / "state.json");
@@ -64,7 +58,7 @@ auto WithStdio(std::array<UniqueFd, 3>& stdio, F f) -> decltype(f()) {
 
 }  // namespace
 
-Result<Created> GvisorBackend::CreateInPod(const CreateRequest& r, Journal& j, const std::string& sandbox_id) {
+Result<Created> GvisorBackend::CreateInPod(const CreateRequest& r, ContainerJournal& j, const std::string& sandbox_id) {
   auto sandbox = TRY(LoadPodSandbox(root_, sandbox_id));
   auto flags = GvisorOf(sandbox.backend_data).flags;
   auto netns = NetnsOf(sandbox);
@@ -72,14 +66,13 @@ Result<Created> GvisorBackend::CreateInPod(const CreateRequest& r, Journal& j, c
   auto cid = RunscId(root_, r.id);
   // Journal first, as for any gVisor container. The control namespace is the root's shared
   // one, which the sandbox holds: this container holds it too, and its undo lets go.
-  TRY(j.Append({kRunscJournalKind,
-                {{"runsc_root", RunscRoot(root_).string()},
-                 {"id", cid},
-                 {"bundle", r.bundle.string()},
-                 {"runsc_bundle", (r.state_dir / "bundle").string()},
-                 {"cgroups_path", r.spec.cgroups_path},
-                 {"control_netns", netns.string()},
-                 {"flags", ToArray(flags)}}}));
+  TRY(j.Append(step::RunscContainer{.runsc_root = RunscRoot(root_).string(),
+                                    .id = cid,
+                                    .bundle = r.bundle.string(),
+                                    .runsc_bundle = (r.state_dir / "bundle").string(),
+                                    .cgroups_path = r.spec.cgroups_path,
+                                    .control_netns = netns.string(),
+                                    .flags = flags}));
   if (runsc::IsSharedControlNetns(netns)) TRY(runsc::HoldSharedControlNetns(netns, cid, r.id));
   CreateRequest joined = r;
   runsc::RewriteSandboxId(joined.spec.doc, sandbox_runsc_id);

@@ -7,40 +7,30 @@ namespace sandshim::runtime {
 
 namespace json = boost::json;
 
-Result<Journal> Journal::Load(const std::filesystem::path& file, bool durable) {
-  Journal j(file, durable);
+Result<std::vector<RawStep>> LoadRawSteps(const std::filesystem::path& file) {
+  std::vector<RawStep> out;
   auto text = fs::ReadFile(file);
-  if (!text || text->empty()) return j;  // nothing journaled yet
-  auto v = TRY(bundle::ParseJson(*text, "journal " + file.string()));
-  if (!v.is_array()) return MakeError("journal " + file.string() + ": not an array", EINVAL);
-  for (const auto& e : v.get_array()) {
-    if (!e.is_object()) continue;
-    JournalEntry entry{bundle::GetString(e.get_object(), "kind"), {}};
-    if (const auto* d = bundle::GetObject(e.get_object(), "data")) entry.data = *d;
-    j.entries_.push_back(std::move(entry));
+  if (!text || text->empty()) return out;  // nothing journaled yet
+  std::string doc = "journal " + file.string();
+  auto v = TRY(bundle::ParseJson(*text, doc));
+  if (!v.is_array()) return MakeError(doc + ": not an array", EINVAL);
+  const auto& arr = v.get_array();
+  for (size_t i = 0; i < arr.size(); ++i) {
+    std::string at = "[" + std::to_string(i) + "]";
+    if (!arr[i].is_object()) return bundle::FieldError(doc, at, "not an object");
+    bundle::Fields f(arr[i].get_object(), doc, at);
+    RawStep step{TRY(f.StringOr("kind")), {}};
+    if (step.kind.empty()) return f.Wrong("kind", "missing");
+    if (auto d = TRY(f.Object("data"))) step.data = d->raw();
+    out.push_back(std::move(step));
   }
-  return j;
+  return out;
 }
 
-Status Journal::Append(JournalEntry e) {
-  entries_.push_back(std::move(e));
+Status WriteRawSteps(const std::filesystem::path& file, const std::vector<RawStep>& steps, bool durable) {
   json::array arr;
-  for (const auto& x : entries_) arr.push_back(json::object{{"kind", x.kind}, {"data", x.data}});
-  auto s = fs::WriteFileAtomic(file_, json::serialize(arr), 0600, durable_);
-  if (!s) entries_.pop_back();  // not durable: the caller must not create the resource
-  return s;
-}
-
-Status Replay(const std::vector<JournalEntry>& entries, const UndoFn& undo) {
-  std::string errors;
-  for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
-    auto s = undo(*it);
-    if (s) continue;
-    if (!errors.empty()) errors += "; ";
-    errors += "undo " + it->kind + ": " + s.error().msg;
-  }
-  if (errors.empty()) return Ok();
-  return MakeError(errors, EIO);
+  for (const auto& x : steps) arr.push_back(json::object{{"kind", x.kind}, {"data", x.data}});
+  return fs::WriteFileAtomic(file, json::serialize(arr), 0600, durable);
 }
 
 }  // namespace sandshim::runtime

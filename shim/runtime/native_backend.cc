@@ -22,13 +22,6 @@ namespace sandshim::runtime {
 namespace json = boost::json;
 namespace {
 
-// The journal's native entry carries the same list under the same key.
-std::vector<std::filesystem::path> Dirs(const json::object& journal_data) {
-  std::vector<std::filesystem::path> out;
-  for (const auto& d : bundle::GetStrings(journal_data, "cgroups")) out.emplace_back(d);
-  return out;
-}
-
 std::vector<std::filesystem::path> Dirs(const BackendData& data) {
   const auto& cgroups = NativeOf(data).cgroups;
   return {cgroups.begin(), cgroups.end()};
@@ -60,7 +53,7 @@ void WarnUnappliedLsm(const bundle::Spec& spec) {
 
 }  // namespace
 
-Result<Created> NativeBackend::Create(const CreateRequest& r, Journal& j) {
+Result<Created> NativeBackend::Create(const CreateRequest& r, ContainerJournal& j) {
   auto plan = TRY(native::PlanFromSpec(r.spec, r.bundle));
   WarnUnappliedLsm(r.spec);
   plan.no_pivot = r.no_pivot;
@@ -73,10 +66,10 @@ Result<Created> NativeBackend::Create(const CreateRequest& r, Journal& j) {
   const auto* linux_obj = bundle::GetObject(r.spec.doc, "linux");
   const json::object* resources = linux_obj ? bundle::GetObject(*linux_obj, "resources") : nullptr;
   plan.cgroup_binds = native::CgroupBindsFor(dirs, resources);
-  json::array cg;
-  for (const auto& d : dirs) cg.emplace_back(d.string());
+  std::vector<std::string> cg;
+  for (const auto& d : dirs) cg.push_back(d.string());
   // Journal first: the cgroup (and everything the init leaves in it) is undone from here.
-  TRY(j.Append({kNativeJournalKind, {{"id", r.id}, {"cgroups", cg}, {"bundle", r.bundle.string()}}}));
+  TRY(j.Append(step::NativeContainer{.id = r.id, .cgroups = cg, .bundle = r.bundle.string()}));
   fault::Point("create.after-journal");
   native::LaunchOptions o;
   o.fifo = r.state_dir / "exec.fifo";
@@ -84,7 +77,7 @@ Result<Created> NativeBackend::Create(const CreateRequest& r, Journal& j) {
   o.preserve_fds = r.preserve_fds;
   o.before_go = [&](pid_t pid) -> Status {
     auto start = proc::StartTime(pid);
-    TRY(j.Append({"process", {{"pid", pid}, {"start", start ? *start : 0}}}));
+    TRY(j.Append(step::Process{.pid = pid, .start = start ? *start : 0}));
     TRY(native::SetupCgroups(dirs, resources, pid));
     auto state = HookState(r, pid, "creating");
     TRY(native::RunHooks(r.spec, "prestart", state));
@@ -99,7 +92,7 @@ Result<Created> NativeBackend::Create(const CreateRequest& r, Journal& j) {
   return c;
 }
 
-Result<int> NativeBackend::Run(const CreateRequest& r, Journal& j) {
+Result<int> NativeBackend::Run(const CreateRequest& r, ContainerJournal& j) {
   auto created = TRY(Create(r, j));
   fault::Point("run.after-journal");
   TRY(native::ReleaseInit(r.state_dir / "exec.fifo"));
@@ -172,19 +165,20 @@ Status NativeBackend::Update(const ContainerRecord& c, const json::object& resou
   return native::UpdateCgroups(Dirs(c.backend_data), resources);
 }
 
-Status NativeBackend::Undo(const JournalEntry& e) {
-  if (e.kind == "process") {
-    proc::ProcessId p{static_cast<pid_t>(e.data.contains("pid") ? e.data.at("pid").to_number<int64_t>() : 0),
-                      e.data.contains("start") ? e.data.at("start").to_number<uint64_t>() : 0};
-    if (proc::IsAlive(p)) ::kill(p.pid, SIGKILL);
+Status NativeBackend::Undo(const ContainerStep& s) {
+  if (const auto* p = std::get_if<step::Process>(&s)) {
+    proc::ProcessId id{static_cast<pid_t>(p->pid), p->start};
+    if (id.pid > 0 && proc::IsAlive(id)) ::kill(id.pid, SIGKILL);
     return Ok();
   }
-  if (e.kind != kNativeJournalKind) return MakeError("native backend cannot undo \"" + e.kind + "\"", EINVAL);
-  TRY(native::DestroyCgroups(Dirs(e.data)));
+  const auto* e = std::get_if<step::NativeContainer>(&s);
+  if (!e) return MakeError("native backend cannot undo \"" + std::string(KindOf(s)) + "\"", EINVAL);
+  std::vector<std::filesystem::path> dirs(e->cgroups.begin(), e->cgroups.end());
+  TRY(native::DestroyCgroups(dirs));
   // poststop hooks run once the container is gone, as runc does on delete.
-  if (auto spec = bundle::LoadSpec(bundle::GetString(e.data, "bundle")); spec) {
-    boost::json::object st{{"ociVersion", kOciVersion}, {"id", bundle::GetString(e.data, "id")}, {"status", "stopped"},
-                           {"pid", 0}, {"bundle", bundle::GetString(e.data, "bundle")}};
+  if (auto spec = bundle::LoadSpec(e->bundle); spec) {
+    boost::json::object st{{"ociVersion", kOciVersion}, {"id", e->id}, {"status", "stopped"},
+                           {"pid", 0}, {"bundle", e->bundle}};
     for (const auto& m : native::RunHooksWarn(native::HooksOf(spec->doc, "poststop"), "poststop", json::serialize(st)))
       log::Warn(m);
   }

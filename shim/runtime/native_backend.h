@@ -6,14 +6,12 @@
 
 namespace sandshim::runtime {
 
-inline constexpr const char* kNativeJournalKind = "native-container";
-
 class NativeBackend : public Backend {
  public:
   explicit NativeBackend(std::filesystem::path root) : root_(std::move(root)) {}
   std::string_view Name() const override { return "native"; }
-  Result<Created> Create(const CreateRequest& r, Journal& j) override;
-  Result<int> Run(const CreateRequest& r, Journal& j) override;
+  Result<Created> Create(const CreateRequest& r, ContainerJournal& j) override;
+  Result<int> Run(const CreateRequest& r, ContainerJournal& j) override;
   Status Start(const ContainerRecord& c) override;
   // native_exec.cc: a child of ours enters the container (setns) and waits for the command
   // there; detached, the command alone.
@@ -26,7 +24,7 @@ class NativeBackend : public Backend {
   Result<std::string> PsTable(const ContainerRecord& c) override;
   Result<boost::json::value> Stats(const ContainerRecord& c) override;
   Status Update(const ContainerRecord& c, const boost::json::object& resources) override;
-  Status Undo(const JournalEntry& e) override;
+  Status Undo(const ContainerStep& s) override;
 
  private:
   std::filesystem::path root_;

@@ -4,6 +4,7 @@
 // container, so gc can tell a half-made container whose creator died from one in progress.
 #pragma once
 
+#include <boost/describe.hpp>
 #include <boost/json.hpp>
 #include <filesystem>
 #include <map>
@@ -30,6 +31,10 @@ struct ContainerRecord {
   // (runsc's state files, hooks' side effects); see docs/CRASH_SAFETY.md. Absent = true.
   bool durable = true;
 };
+// What state.json holds: these members under their own names (bundle/described.h), and
+// backend_data, read after them because its type depends on backend.
+BOOST_DESCRIBE_STRUCT(ContainerRecord, (),
+                      (id, backend, bundle, rootfs, status, init, owner, created, annotations, durable))
 
 boost::json::object ToJson(const ContainerRecord& r);
 Result<ContainerRecord> RecordFromJson(std::string_view text);

@@ -133,8 +133,8 @@ Status Contexts::Refill(const std::string& session_ref) {
       if (fs::Exists(ReadyMarker(d)) && Running(containers_, d.filename().string())) return Ok();
     spare.container_id = TRY(NewSpareId(s.id));
     spare.dir = SparesDir(dir) / spare.container_id;
-    auto journal = TRY(runtime::Journal::Load(dir / "journal.json", /*durable=*/false));  // as a context's
-    TRY(journal.Append({kSpareKind, {{"id", spare.container_id}, {"dir", spare.dir.string()}}}));
+    auto journal = TRY(SessionJournal::Load(dir / "journal.json", /*durable=*/false));  // as a context's
+    TRY(journal.Append(step::SessionContextSpare{.id = spare.container_id, .dir = spare.dir.string()}));
     fault::Point("session.context.spare.after-journal");
     TRY(fs::MkdirAll(spare.dir / "bundle", 0700));
     ContextPlacement at{.backend = s.backend, .session_container = s.container_id};
@@ -147,7 +147,7 @@ Status Contexts::Refill(const std::string& session_ref) {
   bool ready = false;
   ScopeExit rollback([&] {
     if (ready) return;
-    if (auto u = UndoSpare(containers_, {{"id", spare.container_id}, {"dir", spare.dir.string()}}); !u)
+    if (auto u = UndoSpare(containers_, {.id = spare.container_id, .dir = spare.dir.string()}); !u)
       log::Warn("spare " + spare.container_id + ": rollback: " + u.error().msg);
   });
   {
@@ -168,9 +168,9 @@ Status Contexts::Refill(const std::string& session_ref) {
   return Ok();
 }
 
-Status UndoSpare(runtime::Containers& containers, const json::object& data) {
-  auto id = bundle::GetString(data, "id");
-  auto dir = bundle::GetString(data, "dir");
+Status UndoSpare(runtime::Containers& containers, const step::SessionContextSpare& data) {
+  const auto& id = data.id;
+  const auto& dir = data.dir;
   if (id.empty() || dir.empty()) return MakeError("session-context-spare entry without id or dir", EINVAL);
   // Claimed: the directory moved to its context, whose entry owns the container now.
   if (!fs::Exists(dir)) return Ok();
@@ -182,30 +182,31 @@ Status UndoSpare(runtime::Containers& containers, const json::object& data) {
 std::vector<std::string> GcSpares(runtime::Containers& containers, const std::filesystem::path& session_dir,
                                   std::vector<std::string>& errors) {
   std::vector<std::string> removed;
-  auto journal = runtime::Journal::Load(session_dir / "journal.json");
+  auto journal = SessionJournal::Load(session_dir / "journal.json");
   if (!journal) return removed;
   // A refill that runs holds the lock: what it is making is not half-made.
   auto refill = TryLockRefill(session_dir);
   bool refilling = refill && !*refill && fs::Exists(SparesDir(session_dir));
-  for (const auto& e : journal->entries()) {
-    if (e.kind != kSpareKind) continue;
-    std::filesystem::path dir(bundle::GetString(e.data, "dir"));
-    auto id = bundle::GetString(e.data, "id");
+  for (const auto& entry : journal->entries()) {
+    const auto* e = std::get_if<step::SessionContextSpare>(&entry);
+    if (!e) continue;
+    std::filesystem::path dir(e->dir);
+    const auto& id = e->id;
     if (!fs::Exists(dir)) continue;  // claimed or undone
     bool ready = fs::Exists(ReadyMarker(dir));
     if (ready ? Running(containers, id) : refilling) continue;
-    if (auto s = UndoSpare(containers, e.data); !s) errors.push_back("spare " + id + ": " + s.error().msg);
+    if (auto s = UndoSpare(containers, *e); !s) errors.push_back("spare " + id + ": " + s.error().msg);
     else removed.push_back("spare context container " + id + (ready ? " (dead)" : " (half-made)"));
   }
   return removed;
 }
 
 Status StopSpares(runtime::Containers& containers, const std::filesystem::path& session_dir) {
-  auto journal = TRY(runtime::Journal::Load(session_dir / "journal.json"));
+  auto journal = TRY(SessionJournal::Load(session_dir / "journal.json"));
   std::string errors;
-  for (const auto& e : journal.entries())
-    if (e.kind == kSpareKind)
-      if (auto s = UndoSpare(containers, e.data); !s) errors += (errors.empty() ? "" : "; ") + s.error().msg;
+  for (const auto& entry : journal.entries())
+    if (const auto* e = std::get_if<step::SessionContextSpare>(&entry))
+      if (auto s = UndoSpare(containers, *e); !s) errors += (errors.empty() ? "" : "; ") + s.error().msg;
   if (errors.empty()) return Ok();
   return MakeError("spares: " + errors, EIO);
 }

@@ -29,10 +29,10 @@
 #include "shim/core/result.h"
 #include "shim/core/unique_fd.h"
 #include "shim/runtime/containers.h"
+#include "shim/session/session_steps.h"
 
 namespace sandshim::session {
 
-inline constexpr const char* kSpareKind = "session-context-spare";
 
 struct Spare {
   std::string container_id;
@@ -64,7 +64,7 @@ Status PrepareSpares(const std::filesystem::path& session_dir);
 void StartRefill(const std::vector<std::string>& argv);
 
 // The session layer's hooks (sessions.cc, session_gc.cc), as for contexts.
-Status UndoSpare(runtime::Containers& containers, const boost::json::object& data);
+Status UndoSpare(runtime::Containers& containers, const step::SessionContextSpare& data);
 // Spares whose refill died half-way (no ready marker, no refill running) or whose container
 // died: undone. Returns what was removed.
 std::vector<std::string> GcSpares(runtime::Containers& containers, const std::filesystem::path& session_dir,

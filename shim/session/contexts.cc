@@ -58,14 +58,14 @@ void SetUserFrom(const json::object& spec, ContextRecord& rec) {
 }
 
 // What a context's journal entry holds, for a context that has a record.
-json::object UndoData(const std::filesystem::path& session_dir, const ContextRecord& r) {
-  json::object d{{"id", r.container_id},
-                 {"dir", (ContextsDir(session_dir) / r.name).string()},
-                 {"name", r.name},
-                 {"egress", NetworkPaths(session_dir).contexts.string()}};
+step::SessionContext UndoData(const std::filesystem::path& session_dir, const ContextRecord& r) {
+  step::SessionContext d{.id = r.container_id,
+                         .dir = (ContextsDir(session_dir) / r.name).string(),
+                         .name = r.name,
+                         .egress = NetworkPaths(session_dir).contexts.string()};
   // Undone only where it exists (idempotent): a context that has its own network.
-  if (fs::Exists(NetworkPaths(ContextsDir(session_dir) / r.name).netns)) d["network"] = true;
-  if (fs::Exists(ContextsDir(session_dir) / r.name / "secrets.json")) d["secrets"] = SecretPaths(session_dir).socket.string();
+  if (fs::Exists(NetworkPaths(ContextsDir(session_dir) / r.name).netns)) d.network = true;
+  if (fs::Exists(ContextsDir(session_dir) / r.name / "secrets.json")) d.secrets = SecretPaths(session_dir).socket.string();
   return d;
 }
 
@@ -280,13 +280,13 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   // container, the relay's view) or lies in the session's directory, which the session's
   // teardown removes whole. A sandshim killed midway is undone all the same (rename is
   // atomic); an fsync on a loaded host's /run costs 1-50 ms, the claim's budget is 50.
-  auto journal = TRY(runtime::Journal::Load(dir / "journal.json", /*durable=*/false));
-  json::object undo{{"id", rec.container_id}, {"dir", cdir.string()}, {"name", o.name}};
-  if (egress) undo["egress"] = NetworkPaths(dir).contexts.string();
-  if (own_netns) undo["network"] = true;
-  if (!secret_rules.empty()) undo["secrets"] = SecretPaths(dir).socket.string();
-  if (spare) undo["spare"] = spare->dir.string();  // until it is renamed to cdir
-  TRY(journal.Append({kContextKind, undo}));
+  auto journal = TRY(SessionJournal::Load(dir / "journal.json", /*durable=*/false));
+  step::SessionContext undo{.id = rec.container_id, .dir = cdir.string(), .name = o.name};
+  if (egress) undo.egress = NetworkPaths(dir).contexts.string();
+  if (own_netns) undo.network = true;
+  if (!secret_rules.empty()) undo.secrets = SecretPaths(dir).socket.string();
+  if (spare) undo.spare = spare->dir.string();  // until it is renamed to cdir
+  TRY(journal.Append(undo));
   bool done = false;
   ScopeExit rollback([&] {
     if (done) return;
@@ -411,49 +411,48 @@ Result<ExecTarget> ExecTargetFor(const std::filesystem::path& session_dir, const
 }
 
 Status UndoContext(runtime::Containers& containers, const json::object& data) {
-  auto id = bundle::GetString(data, "id");
-  auto dir = bundle::GetString(data, "dir");
+  const auto& id = data.id;
+  const auto& dir = data.dir;
   if (id.empty() || dir.empty()) return MakeError("session-context entry without id or dir", EINVAL);
   // Native, proxy mode: its relay stops and leaves the container's cgroups first (they
   // cannot be removed with a child in them), its namespace goes after the container.
-  bool network = data.if_contains("network");
+  bool network = data.network;
   if (network) {
     TRY(StopSessionRelay(NetworkPaths(dir)));
     if (fs::Exists(std::filesystem::path(dir) / "relay-cgroups")) TRY(UnchargeRelay(std::filesystem::path(dir) / "relay-cgroups"));
   }
   // Its secrets leave the session's relay (best effort: a stopped relay holds nothing).
   // A relay that is not running holds nothing to forget: its failure is not an error.
-  if (auto sock = bundle::GetString(data, "secrets"); !sock.empty()) {
+  if (!data.secrets.empty()) {
     std::filesystem::path cdir(dir);
     auto session_dir = cdir.parent_path().parent_path();
     for (const auto& other : OtherRelaySockets(session_dir, cdir))
-      (void)net::ForgetSecrets(other, bundle::GetString(data, "name"));
+      (void)net::ForgetSecrets(other, data.name);
   }
   auto s = containers.Delete(id, /*force=*/true);
   if (!s && s.error().err_no != ENOENT) return s;
   if (network) TRY(net::RemoveNetns(NetworkPaths(dir).netns));
   // Its credentials stop working before its directory goes.
-  if (auto egress = bundle::GetString(data, "egress"); !egress.empty())
-    TRY(RemoveContextEgress(egress, bundle::GetString(data, "name")));
+  if (!data.egress.empty()) TRY(RemoveContextEgress(data.egress, data.name));
   // A claimed spare not yet renamed to the context's directory (context_spare.h).
-  if (auto spare = bundle::GetString(data, "spare"); !spare.empty() && fs::Exists(spare)) TRY(fs::RemoveTree(spare));
+  if (!data.spare.empty() && fs::Exists(data.spare)) TRY(fs::RemoveTree(data.spare));
   return fs::Exists(dir) ? fs::RemoveTree(dir) : Ok();
 }
 
 std::vector<std::string> GcContexts(runtime::Containers& containers, const std::filesystem::path& session_dir,
                                     std::vector<std::string>& errors) {
   std::vector<std::string> removed;
-  auto journal = runtime::Journal::Load(session_dir / "journal.json");
+  auto journal = SessionJournal::Load(session_dir / "journal.json");
   if (!journal) return removed;
-  for (const auto& e : journal->entries()) {
-    if (e.kind != kContextKind) continue;
-    auto dir = bundle::GetString(e.data, "dir");
+  for (const auto& entry : journal->entries()) {
+    const auto* e = std::get_if<step::SessionContext>(&entry);
+    if (!e) continue;
+    const auto& dir = e->dir;
     if (fs::Exists(RecordFile(dir))) continue;  // a context that was made
-    auto spare = bundle::GetString(e.data, "spare");
-    bool left = fs::Exists(dir) || (!spare.empty() && fs::Exists(spare)) || containers.State(bundle::GetString(e.data, "id"));
+    bool left = fs::Exists(dir) || (!e->spare.empty() && fs::Exists(e->spare)) || containers.State(e->id);
     if (!left) continue;  // undone before (context rm)
-    if (auto s = UndoContext(containers, e.data); !s) errors.push_back("context " + dir + ": " + s.error().msg);
-    else removed.push_back("context " + bundle::GetString(e.data, "id") + " (half-made)");
+    if (auto s = UndoContext(containers, *e); !s) errors.push_back("context " + dir + ": " + s.error().msg);
+    else removed.push_back("context " + e->id + " (half-made)");
   }
   return removed;
 }

@@ -21,16 +21,14 @@
 #include <vector>
 
 #include "shim/runtime/containers.h"
-#include "shim/runtime/journal.h"
 #include "shim/session/context_record.h"
 #include "shim/session/context_spec.h"
 #include "shim/session/record.h"
+#include "shim/session/session_steps.h"
 
 namespace sandshim::session {
 
 class Sessions;
-
-inline constexpr const char* kContextKind = "session-context";
 
 class Contexts {
  public:
@@ -77,7 +75,7 @@ Status PlaceBroker(const std::filesystem::path& session_dir, const SessionRecord
                    const boost::json::object& session_spec, ContextPlacement& at);
 
 // The session layer's hooks (sessions.cc, session_gc.cc).
-Status UndoContext(runtime::Containers& containers, const boost::json::object& data);
+Status UndoContext(runtime::Containers& containers, const step::SessionContext& data);
 // Journaled contexts with no record (their create died): undone. Returns what was removed.
 std::vector<std::string> GcContexts(runtime::Containers& containers, const std::filesystem::path& session_dir,
                                     std::vector<std::string>& errors);

@@ -86,12 +86,12 @@ Status StartSessionRelay(const NetworkPaths& paths, const std::vector<std::strin
   return Ok();
 }
 
-Status SetUpProxyNetwork(runtime::Journal& journal, const NetworkPaths& paths, const RelayPolicy& policy,
+Status SetUpProxyNetwork(SessionJournal& journal, const NetworkPaths& paths, const RelayPolicy& policy,
                          const std::vector<std::string>& relay_args) {
-  TRY(journal.Append({std::string(net::kJournalNetns), net::NetnsJournalData(paths.netns)}));
+  TRY(journal.Append(step::Netns{paths.netns.string()}));
   TRY_CTX(net::CreateNetns(paths.netns), "network namespace");
   fault::Point("session.create.after-netns");
-  TRY(journal.Append({std::string(net::kJournalNetns), net::NetnsJournalData(paths.relay_netns)}));
+  TRY(journal.Append(step::Netns{paths.relay_netns.string()}));
   TRY_CTX(net::CreateNetns(paths.relay_netns), "relay network namespace");
   // Nothing but the relay's socket is for the sandbox there; no route out exists either.
   TRY_CTX(net::SetNetSysctl(paths.relay_netns, "ipv4/ip_forward", "0"), "relay network namespace");
@@ -101,7 +101,7 @@ Status SetUpProxyNetwork(runtime::Journal& journal, const NetworkPaths& paths, c
   fault::Point("session.create.after-link");
   if (policy) TRY(fs::WriteFileAtomic(paths.policy, net::PolicyJson(*policy), 0600));
   TRY(fs::WriteFileAtomic(paths.contexts, "", 0600));  // no contexts yet (contexts.h adds them)
-  TRY(journal.Append({std::string(net::kJournalRelay), net::RelayJournalData(paths.pid_file)}));
+  TRY(journal.Append(step::EgressRelay{paths.pid_file.string()}));
   TRY_CTX(StartSessionRelay(paths, relay_args), "egress relay");
   fault::Point("session.create.after-relay");
   return Ok();

@@ -29,7 +29,7 @@
 #include "bundle/session_spec.h"
 #include "shim/core/result.h"
 #include "shim/net/policy_file.h"
-#include "shim/runtime/journal.h"
+#include "shim/session/session_steps.h"
 
 namespace sandshim::session {
 
@@ -64,7 +64,7 @@ std::vector<std::string> RelayProxyArgs(const bundle::SessionProfile& p, const R
 
 // Journals and creates both namespaces, links them, writes the policy file, journals and
 // starts the relay.
-Status SetUpProxyNetwork(runtime::Journal& journal, const NetworkPaths& paths, const RelayPolicy& policy,
+Status SetUpProxyNetwork(SessionJournal& journal, const NetworkPaths& paths, const RelayPolicy& policy,
                          const std::vector<std::string>& relay_args);
 
 // The relay of a stopped session again (its journal entry is still there), and its end.

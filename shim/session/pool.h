@@ -122,6 +122,10 @@ Result<bundle::SessionProfile> MemberProfile(const PoolPaths& paths, const std::
 Status MakeWorkspace(const std::filesystem::path& dir, uint32_t uid, uint32_t gid);
 // A claim intent names the member (claims/<member>.json): it is taken.
 bool HasIntent(const PoolPaths& p, const std::string& member);
+// Whether a claim committed: dir holds the record of session `id`, read as a session record
+// (so a record of another id whose name or workspace merely contains the id is not it). A
+// record that does not read is an error: nothing is undone under a session we cannot name.
+Result<bool> ClaimCommitted(const std::filesystem::path& dir, const std::string& id);
 
 // Every pool under a root (for `pool status` with no name, metrics and gc).
 std::vector<std::string> ListPools(const std::filesystem::path& root);

@@ -21,7 +21,7 @@
 #include "shim/core/ids.h"
 #include "shim/core/log.h"
 #include "shim/core/remove_tree.h"
-#include "shim/runtime/journal.h"
+#include "shim/session/session_steps.h"
 #include "shim/runtime/record_rebase.h"
 #include "shim/session/audit.h"
 #include "shim/session/bind_sources.h"
@@ -30,6 +30,7 @@
 #include "shim/session/pool.h"
 #include "shim/session/pool_egress.h"
 #include "shim/session/pool_lock.h"
+#include "shim/session/record.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
@@ -264,8 +265,8 @@ Result<SessionRecord> Pool::ClaimMember(const PoolDef& d, const ClaimRequest& re
     // workspace_dest links to): journaled first, undone by umount2(MNT_DETACH) at delete/gc.
     auto fd = TRY(OpenExistingWorkspace(workspace_to, opts_.root, intent.existing));
     auto at = to / "wsroot" / "ws";
-    auto journal = TRY(runtime::Journal::Load(to / "journal.json"));
-    TRY(journal.Append({"session-layer", {{"path", at.string()}}}));
+    auto journal = TRY(SessionJournal::Load(to / "journal.json"));
+    TRY(journal.Append(step::SessionLayer{at.string()}));
     if (::mkdir(at.c_str(), 0755) != 0 && errno != EEXIST) return ErrnoError("mkdir " + at.string());
     auto src = "/proc/self/fd/" + std::to_string(fd.get());
     if (::mount(src.c_str(), at.c_str(), nullptr, MS_BIND, nullptr) != 0) return ErrnoError("bind the workspace at " + at.string());
@@ -299,8 +300,8 @@ Result<SessionRecord> Pool::ClaimMember(const PoolDef& d, const ClaimRequest& re
   if (!req.name.empty()) {
     auto link = opts_.root / "@sessions" / "@names" / req.name;
     TRY(fs::MkdirAll(link.parent_path(), 0700));
-    auto journal = TRY(runtime::Journal::Load(to / "journal.json"));
-    TRY(journal.Append({"session-name", {{"path", link.string()}, {"id", req.id}}}));
+    auto journal = TRY(SessionJournal::Load(to / "journal.json"));
+    TRY(journal.Append(step::SessionName{.path = link.string(), .id = req.id}));
     if (::symlink(req.id.c_str(), link.c_str()) != 0)
       return errno == EEXIST ? MakeError("session name " + req.name + " is taken", EEXIST) : ErrnoError("name " + req.name);
   }
@@ -337,6 +338,14 @@ Result<SessionRecord> Pool::ClaimMember(const PoolDef& d, const ClaimRequest& re
   return r;
 }
 
+Result<bool> ClaimCommitted(const std::filesystem::path& dir, const std::string& id) {
+  auto text = fs::ReadFile(dir / "session.json");
+  if (!text) return false;
+  auto rec = TRY_CTX(RecordFromJson(TRY(bundle::ParseJson(*text, (dir / "session.json").string()))),
+                     "claim recovery");
+  return rec.id == id;
+}
+
 Result<bool> Pool::RecoverClaim(const std::string& member) {
   auto file = paths_.claims / (member + ".json");
   auto intent = TRY(ReadIntent(file));
@@ -349,11 +358,9 @@ Result<bool> Pool::RecoverClaim(const std::string& member) {
     if (l && !*l) return false;
     if (l) held.push_back(std::move(**l));
   }
-  if (auto rec = fs::ReadFile(to / "session.json")) {
-    if (rec->find("\"id\":\"" + intent.session + "\"") != std::string::npos) {  // committed
-      ::unlink(file.c_str());
-      return true;
-    }
+  if (TRY(ClaimCommitted(to, intent.session))) {
+    ::unlink(file.c_str());
+    return true;
   }
   // Where the journal's paths point is where the teardown must run from.
   if (fs::Exists(from)) {

@@ -13,7 +13,7 @@
 #include "shim/core/proc.h"
 #include "shim/core/remove_tree.h"
 #include "shim/core/scope_exit.h"
-#include "shim/runtime/journal.h"
+#include "shim/session/session_steps.h"
 #include "shim/session/audit.h"
 #include "shim/session/bind_sources.h"
 #include "shim/session/exec_policy.h"
@@ -24,17 +24,12 @@
 #include "shim/session/network.h"
 #include "shim/session/relay_cgroup.h"
 #include "shim/session/secrets.h"
+#include "shim/net/netns.h"
 #include "shim/net/relay.h"
-#include "shim/net/egress.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
 
-// Journal kinds a session writes (on top of what its container journals for itself).
-constexpr const char* kContainerKind = "session-container";
-constexpr const char* kNameKind = "session-name";
-constexpr const char* kLayerKind = "session-layer";
-constexpr const char* kIdRangeKind = "session-idrange";
 constexpr const char* kGvisorOverlayFlag = "--overlay2=root:memory";
 
 Sessions::Sessions(runtime::Options o)
@@ -84,26 +79,37 @@ Status Sessions::Save(const SessionRecord& r, bool durable) {
   return fs::WriteFileAtomic(Dir(r.id) / "session.json", json::serialize(RecordToJson(r)), 0600, durable);
 }
 
-Status Sessions::Undo(const runtime::JournalEntry& e) {
-  auto path = bundle::GetString(e.data, "path");
-  if (e.kind == kContainerKind) {
-    auto s = containers_.Delete(bundle::GetString(e.data, "id"), /*force=*/true);
-    return s || s.error().err_no == ENOENT ? Ok() : s;
-  }
-  if (e.kind == kContextKind) return UndoContext(containers_, e.data);
-  if (e.kind == kSpareKind) return UndoSpare(containers_, e.data);
-  if (e.kind == kLayerKind) return UnmountLayer(path);
-  if (e.kind == kIdRangeKind && path.empty())
-    return ReleaseIdSlots(bundle::GetString(e.data, "dir"), bundle::GetString(e.data, "session"));
-  if (e.kind == kIdRangeKind) return ::unlink(path.c_str()) == 0 || errno == ENOENT ? Ok() : ErrnoError("unlink " + path);
-  if (net::IsEgressKind(e.kind)) return net::UndoEgress(e.kind, e.data);
-  if (e.kind == kNameKind) {
-    // Only our own name: another session may hold it by now.
-    std::error_code ec;
-    if (std::filesystem::read_symlink(path, ec).string() == bundle::GetString(e.data, "id")) ::unlink(path.c_str());
-    return Ok();
-  }
-  return MakeError("unknown session journal entry \"" + e.kind + "\"", EINVAL);
+// The one undo of a session's journal (its container's own journal undoes the container).
+Status Sessions::Undo(const SessionStep& s) {
+  return std::visit(
+      runtime::Overloaded{
+          [&](const step::SessionContainer& c) -> Status {
+            auto d = containers_.Delete(c.id, /*force=*/true);
+            return d || d.error().err_no == ENOENT ? Ok() : d;
+          },
+          [&](const step::SessionContext& c) { return UndoContext(containers_, c); },
+          [&](const step::SessionContextSpare& c) { return UndoSpare(containers_, c); },
+          [](const step::SessionLayer& l) { return UnmountLayer(l.path); },
+          [](const step::SessionIdRange& r) -> Status {
+            if (r.path.empty()) return ReleaseIdSlots(r.dir, r.session);
+            return ::unlink(r.path.c_str()) == 0 || errno == ENOENT ? Ok() : ErrnoError("unlink " + r.path);
+          },
+          [](const step::Netns& n) -> Status {
+            if (n.path.empty()) return MakeError("netns step without a path", EINVAL);
+            return net::RemoveNetns(n.path);
+          },
+          [](const step::EgressRelay& r) -> Status {
+            if (r.pid_file.empty()) return MakeError("egress-relay step without a pid_file", EINVAL);
+            return net::StopRelayFromPidFile(r.pid_file);
+          },
+          [](const step::SessionName& n) -> Status {
+            // Only our own name: another session may hold it by now.
+            std::error_code ec;
+            if (std::filesystem::read_symlink(n.path, ec).string() == n.id) ::unlink(n.path.c_str());
+            return Ok();
+          },
+      },
+      s);
 }
 
 // M12 (relay_cgroup.h): the relay, charged to the session, sits in a child of the sandbox's
@@ -125,8 +131,8 @@ Status Sessions::ChargeRelayToSession(const SessionRecord& r) {
 
 Status Sessions::Teardown(const std::string& id) {
   TRY_CTX(ReleaseRelay(Dir(id)), "session " + id + ": relay");
-  auto journal = TRY(runtime::Journal::Load(Dir(id) / "journal.json"));
-  TRY(runtime::Replay(journal.entries(), [this](const runtime::JournalEntry& e) { return Undo(e); }));
+  auto journal = TRY(SessionJournal::Load(Dir(id) / "journal.json"));
+  TRY(runtime::Replay(journal.entries(), [this](const SessionStep& s) { return Undo(s); }));
   fault::Point("session.delete.after-replay");
   // fd-based and never following a link: layer/upper belongs to the session's uid, which may
   // be a real host user swapping directories for symlinks while we walk (review S2).
@@ -136,19 +142,19 @@ Status Sessions::Teardown(const std::string& id) {
 // Claims an id range, and mounts the base (dir/base-id) and the workspace (dir/workspace-id)
 // idmapped to it, journaling each step; on failure undoes its own steps (the caller then
 // goes on without a user namespace). Returns the host id container id 0 maps to.
-Result<uint32_t> Sessions::SetUpIdmap(runtime::Journal& journal, const std::string& id, bundle::SessionProfile& p) {
+Result<uint32_t> Sessions::SetUpIdmap(SessionJournal& journal, const std::string& id, bundle::SessionProfile& p) {
   auto dir = Dir(id);
   auto slots = opts_.root / "@idranges";
   // Journaled before the claim: a crash in between leaves a slot its undo still finds.
-  TRY(journal.Append({kIdRangeKind, {{"dir", slots.string()}, {"session", id}}}));
+  TRY(journal.Append(step::SessionIdRange{.dir = slots.string(), .session = id}));
   uint32_t slot = TRY(ClaimIdSlot(slots, id));
   fault::Point("session.create.after-idclaim");
   uint32_t base = IdBase(slot);
   auto attempt = [&]() -> Status {
     auto ns = TRY(MappingNamespace(base));
-    TRY(journal.Append({kLayerKind, {{"path", (dir / "base-id").string()}}}));
+    TRY(journal.Append(step::SessionLayer{(dir / "base-id").string()}));
     TRY(IdmappedBind(p.rootfs, dir / "base-id", ns.get()));
-    TRY(journal.Append({kLayerKind, {{"path", (dir / "workspace-id").string()}}}));
+    TRY(journal.Append(step::SessionLayer{(dir / "workspace-id").string()}));
     TRY(IdmappedBind(p.workspace, dir / "workspace-id", ns.get()));
     return Ok();
   };
@@ -230,7 +236,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   if (fs::Exists(dir / "session.json")) return MakeError("session " + id + " already exists", EEXIST);
   if (fs::Exists(dir / "journal.json")) TRY_CTX(Teardown(id), "session " + id + ": clearing a half-made create");
   TRY(fs::MkdirAll(dir, 0700));  // the spec below holds --env values; the layer the live root
-  runtime::Journal journal(dir / "journal.json");
+  SessionJournal journal(dir / "journal.json");
   bool done = false;
   ScopeExit rollback([&] {
     if (done) return;
@@ -239,7 +245,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   fault::Point("session.create.after-dir");
   if (!name.empty()) {
     TRY(fs::MkdirAll(NameLink(name).parent_path(), 0700));
-    TRY(journal.Append({kNameKind, {{"path", NameLink(name).string()}, {"id", id}}}));
+    TRY(journal.Append(step::SessionName{.path = NameLink(name).string(), .id = id}));
     if (::symlink(id.c_str(), NameLink(name).c_str()) != 0)
       return errno == EEXIST ? MakeError("session name " + name + " is taken", EEXIST) : ErrnoError("name " + name);
   }
@@ -266,7 +272,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
     // The merged root takes its owner from the upper directory: the session's root.
     if (p.id_base && ::chown((dir / "layer" / "upper").c_str(), p.id_base, p.id_base) != 0)
       return ErrnoError("chown the session's upper layer");
-    TRY(journal.Append({kLayerKind, {{"path", p.root_path}}}));
+    TRY(journal.Append(step::SessionLayer{p.root_path}));
     TRY(MountLayer(lower, dir / "layer", p.root_path));
   } else if (p.id_base) {
     p.root_path = lower.string();
@@ -279,7 +285,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   if (!p.shared_ws_parent.empty()) {
     std::filesystem::path wsroot = p.shared_ws_parent;
     if (::mkdir(wsroot.c_str(), 0755) != 0 && errno != EEXIST) return ErrnoError("mkdir " + wsroot.string());
-    TRY(journal.Append({kLayerKind, {{"path", wsroot.string()}}}));
+    TRY(journal.Append(step::SessionLayer{wsroot.string()}));
     if (::mount(wsroot.c_str(), wsroot.c_str(), nullptr, MS_BIND, nullptr) != 0) return ErrnoError("bind " + wsroot.string());
     if (::mount(nullptr, wsroot.c_str(), nullptr, MS_SHARED, nullptr) != 0) return ErrnoError("make-shared " + wsroot.string());
   }
@@ -310,7 +316,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
     TRY(DeliverSecrets(dir, secrets));  // before the sandbox exists: its first request finds them
     if (!p.secrets.empty()) fault::Point("session.create.after-secrets");
   }
-  TRY(journal.Append({kContainerKind, {{"id", r.container_id}}}));
+  TRY(journal.Append(step::SessionContainer{r.container_id}));
   fault::Point("session.create.after-journal");
   TRY_CTX(RunContainer(r), "session " + id);
   if (p.network == "proxy") TRY_CTX(ChargeRelayToSession(r), "session " + id + ": charge the relay to the session");

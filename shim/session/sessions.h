@@ -20,6 +20,7 @@
 #include "shim/session/metrics.h"
 #include "shim/session/record.h"
 #include "shim/session/secrets.h"
+#include "shim/session/session_steps.h"
 #include "shim/session/usage.h"
 
 namespace sandshim::session {
@@ -107,8 +108,8 @@ class Sessions {
   // it in a crash costs nothing, and exec latency is the product.
   Status Save(const SessionRecord& r, bool durable = true);
   Status RunContainer(const SessionRecord& r);
-  Result<uint32_t> SetUpIdmap(runtime::Journal& journal, const std::string& id, bundle::SessionProfile& p);
-  Status Undo(const runtime::JournalEntry& e);
+  Result<uint32_t> SetUpIdmap(SessionJournal& journal, const std::string& id, bundle::SessionProfile& p);
+  Status Undo(const SessionStep& s);
   // Replays the journal and removes the directory; the caller holds the lock.
   Status Teardown(const std::string& id);
   // M12: moves the running relay into a child of the sandbox's cgroups (relay_cgroup.h).

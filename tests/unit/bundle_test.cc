@@ -111,3 +111,33 @@ TEST_CASE("default spec validates and matches runc's shape") {
   CHECK(FindNamespace(s, "network") != nullptr);
   CHECK(FindNamespace(s, "network")->path.empty());
 }
+
+// Issue #16 item 4: the resources and hooks readers are as strict as json_field's.
+TEST_CASE("spec: a mistyped resources limit or hook is one error naming the field") {
+  auto with = [](const char* extra) {
+    return std::string(R"({"ociVersion":"1.0.2","root":{"path":"rootfs"},"process":{"args":["sh"],"cwd":"/"},)") + extra + "}";
+  };
+  // Positive control: the same documents with the right types parse.
+  REQUIRE(ParseSpec(with(R"("linux":{"resources":{"memory":{"limit":1073741824}}})")).ok());
+  REQUIRE(ParseSpec(with(R"("hooks":{"poststart":[{"path":"/bin/true","args":["true"],"timeout":5}]})")).ok());
+  auto mem = ParseSpec(with(R"("linux":{"resources":{"memory":{"limit":"1g"}}})"));
+  REQUIRE_FALSE(mem.ok());
+  CHECK(mem.error().msg == "config.json: linux.resources.memory.limit: not a number");
+  auto timeout = ParseSpec(with(R"("hooks":{"poststart":[{"path":"/bin/true","timeout":"5"}]})"));
+  REQUIRE_FALSE(timeout.ok());
+  CHECK(timeout.error().msg == "config.json: hooks.poststart[0].timeout: not a number");
+  auto args = ParseSpec(with(R"("hooks":{"prestart":[{"path":"/bin/true","args":"true"}]})"));
+  REQUIRE_FALSE(args.ok());
+  CHECK(args.error().msg == "config.json: hooks.prestart[0].args: not an array");
+  auto nopath = ParseSpec(with(R"("hooks":{"poststop":[{"args":["x"]}]})"));
+  REQUIRE_FALSE(nopath.ok());
+  CHECK(nopath.error().msg == "config.json: hooks.poststop[0].path: missing");
+  CHECK(ParseSpec(with(R"("hooks":{"poststop":[7]})")).error().msg == "config.json: hooks.poststop[0]: not an object");
+  // update --resources goes through the same reader.
+  auto upd = ResourcesFromJson(boost::json::parse(R"({"memory":{"limit":"1g"}})").as_object(), "update --resources");
+  REQUIRE_FALSE(upd.ok());
+  CHECK(upd.error().msg == "update --resources: memory.limit: not a number");
+  auto ok = ResourcesFromJson(boost::json::parse(R"({"pids":{"limit":64}})").as_object(), "update --resources");
+  REQUIRE(ok.ok());
+  CHECK(ok->pids_limit == 64);
+}

@@ -9,7 +9,7 @@
 #include "shim/core/fs.h"
 #include "shim/runtime/containers.h"
 #include "shim/runtime/gvisor_backend.h"
-#include "shim/runtime/journal.h"
+#include "shim/runtime/journal_steps.h"
 #include "test_helpers.h"
 
 using namespace sandshim;
@@ -115,9 +115,9 @@ TEST_CASE("containers: re-creating an id after a crashed create keeps the probed
   auto c = f.Make();
   auto dir = f.dir.path() / "root" / "c3";
   REQUIRE(fs::MkdirAll(dir, 0700).ok());
-  Journal stale(dir / "journal.json");
-  REQUIRE(stale.Append({kRunscJournalKind, {{"runsc_root", (f.dir.path() / "root" / "@runsc").string()},
-                                            {"id", f.Rid("c3")}}}).ok());
+  ContainerJournal stale(dir / "journal.json");
+  REQUIRE(stale.Append(step::RunscContainer{.runsc_root = (f.dir.path() / "root" / "@runsc").string(),
+                                            .id = f.Rid("c3")}).ok());
   // runsc's state file of that sandbox, so the undo asks runsc to delete it.
   REQUIRE(fs::MkdirAll(f.dir.path() / "root" / "@runsc").ok());
   REQUIRE(fs::WriteFileAtomic(f.dir.path() / "root" / "@runsc" / (f.Rid("c3") + "_sandbox:" + f.Rid("c3") + ".state"), "{}").ok());
@@ -160,8 +160,8 @@ TEST_CASE("containers: gc removes a create whose creator died, and nothing the s
     r.status = ContainerStatus::kCreating;
     r.owner = {999999, 1};
     REQUIRE(store.Save(*lock, r).ok());
-    Journal j(store.Dir("dead") / "journal.json");
-    REQUIRE(j.Append({"runsc-container", {{"runsc_root", (f.dir.path() / "root" / "@runsc").string()}, {"id", f.Rid("dead")}}}).ok());
+    ContainerJournal j(store.Dir("dead") / "journal.json");
+    REQUIRE(j.Append(step::RunscContainer{.runsc_root = (f.dir.path() / "root" / "@runsc").string(), .id = f.Rid("dead")}).ok());
     (void)fs::MkdirAll(f.dir.path() / "root" / "@runsc");
     (void)fs::WriteFileAtomic(f.dir.path() / "root" / "@runsc" / (f.Rid("dead") + "_sandbox:" + f.Rid("dead") + ".state"), "{}");
   }

@@ -3,7 +3,10 @@
 
 #include "bundle/json_rebase.h"
 #include "shim/session/pool_def.h"
+#include "shim/session/pool.h"
 #include "shim/session/pool_stats.h"
+#include "shim/core/fs.h"
+#include "tests/unit/test_helpers.h"
 
 using namespace sandshim::session;
 namespace json = boost::json;
@@ -61,4 +64,28 @@ TEST_CASE("pool metrics: one family per counter, a sample per pool") {
   CHECK(text.find("sandshim_pool_claims_total{pool=\"py\"} 3\n") != std::string::npos);
   CHECK(text.find("sandshim_pool_misses_total{pool=\"py\"} 1\n") != std::string::npos);
   CHECK(text.find("# TYPE sandshim_pool_size gauge") != std::string::npos);
+}
+
+// Issue #16 item 7: RecoverClaim decided "committed" by a substring search for "id":"<id>" in
+// session.json, which a record of another session holding that text anywhere also matched.
+TEST_CASE("pool claim recovery: session.json read as a session record, not searched") {
+  sandshim::testing::TempDir d;
+  CHECK_FALSE(*ClaimCommitted(d.path(), "s1"));  // no record: not committed
+  SessionRecord r;
+  r.id = "s1";
+  r.container_id = "sess-s1";
+  REQUIRE(sandshim::fs::WriteFileAtomic(d.path() / "session.json", json::serialize(RecordToJson(r)), 0600).ok());
+  CHECK(*ClaimCommitted(d.path(), "s1"));
+  // Positive control for the old search: this record holds the text "id":"s2" (in its profile
+  // summary), yet it is session s1's.
+  r.profile["parent"] = json::object{{"id", "s2"}};
+  auto text = json::serialize(RecordToJson(r));
+  REQUIRE(text.find(R"("id":"s2")") != std::string::npos);
+  REQUIRE(sandshim::fs::WriteFileAtomic(d.path() / "session.json", text, 0600).ok());
+  CHECK_FALSE(*ClaimCommitted(d.path(), "s2"));
+  // A mistyped record is an error naming the field, not "not committed" (which would tear down).
+  REQUIRE(sandshim::fs::WriteFileAtomic(d.path() / "session.json", R"({"id":7})", 0600).ok());
+  auto bad = ClaimCommitted(d.path(), "s1");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().msg.find("id") != std::string::npos);
 }

@@ -3,7 +3,7 @@
 #include "shim/core/fs.h"
 #include "shim/runtime/backend_select.h"
 #include "shim/runtime/config.h"
-#include "shim/runtime/journal.h"
+#include "shim/runtime/journal_steps.h"
 #include "shim/runtime/oci_state.h"
 #include "shim/runtime/state_store.h"
 #include "shim/runtime/status.h"
@@ -84,34 +84,82 @@ TEST_CASE("state store: a recycled pid reads as stopped; a dead creator too") {
 
 TEST_CASE("journal: durable appends, backwards replay, every step runs, errors joined") {
   testing::TempDir d;
-  Journal j(d.path() / "journal.json");
-  REQUIRE(j.Append({"dir", {{"path", "/a"}}}).ok());
-  REQUIRE(j.Append({"runsc-container", {{"id", "x"}}}).ok());
-  REQUIRE(j.Append({"file", {{"path", "/b"}}}).ok());
-  auto back = Journal::Load(d.path() / "journal.json");
+  ContainerJournal j(d.path() / "journal.json");
+  REQUIRE(j.Append(step::Dir{"/a"}).ok());
+  REQUIRE(j.Append(step::RunscContainer{.id = "x"}).ok());
+  REQUIRE(j.Append(step::File{"/b"}).ok());
+  auto back = ContainerJournal::Load(d.path() / "journal.json");
   REQUIRE(back.ok());
   REQUIRE(back->entries().size() == 3);
+  CHECK(std::get<step::RunscContainer>(back->entries()[1]).id == "x");
   std::vector<std::string> order;
-  auto s = Replay(back->entries(), [&](const JournalEntry& e) -> Status {
-    order.push_back(e.kind);
-    if (e.kind == "runsc-container") return MakeError("boom", EIO);
+  auto s = Replay(back->entries(), [&](const ContainerStep& e) -> Status {
+    order.emplace_back(KindOf(e));
+    if (std::holds_alternative<step::RunscContainer>(e)) return MakeError("boom", EIO);
     return Ok();
   });
   CHECK(order == std::vector<std::string>{"file", "runsc-container", "dir"});
   REQUIRE_FALSE(s.ok());
   CHECK(s.error().msg == "undo runsc-container: boom");
-  auto empty = Journal::Load(d.path() / "none.json");
+  auto empty = ContainerJournal::Load(d.path() / "none.json");
   REQUIRE(empty.ok());
   CHECK(empty->entries().empty());
   // Not durable: still there for the next process; an empty file (a non-durable write cut
   // by an OS crash) is an empty journal.
-  Journal v(d.path() / "volatile.json", /*durable=*/false);
-  REQUIRE(v.Append({"process", {{"pid", 1}}}).ok());
-  CHECK(Journal::Load(d.path() / "volatile.json")->entries().size() == 1);
+  ContainerJournal v(d.path() / "volatile.json", /*durable=*/false);
+  REQUIRE(v.Append(step::Process{.pid = 1}).ok());
+  CHECK(ContainerJournal::Load(d.path() / "volatile.json")->entries().size() == 1);
   REQUIRE(fs::WriteFileAtomic(d.path() / "cut.json", "", 0644, false).ok());
-  auto cut = Journal::Load(d.path() / "cut.json");
+  auto cut = ContainerJournal::Load(d.path() / "cut.json");
   REQUIRE(cut.ok());
   CHECK(cut->entries().empty());
+}
+
+// Issue #16: a container journal as the previous sandshim (kind strings + JSON objects) wrote
+// it, byte for byte; gc's runsc entry carried only runsc_root and id.
+TEST_CASE("journal: a container journal in the old format loads, each step typed") {
+  testing::TempDir d;
+  const char* old = R"([{"kind":"runsc-container","data":{"runsc_root":"/run/s/@runsc","id":"r-1","bundle":"/b",)"
+                    R"("runsc_bundle":"/run/s/c/bundle","cgroups_path":"","control_netns":"/run/s/@netns",)"
+                    R"("flags":["--network=none"],"container_id":"c"}},)"
+                    R"({"kind":"native-container","data":{"id":"n","cgroups":["/sys/fs/cgroup/x"],"bundle":"/b2"}},)"
+                    R"({"kind":"process","data":{"pid":4242,"start":99}},)"
+                    R"({"kind":"runsc-container","data":{"runsc_root":"/r","id":"gc-only"}},)"
+                    R"({"kind":"file","data":{"path":"/f"}},{"kind":"dir","data":{"path":"/d"}}])";
+  REQUIRE(fs::WriteFileAtomic(d.path() / "journal.json", old, 0600).ok());
+  auto j = ContainerJournal::Load(d.path() / "journal.json");
+  REQUIRE(j.ok());
+  REQUIRE(j->entries().size() == 6);
+  const auto& r = std::get<step::RunscContainer>(j->entries()[0]);
+  CHECK(r.runsc_bundle == "/run/s/c/bundle");
+  CHECK(r.flags == std::vector<std::string>{"--network=none"});
+  CHECK(r.container_id == "c");
+  CHECK(std::get<step::NativeContainer>(j->entries()[1]).cgroups == std::vector<std::string>{"/sys/fs/cgroup/x"});
+  CHECK(std::get<step::Process>(j->entries()[2]).start == 99);
+  CHECK(std::get<step::RunscContainer>(j->entries()[3]).container_id.empty());
+  CHECK(std::get<step::Dir>(j->entries()[5]).path == "/d");
+  // Appending keeps the format: what this binary writes, the previous one read.
+  REQUIRE(j->Append(step::Dir{"/e"}).ok());
+  auto text = fs::ReadFile(d.path() / "journal.json");
+  REQUIRE(text.ok());
+  CHECK(text->find(R"({"kind":"dir","data":{"path":"/e"}})") != std::string::npos);
+}
+
+TEST_CASE("journal: an unknown kind or a mistyped member is an error naming it, not a skipped step") {
+  testing::TempDir d;
+  REQUIRE(fs::WriteFileAtomic(d.path() / "j1.json", R"([{"kind":"dir","data":{"path":"/a"}},{"kind":"tunnel","data":{}}])", 0600).ok());
+  auto unknown = ContainerJournal::Load(d.path() / "j1.json");
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.error().msg.find("[1].kind") != std::string::npos);
+  CHECK(unknown.error().msg.find("unknown journal step \"tunnel\"") != std::string::npos);
+  REQUIRE(fs::WriteFileAtomic(d.path() / "j2.json", R"([{"kind":"process","data":{"pid":"12"}}])", 0600).ok());
+  auto mistyped = ContainerJournal::Load(d.path() / "j2.json");
+  REQUIRE_FALSE(mistyped.ok());
+  CHECK(mistyped.error().msg.find("[0].data.pid") != std::string::npos);
+  REQUIRE(fs::WriteFileAtomic(d.path() / "j3.json", R"([{"kind":"dir","data":{"path":"/a"}},7])", 0600).ok());
+  auto not_object = ContainerJournal::Load(d.path() / "j3.json");
+  REQUIRE_FALSE(not_object.ok());
+  CHECK(not_object.error().msg.find("[1]: not an object") != std::string::npos);
 }
 
 TEST_CASE("record: durable round-trips and defaults to true") {
@@ -258,4 +306,58 @@ TEST_CASE("record: backend data is typed per backend; a mistyped field is an err
   auto pid = ToJson(r);
   pid["init"].as_object()["pid"] = "1234";
   CHECK(RecordFromJson(boost::json::serialize(pid)).error().msg == "state.json: init.pid: not a number");
+}
+
+// Issue #16 item 2: ContainerRecord is a described struct; every member round-trips and each
+// mistyped one is an error naming it.
+TEST_CASE("record: described members round-trip; a mistyped one names itself") {
+  ContainerRecord r;
+  r.id = "c";
+  r.backend = "gvisor";
+  r.bundle = "/b";
+  r.rootfs = "/b/rootfs";
+  r.status = S::kRunning;
+  r.init = {4242, 77};
+  r.owner = {99, 5};
+  r.created = "2026-11-24T06:00:00Z";
+  r.annotations = {{"a", "1"}};
+  r.durable = false;
+  r.backend_data = GvisorData{};
+  auto text = boost::json::serialize(ToJson(r));
+  auto back = RecordFromJson(text);
+  REQUIRE(back.ok());
+  CHECK(back->id == "c");
+  CHECK(back->bundle == "/b");
+  CHECK(back->rootfs == "/b/rootfs");
+  CHECK(back->status == S::kRunning);
+  CHECK(back->init.pid == 4242);
+  CHECK(back->init.start == 77);
+  CHECK(back->owner.start == 5);
+  CHECK(back->created == r.created);
+  CHECK(back->annotations == r.annotations);
+  CHECK_FALSE(back->durable);
+  // The format older binaries wrote and read: paths as strings, status by name, pids as objects.
+  auto j = boost::json::parse(text).as_object();
+  CHECK(j["bundle"] == "/b");
+  CHECK(j["status"] == "running");
+  CHECK(j["init"] == boost::json::object{{"pid", 4242}, {"start", 77}});
+  struct Case {
+    const char* key;
+    boost::json::value v;
+    const char* msg;
+  };
+  for (const auto& c : std::vector<Case>{{"bundle", 7, "state.json: bundle: not a string"},
+                                         {"durable", "yes", "state.json: durable: not a boolean"},
+                                         {"status", "sleeping", "state.json: status: unknown status \"sleeping\""},
+                                         {"annotations", boost::json::object{{"k", 1}}, "state.json: annotations.k: not a string"},
+                                         {"owner", boost::json::object{{"start", -1}}, "state.json: owner.start"}}) {
+    auto bad = j;
+    bad[c.key] = c.v;
+    auto e = RecordFromJson(boost::json::serialize(bad));
+    REQUIRE_FALSE(e.ok());
+    CHECK_MESSAGE(e.error().msg.find(c.msg) == 0, e.error().msg);
+  }
+  auto none = j;
+  none.erase("status");
+  CHECK(RecordFromJson(boost::json::serialize(none)).error().msg == "state.json: status: missing");
 }
