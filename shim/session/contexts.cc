@@ -410,7 +410,7 @@ Result<ExecTarget> ExecTargetFor(const std::filesystem::path& session_dir, const
   return MakeError("context " + name + " does not exist in session " + s.id, ENOENT);
 }
 
-Status UndoContext(runtime::Containers& containers, const json::object& data) {
+Status UndoContext(runtime::Containers& containers, const step::SessionContext& data) {
   const auto& id = data.id;
   const auto& dir = data.dir;
   if (id.empty() || dir.empty()) return MakeError("session-context entry without id or dir", EINVAL);
