@@ -125,8 +125,18 @@ void Answer(int conn, Reply kind, int32_t value) {
   (void)WriteAll(conn, &m, sizeof(m));
 }
 
+// A request names the capabilities its command gets, and root in the context can connect and
+// write one itself: a command never gets the capabilities the init holds for the broker only
+// (the session's spec does not give them), whatever the request says. (The asker's own sets
+// cannot be read instead: this gVisor answers SO_PEERCRED on an accepted unix socket with the
+// listener's pid, not the connecting process's.) So an exec's --cap-add of one of them is not
+// honoured in a brokered context (docs/CONTEXTS.md).
+void ClampCaps(Request& r, uint64_t init_caps) {
+  for (auto* set : {&r.cap_perm, &r.cap_eff, &r.cap_inh, &r.cap_amb, &r.cap_bound}) *set &= ~init_caps;
+}
+
 // One request from a connected client; false: refused (the connection is closed by the caller).
-bool Serve(int conn, std::vector<Exec>& execs) {
+bool Serve(int conn, std::vector<Exec>& execs, uint64_t init_caps) {
   ucred peer{};
   socklen_t len = sizeof(peer);
   if (::getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0 || peer.uid != 0) return false;  // (0700 too)
@@ -148,6 +158,7 @@ bool Serve(int conn, std::vector<Exec>& execs) {
     close_fds();
     return false;
   }
+  ClampCaps(r, init_caps);
   pid_t pid = Spawn(r, fds, nfds);
   if (pid < 0) {
     Answer(conn, Reply::kError, -pid);
@@ -236,7 +247,7 @@ void StartPump(int client, int up) {
     }
     if (p[1].revents & POLLIN) {
       int conn = ::accept4(exec_listener, nullptr, nullptr, SOCK_CLOEXEC);
-      if (conn >= 0 && !Serve(conn, execs)) ::close(conn);
+      if (conn >= 0 && !Serve(conn, execs, init_caps)) ::close(conn);
     }
     if (p[3].revents & POLLIN) {
       int c = ::accept4(egress, nullptr, nullptr, SOCK_CLOEXEC);

@@ -37,7 +37,9 @@ class Reader {
   }
   bool List(std::vector<std::string>& out) {
     uint32_t n;
-    if (!U32(n) || n > kMaxRequest) return false;
+    // Each entry takes at least its NUL: a count the rest of the request cannot hold is a lie
+    // (and would have us allocate for it first).
+    if (!U32(n) || n > b_.size() - at_) return false;
     out.resize(n);
     for (auto& s : out)
       if (!Str(s)) return false;

@@ -251,6 +251,21 @@ broker_exec_cases() { # SID PLAIN WS
   assert_ne "$(C --user 0 -- readlink /proc/1/ns/net)" "$(C --user 0 -- readlink /proc/self/ns/net)" \
     "control: the context's init (outside half) and its commands are in different namespaces" || return
   assert_ne 0 "$(C --user 0 -- sh -c 'unshare -n true 2>/dev/null; echo $?')" "root inside: unshare -n" || return
+  # Root inside writes a request to the broker itself (contexts/forge_broker.c), asking for the
+  # capabilities the init holds for the broker only (CAP_SETGID|SETUID|SETPCAP, 0x1c0). Control:
+  # the same forger asking for its own sets gets a command that has them.
+  if gcc -O2 -static -o "$ws/forge_broker" "$(dirname "$0")/contexts/forge_broker.c" 2>/dev/null; then
+    local own forged
+    own=$(C --user 0 -- sh -c 'grep CapPrm /proc/self/status' | awk '{print $2}')
+    assert_contains "$(C --user 0 -- /workspace/forge_broker "$own")" "$own" \
+      "control: a forged request for the asker's own capabilities is served" || return
+    forged=$(printf '%x' $((0x$own | 0x1c0)))
+    out=$(C --user 0 -- /workspace/forge_broker "$forged" 2>&1)
+    assert_not_contains "$out" "$(printf '%016x' $((0x$own | 0x1c0)))" \
+      "a forged request for the init's capabilities (got: $out)" || return
+  else
+    return $(fail "gcc -static: cannot build the forging client")
+  fi
   # Root in the platform context kills its broker: that context ends, no other is touched.
   assert_eq ok "$(S session exec "$sid" -- echo ok)" "control: the default context before" || return
   C --user 0 -- sh -c 'for p in /proc/[0-9]*; do p=${p#/proc/}; [ $p != 1 ] && grep -q "ctx.init" /proc/$p/cmdline 2>/dev/null && kill -9 $p; done; true' >/dev/null 2>&1
