@@ -7,6 +7,7 @@
 //  - egress: a port on the namespace's loopback whose connections the outside half carries to
 //    the relay link (it alone is in the namespace that reaches it).
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/netlink.h>
@@ -15,6 +16,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -184,12 +186,29 @@ void Reap(std::vector<Exec>& execs) {
       }
 }
 
+// A pump keeps only its own two sockets (and stdio): a copy of another connection (a client
+// waiting for its upstream, an exec's) would hold that one open after its own pump or the
+// broker closed it, and its client would wait for an end that never comes.
+void CloseAllBut(int a, int b) {
+  DIR* d = ::opendir("/proc/self/fd");
+  if (!d) return;
+  std::vector<int> fds;
+  while (const dirent* e = ::readdir(d)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    int fd = ::atoi(e->d_name);
+    if (fd > 2 && fd != a && fd != b && fd != ::dirfd(d)) fds.push_back(fd);
+  }
+  ::closedir(d);
+  for (int fd : fds) ::close(fd);
+}
+
 // A pump per connection, in a process of its own: a stuck or failing one stops nothing else
 // (the Sentry's threads for a static binary were not dependable: an abort in thread start).
 void StartPump(int client, int up) {
   pid_t pid = ::fork();
   if (pid == 0) {
     ::signal(SIGCHLD, SIG_DFL);
+    CloseAllBut(client, up);
     Pump(client, up);
     ::_exit(0);
   }
