@@ -40,40 +40,47 @@ bool HasController(const CgroupMount& m, const std::string& c) { return m.super_
 
 }  // namespace
 
-std::vector<std::filesystem::path> RelayCgroupDirs(const std::string& proc_cgroup, const std::string& mountinfo) {
-  auto mounts = CgroupMounts(mountinfo);
-  std::vector<std::filesystem::path> out;
-  std::istringstream in(proc_cgroup);
-  for (std::string line; std::getline(in, line);) {
-    auto a = line.find(':'), b = line.find(':', a + 1);
-    if (a == std::string::npos || b == std::string::npos) continue;
-    std::string ctrls = "," + line.substr(a + 1, b - a - 1) + ",", path = line.substr(b + 1);
-    if (path.empty() || path == "/" || path.find("..") != std::string::npos) continue;  // not a cgroup of its own
-    auto has = [&](const char* c) { return ctrls.find("," + std::string(c) + ",") != std::string::npos; };
-    for (const auto& m : mounts) {
-      bool take = m.v2 ? ctrls == ",," : (has("memory") && HasController(m, "memory")) || (has("pids") && HasController(m, "pids"));
-      if (take) out.push_back(m.point / std::filesystem::path(path).relative_path() / "relay");
-    }
-  }
-  return out;
-}
-
-std::vector<std::filesystem::path> SessionCgroupDirs(const std::string& proc_cgroup, const std::string& mountinfo) {
-  auto mounts = CgroupMounts(mountinfo);
-  std::vector<std::filesystem::path> out;
+namespace {
+// Each line of /proc/PID/cgroup that names a cgroup of its own: its controllers ("" on
+// cgroup2) and path.
+template <typename Fn>
+void ForEachOwnCgroup(const std::string& proc_cgroup, Fn fn) {
   std::istringstream in(proc_cgroup);
   for (std::string line; std::getline(in, line);) {
     auto a = line.find(':'), b = line.find(':', a + 1);
     if (a == std::string::npos || b == std::string::npos) continue;
     std::string ctrls = line.substr(a + 1, b - a - 1), path = line.substr(b + 1);
     if (path.empty() || path == "/" || path.find("..") != std::string::npos) continue;  // not a cgroup of its own
+    fn(ctrls, std::filesystem::path(path).relative_path());
+  }
+}
+}  // namespace
+
+std::vector<std::filesystem::path> RelayCgroupDirs(const std::string& proc_cgroup, const std::string& mountinfo) {
+  auto mounts = CgroupMounts(mountinfo);
+  std::vector<std::filesystem::path> out;
+  ForEachOwnCgroup(proc_cgroup, [&](const std::string& line_ctrls, const std::filesystem::path& path) {
+    std::string ctrls = "," + line_ctrls + ",";
+    auto has = [&](const char* c) { return ctrls.find("," + std::string(c) + ",") != std::string::npos; };
+    for (const auto& m : mounts) {
+      bool take = m.v2 ? ctrls == ",," : (has("memory") && HasController(m, "memory")) || (has("pids") && HasController(m, "pids"));
+      if (take) out.push_back(m.point / path / "relay");
+    }
+  });
+  return out;
+}
+
+std::vector<std::filesystem::path> SessionCgroupDirs(const std::string& proc_cgroup, const std::string& mountinfo) {
+  auto mounts = CgroupMounts(mountinfo);
+  std::vector<std::filesystem::path> out;
+  ForEachOwnCgroup(proc_cgroup, [&](const std::string& ctrls, const std::filesystem::path& path) {
     for (const auto& m : mounts) {
       bool take = m.v2 ? ctrls.empty() : false;
       // v1: the hierarchy that holds the line's first controller (or its name=...).
       if (!m.v2 && !ctrls.empty()) take = HasController(m, ctrls.substr(0, ctrls.find(',')));
-      if (take) out.push_back(m.point / std::filesystem::path(path).relative_path());
+      if (take) out.push_back(m.point / path);
     }
-  }
+  });
   return out;
 }
 
