@@ -63,11 +63,10 @@ void Raw(const char* a, const char* b = "", const char* c = "") {
     if ((high[i] = ::fcntl(fds[i], F_DUPFD_CLOEXEC, kMaxClientFds)) < 0) ::_exit(125);
   for (int i = 0; i < nfds; ++i)
     if (::dup2(high[i], i) < 0) ::_exit(125);
+  // A session of its own, whose id is the command's pid: what the command starts and lets go
+  // of (a double fork: its parent gone, it is init's child) stays in it, where KillTree finds
+  // it. (PR_SET_CHILD_SUBREAPER would keep orphans in the tree; this gVisor refuses it: EINVAL.)
   ::setsid();
-  // The command reaps its own orphans: what it starts and lets go of (a double fork, setsid)
-  // stays in its tree while it runs, where KillTree finds it (a direct exec's tree loses it).
-  // The command can undo this for itself; nothing here is a boundary against it.
-  (void)::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
   // (Best effort, as a direct exec: the Sentry's exec terminal may not take it.)
   if (r.tty && ::ioctl(0, TIOCSCTTY, 0) != 0) (void)::ioctl(0, TIOCSCTTY, 1);
   uint64_t drop = g_bound & ~r.cap_bound;
@@ -163,14 +162,16 @@ pid_t Spawn(const Request& r, const int* fds, int nfds) {
 
 namespace {
 
-// Every live process under root (root excluded) in one reading of /proc: children by ppid,
-// zombies left out (dead already; their parent reaps them).
-std::vector<pid_t> Descendants(pid_t root) {
+// Every live process of the command's: under root (children by ppid) or in its session
+// (root's pid: Child's setsid), whoever its parent is now; root itself and zombies (dead
+// already; their parent reaps them) left out. One reading of /proc.
+std::vector<pid_t> Members(pid_t root) {
   std::map<pid_t, std::vector<pid_t>> children;
+  std::vector<pid_t> out;
   if (DIR* d = ::opendir("/proc")) {
     while (dirent* e = ::readdir(d)) {
       pid_t pid = static_cast<pid_t>(std::atoi(e->d_name));
-      if (pid <= 0) continue;
+      if (pid <= 0 || pid == root) continue;
       char path[64], buf[512];
       snprintf(path, sizeof(path), "/proc/%d/stat", pid);
       int fd = ::open(path, O_RDONLY | O_CLOEXEC);
@@ -180,18 +181,20 @@ std::vector<pid_t> Descendants(pid_t root) {
       if (n <= 0) continue;
       buf[n] = '\0';
       const char* paren = strrchr(buf, ')');  // the command name may hold spaces and ')'
-      int ppid = 0;
+      int ppid = 0, pgrp = 0, session = 0;
       char state;
-      if (paren && sscanf(paren + 1, " %c %d", &state, &ppid) == 2 && state != 'Z') children[ppid].push_back(pid);
+      if (!paren || sscanf(paren + 1, " %c %d %d %d", &state, &ppid, &pgrp, &session) != 4 || state == 'Z') continue;
+      children[ppid].push_back(pid);
+      if (session == root) out.push_back(pid);
     }
     ::closedir(d);
   }
-  std::vector<pid_t> out, todo{root};
+  std::vector<pid_t> todo{root};
   while (!todo.empty()) {
     pid_t p = todo.back();
     todo.pop_back();
     for (pid_t c : children[p]) {
-      out.push_back(c);
+      if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
       todo.push_back(c);
     }
   }
@@ -201,13 +204,12 @@ std::vector<pid_t> Descendants(pid_t root) {
 }  // namespace
 
 void KillTree(pid_t root) {
-  // The root last: it is its tree's subreaper (Child), so a process orphaned while we kill
-  // (its parent killed, or a double fork under way) lands on the root and the next pass finds
-  // it. Done when a reading of /proc shows nothing under the root we have not killed.
+  // Until a reading of /proc shows nothing of the command's we have not killed: a process
+  // forked while we read is caught by the next pass. Then the root and its process group.
   std::vector<pid_t> killed;
   for (int pass = 0; pass < 32; ++pass) {
     bool fresh = false;
-    for (pid_t p : Descendants(root)) {
+    for (pid_t p : Members(root)) {
       if (std::find(killed.begin(), killed.end(), p) != killed.end()) continue;
       ::kill(p, SIGKILL);
       killed.push_back(p);

@@ -17,9 +17,9 @@ void SpawnSetup();
 // Returns the command's pid, or -errno. fds: the client's nfds descriptors, which become the
 // command's 0..nfds-1 (closed here).
 pid_t Spawn(const Request& r, const int* fds, int nfds);
-// SIGKILL to every process descended from the command (its orphans included: the command is
-// their subreaper), then to its process group and itself: what a session exec's timeout does
-// to a direct exec's tree, and also to what a double fork left (which a direct exec loses).
+// SIGKILL to every process descended from the command or in its session (a double fork's
+// orphan, which a direct exec's tree kill loses), then to its process group and itself. A
+// process that left the session (setsid) after its parent went escapes, as from a direct exec.
 void KillTree(pid_t root);
 
 }  // namespace sandshim::ctx
