@@ -359,9 +359,10 @@ int Run(int argc, char** argv, char** envp) {
     Say("the context's broker at /tmp/.sshim/broker.sock", "", -rc);
     return 125;
   }
-  // The header with the descriptors (0-2, and 3), then the body.
+  // The header and the body in one message, the descriptors (0-2, and 3) with it: the broker
+  // most often finds the whole request there when it accepts (no second wake-up for the body).
   uint32_t len = static_cast<uint32_t>(g_len);
-  IoVec iov{&len, sizeof(len)};
+  IoVec iov[2] = {{&len, sizeof(len)}, {g_body, g_len}};
   alignas(CmsgHdr) char control[sizeof(CmsgHdr) + 4 * sizeof(int)] = {};
   int nfds = fd3 ? 4 : 3;
   auto* c = reinterpret_cast<CmsgHdr*>(control);
@@ -371,13 +372,17 @@ int Run(int argc, char** argv, char** envp) {
   int fds[4] = {0, 1, 2, 3};
   memcpy(control + sizeof(CmsgHdr), fds, nfds * sizeof(int));
   MsgHdr m{};
-  m.iov = &iov;
-  m.iovlen = 1;
+  m.iov = iov;
+  m.iovlen = 2;
   m.control = control;
   m.controllen = sizeof(CmsgHdr) + ((nfds * sizeof(int) + 7) & ~size_t{7});
   do rc = Sys(__NR_sendmsg, sock, reinterpret_cast<long>(&m), kMSG_NOSIGNAL);
   while (rc == -kEINTR);
-  if (rc != sizeof(len) || !WriteAll(sock, g_body, g_len)) {
+  // What did not fit in the socket's buffer (a large environment) follows as it drains.
+  size_t total = sizeof(len) + g_len;
+  bool sent = rc >= static_cast<long>(sizeof(len)) &&
+              WriteAll(sock, g_body + (static_cast<size_t>(rc) - sizeof(len)), total - static_cast<size_t>(rc));
+  if (!sent) {
     Say("sending the request to the broker", "", rc < 0 ? -rc : 0);
     return 125;
   }
