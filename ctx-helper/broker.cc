@@ -25,6 +25,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <deque>
 #include <vector>
 
@@ -137,37 +139,80 @@ void ClampCaps(Request& r, uint64_t init_caps) {
   for (auto* set : {&r.cap_perm, &r.cap_eff, &r.cap_inh, &r.cap_amb, &r.cap_bound}) *set &= ~init_caps;
 }
 
-// One request from a connected client; false: refused (the connection is closed by the caller).
-bool Serve(int conn, std::vector<Exec>& execs, uint64_t init_caps) {
+// A client whose request is still coming. Requests are read as their bytes arrive, between
+// everything else the broker does: a client that connects and sends nothing (or a part) holds
+// up no other exec; it is dropped at its deadline.
+struct Pending {
+  int conn;
+  std::chrono::steady_clock::time_point deadline;
+  bool have_header = false;
+  uint32_t size = 0;
+  std::string body;
+  int fds[kMaxClientFds];
+  int nfds = 0;
+  void CloseFds() {
+    for (int i = 0; i < nfds; ++i) ::close(fds[i]);
+    nfds = 0;
+  }
+};
+// Time a client has to send its whole request (it sends it at once, right after connecting).
+constexpr auto kRequestTime = std::chrono::seconds(10);
+// Clients with requests under way at once; the oldest goes when one more connects.
+constexpr size_t kMaxPending = 64;
+
+// A client connected: root peers only (the directory is 0700 too).
+bool Admit(int conn, std::vector<Pending>& pending) {
   ucred peer{};
   socklen_t len = sizeof(peer);
-  if (::getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0 || peer.uid != 0) return false;  // (0700 too)
-  timeval t{2, 0};  // the client sends everything at once: a silent one does not hold us up
-  ::setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &t, sizeof(t));
-  uint32_t size = 0;
-  int fds[kMaxClientFds], nfds = 0;
-  long n = RecvWithFds(conn, &size, sizeof(size), fds, kMaxClientFds, &nfds);
-  auto close_fds = [&] {
-    for (int i = 0; i < nfds; ++i) ::close(fds[i]);
-  };
-  if (n != static_cast<long>(sizeof(size)) || nfds < 3 || size > kMaxRequest) {  // (a split header: refused)
-    close_fds();
-    return false;
+  if (::getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0 || peer.uid != 0) return false;
+  if (pending.size() >= kMaxPending) {
+    pending.front().CloseFds();
+    ::close(pending.front().conn);
+    pending.erase(pending.begin());
   }
-  std::string body(size, '\0');
+  pending.push_back({conn, std::chrono::steady_clock::now() + kRequestTime});
+  return true;
+}
+
+// More of a pending request, as much as is there now. -1: refused or gone (the caller closes
+// it), 0: more to come, 1: complete.
+int ReadSome(Pending& q) {
+  if (!q.have_header) {
+    // The header and the descriptors come in one message (a split header is refused).
+    long n = RecvWithFds(q.conn, &q.size, sizeof(q.size), q.fds, kMaxClientFds, &q.nfds, MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
+    if (n != static_cast<long>(sizeof(q.size)) || q.nfds < 3 || q.size > kMaxRequest) return -1;
+    q.have_header = true;
+    q.body.reserve(q.size);
+  }
+  char buf[65536];
+  while (q.body.size() < q.size) {
+    ssize_t n = ::recv(q.conn, buf, std::min<size_t>(sizeof(buf), q.size - q.body.size()), MSG_DONTWAIT);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
+    if (n <= 0) return -1;
+    q.body.append(buf, static_cast<size_t>(n));
+  }
+  return 1;
+}
+
+// A complete request: its command started; false: refused (the connection is closed by the
+// caller; the descriptors are closed here).
+bool Serve(Pending& q, std::vector<Exec>& execs, uint64_t init_caps) {
   Request r;
-  if (!ReadAll(conn, body.data(), size) || !Decode(body, r)) {
-    close_fds();
+  if (!Decode(q.body, r)) {
+    q.CloseFds();
     return false;
   }
   ClampCaps(r, init_caps);
-  pid_t pid = Spawn(r, fds, nfds);
+  pid_t pid = Spawn(r, q.fds, q.nfds);  // (closes them)
+  q.nfds = 0;
   if (pid < 0) {
-    Answer(conn, Reply::kError, -pid);
+    Answer(q.conn, Reply::kError, -pid);
     return false;
   }
-  Answer(conn, Reply::kPid, pid);
-  execs.push_back({conn, pid});
+  Answer(q.conn, Reply::kPid, pid);
+  execs.push_back({q.conn, pid});
   return true;
 }
 
@@ -231,14 +276,25 @@ void StartPump(int client, int up) {
   sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
   ::sigaction(SIGCHLD, &sa, nullptr);
   int exec_listener = ExecListener();
+  SpawnSetup();
   int egress = f.listen_port ? EgressListener(f.listen_port) : -1;
   std::vector<Exec> execs;
+  std::vector<Pending> pending;
   std::deque<int> waiting;  // accepted egress clients, in the order their upstreams were asked for
   for (;;) {
     std::vector<pollfd> p = {{g_child_pipe[0], POLLIN, 0}, {exec_listener, POLLIN, 0}, {link, POLLIN, 0},
                              {egress, static_cast<short>(egress >= 0 ? POLLIN : 0), 0}};
     for (const auto& e : execs) p.push_back({e.conn, static_cast<short>(e.conn >= 0 ? POLLIN : 0), 0});
-    if (::poll(p.data(), p.size(), -1) < 0) {
+    const size_t first_pending = p.size();
+    for (const auto& q : pending) p.push_back({q.conn, POLLIN, 0});
+    int timeout = -1;
+    if (!pending.empty()) {
+      auto soonest = pending.front().deadline;
+      for (const auto& q : pending) soonest = std::min(soonest, q.deadline);
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(soonest - std::chrono::steady_clock::now());
+      timeout = static_cast<int>(std::max<long long>(0, left.count()) + 1);
+    }
+    if (::poll(p.data(), p.size(), timeout) < 0) {
       if (errno == EINTR) continue;
       Die("poll");
     }
@@ -250,7 +306,7 @@ void StartPump(int client, int up) {
     }
     // A client forwards the signals it gets, one byte each (ours is the capability to send
     // them across users); one that went away takes the command's tree with it.
-    for (size_t i = 4; i < p.size(); ++i) {
+    for (size_t i = 4; i < first_pending; ++i) {
       if (!p[i].revents) continue;
       for (auto& e : execs) {
         if (e.conn != p[i].fd) continue;
@@ -264,9 +320,40 @@ void StartPump(int client, int up) {
         e.conn = -1;
       }
     }
+    // Requests under way: what has come, and the ones out of time. (pending and the poll
+    // entries are in the same order; served or dropped ones are taken out afterwards.)
+    {
+      auto now = std::chrono::steady_clock::now();
+      std::vector<Pending> still;
+      for (size_t i = 0; i < pending.size(); ++i) {
+        Pending& q = pending[i];
+        int got = p[first_pending + i].revents ? ReadSome(q) : 0;
+        if (got == 1) {
+          if (!Serve(q, execs, init_caps)) ::close(q.conn);  // (Serve closed the descriptors)
+        } else if (got < 0 || now >= q.deadline) {
+          q.CloseFds();
+          ::close(q.conn);
+        } else {
+          still.push_back(std::move(q));
+        }
+      }
+      pending = std::move(still);
+    }
     if (p[1].revents & POLLIN) {
       int conn = ::accept4(exec_listener, nullptr, nullptr, SOCK_CLOEXEC);
-      if (conn >= 0 && !Serve(conn, execs, init_caps)) ::close(conn);
+      if (conn >= 0 && !Admit(conn, pending)) ::close(conn);
+      else if (conn >= 0) {
+        // Most often it is all there already: served now, not a poll later.
+        Pending& q = pending.back();
+        int got = ReadSome(q);
+        if (got != 0) {
+          if (got < 0 || !Serve(q, execs, init_caps)) {
+            q.CloseFds();
+            ::close(q.conn);
+          }
+          pending.pop_back();
+        }
+      }
     }
     if (p[3].revents & POLLIN) {
       int c = ::accept4(egress, nullptr, nullptr, SOCK_CLOEXEC);

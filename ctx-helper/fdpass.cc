@@ -31,7 +31,7 @@ bool SendWithFds(int sock, const void* data, size_t len, const int* fds, int nfd
   return WriteAll(sock, static_cast<const char*>(data) + n, len - n);
 }
 
-long RecvWithFds(int sock, void* data, size_t len, int* fds, int max_fds, int* nfds) {
+long RecvWithFds(int sock, void* data, size_t len, int* fds, int max_fds, int* nfds, int flags) {
   char control[CMSG_SPACE(sizeof(int) * 8)] = {};
   iovec iov{data, len};
   msghdr msg{};
@@ -40,7 +40,7 @@ long RecvWithFds(int sock, void* data, size_t len, int* fds, int max_fds, int* n
   msg.msg_control = control;
   msg.msg_controllen = sizeof(control);
   ssize_t n;
-  do n = ::recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+  do n = ::recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | flags);
   while (n < 0 && errno == EINTR);
   *nfds = 0;
   for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {

@@ -4,7 +4,8 @@
 //   init [--forward PORT=ADDR:PORT]   the context container's init: the outside half (the
 //                                     sandbox's root network namespace) and the broker (the
 //                                     context's own namespace)
-//   run --uid U --gid G ... -- CMD    a session exec into the context, through the broker
+// A session exec into the context runs the client (ctx-helper/run/, bound at /.sshim/run), a
+// program of its own: it has no libc, so it starts cheaply.
 #pragma once
 
 #include <netinet/in.h>
@@ -12,8 +13,6 @@
 #include <cstdint>
 
 namespace sandshim::ctx {
-
-int RunClient(int argc, char** argv);
 
 // Egress: a port on the context's loopback whose connections are carried, byte for byte, to
 // an address the sandbox's root namespace reaches (the session's relay link).

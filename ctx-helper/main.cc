@@ -23,7 +23,6 @@ static bool ParseForward(const std::string& s, Forward& f) {
 
 int main(int argc, char** argv) {
   std::string verb = argc > 1 ? argv[1] : "";
-  if (verb == "run") return RunClient(argc - 2, argv + 2);
   if (verb == "init") {
     Forward f;
     uint64_t caps = 0;
@@ -39,7 +38,6 @@ int main(int argc, char** argv) {
     }
     if (ok) return RunInit(f, caps);
   }
-  Say("usage: sandshim-ctx init [--init-caps HEXMASK] [--forward PORT=ADDR:PORT] | "
-      "run --uid U --gid G [--groups G,...] --cwd DIR -- CMD...");
+  Say("usage: sandshim-ctx init [--init-caps HEXMASK] [--forward PORT=ADDR:PORT]");
   return 125;
 }

@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -37,6 +38,12 @@ std::vector<std::string> Candidates(const Request& r) {
   return out;
 }
 
+// What the child has to undo before its execve, found once (SpawnSetup): the signals the
+// broker ignores (a handler is reset by execve itself; an ignored signal stays ignored) and
+// the broker's bounding set (a command drops what it has and the request does not name).
+uint64_t g_ignored = 0;
+uint64_t g_bound = ~0ull;
+
 void Raw(const char* a, const char* b = "", const char* c = "") {
   for (const char* s : {"sandshim-ctx: ", a, b, c, "\n"}) (void)!::write(2, s, strlen(s));
 }
@@ -47,7 +54,8 @@ void Raw(const char* a, const char* b = "", const char* c = "") {
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  for (int s = 1; s < NSIG; ++s) ::signal(s, SIG_DFL);
+  for (int s = 1; s < 64; ++s)
+    if ((g_ignored >> s) & 1) ::signal(s, SIG_DFL);
   // Out of the way first (a received descriptor may have a number below nfds), then into place;
   // dup2 leaves the copies without close-on-exec.
   int high[kMaxClientFds];
@@ -55,11 +63,15 @@ void Raw(const char* a, const char* b = "", const char* c = "") {
     if ((high[i] = ::fcntl(fds[i], F_DUPFD_CLOEXEC, kMaxClientFds)) < 0) ::_exit(125);
   for (int i = 0; i < nfds; ++i)
     if (::dup2(high[i], i) < 0) ::_exit(125);
+  // A session of its own, whose id is the command's pid: what the command starts and lets go
+  // of (a double fork: its parent gone, it is init's child) stays in it, where KillTree finds
+  // it. (PR_SET_CHILD_SUBREAPER would keep orphans in the tree; this gVisor refuses it: EINVAL.)
   ::setsid();
   // (Best effort, as a direct exec: the Sentry's exec terminal may not take it.)
   if (r.tty && ::ioctl(0, TIOCSCTTY, 0) != 0) (void)::ioctl(0, TIOCSCTTY, 1);
+  uint64_t drop = g_bound & ~r.cap_bound;
   for (int c = 0; c < 64; ++c)
-    if (!((r.cap_bound >> c) & 1)) (void)::prctl(PR_CAPBSET_DROP, c, 0, 0, 0);
+    if ((drop >> c) & 1) (void)::prctl(PR_CAPBSET_DROP, c, 0, 0, 0);
   if (::syscall(SYS_setgroups, r.groups.size(), r.groups.data()) != 0 || ::syscall(SYS_setresgid, r.gid, r.gid, r.gid) != 0 ||
       ::prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0 || ::syscall(SYS_setresuid, r.uid, r.uid, r.uid) != 0) {
     Raw("user: ", strerror(errno));
@@ -119,6 +131,20 @@ alignas(64) char g_child_stack[256 * 1024];
 
 }  // namespace
 
+void SpawnSetup() {
+  g_ignored = 0;
+  for (int s = 1; s < 64 && s < NSIG; ++s) {
+    struct sigaction sa{};
+    if (::sigaction(s, nullptr, &sa) == 0 && sa.sa_handler == SIG_IGN) g_ignored |= uint64_t{1} << s;
+  }
+  g_bound = 0;
+  for (int c = 0; c < 64; ++c) {
+    int b = ::prctl(PR_CAPBSET_READ, c, 0, 0, 0);
+    if (b < 0) break;
+    if (b) g_bound |= uint64_t{1} << c;
+  }
+}
+
 pid_t Spawn(const Request& r, const int* fds, int nfds) {
   auto argv = Pointers(r.argv);
   auto envp = Pointers(r.env);
@@ -134,38 +160,65 @@ pid_t Spawn(const Request& r, const int* fds, int nfds) {
   return pid > 0 ? pid : -err;
 }
 
-void KillTree(pid_t root) {
-  // Twice: a process forked while the first pass read the table is caught by the second.
-  for (int pass = 0; pass < 2; ++pass) {
-    std::map<pid_t, std::vector<pid_t>> children;
-    if (DIR* d = ::opendir("/proc")) {
-      while (dirent* e = ::readdir(d)) {
-        pid_t pid = static_cast<pid_t>(std::atoi(e->d_name));
-        if (pid <= 0) continue;
-        char path[64], buf[512];
-        snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-        int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0) continue;
-        ssize_t n = ::read(fd, buf, sizeof(buf) - 1);
-        ::close(fd);
-        if (n <= 0) continue;
-        buf[n] = '\0';
-        const char* paren = strrchr(buf, ')');  // the command name may hold spaces and ')'
-        int ppid = 0;
-        char state;
-        if (paren && sscanf(paren + 1, " %c %d", &state, &ppid) == 2) children[ppid].push_back(pid);
-      }
-      ::closedir(d);
+namespace {
+
+// Every live process of the command's: under root (children by ppid) or in its session
+// (root's pid: Child's setsid), whoever its parent is now; root itself and zombies (dead
+// already; their parent reaps them) left out. One reading of /proc.
+std::vector<pid_t> Members(pid_t root) {
+  std::map<pid_t, std::vector<pid_t>> children;
+  std::vector<pid_t> out;
+  if (DIR* d = ::opendir("/proc")) {
+    while (dirent* e = ::readdir(d)) {
+      pid_t pid = static_cast<pid_t>(std::atoi(e->d_name));
+      if (pid <= 0 || pid == root) continue;
+      char path[64], buf[512];
+      snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+      int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+      if (fd < 0) continue;
+      ssize_t n = ::read(fd, buf, sizeof(buf) - 1);
+      ::close(fd);
+      if (n <= 0) continue;
+      buf[n] = '\0';
+      const char* paren = strrchr(buf, ')');  // the command name may hold spaces and ')'
+      int ppid = 0, pgrp = 0, session = 0;
+      char state;
+      if (!paren || sscanf(paren + 1, " %c %d %d %d", &state, &ppid, &pgrp, &session) != 4 || state == 'Z') continue;
+      children[ppid].push_back(pid);
+      if (session == root) out.push_back(pid);
     }
-    ::kill(-root, SIGKILL);
-    std::vector<pid_t> todo{root};
-    while (!todo.empty()) {
-      pid_t p = todo.back();
-      todo.pop_back();
-      ::kill(p, SIGKILL);
-      for (pid_t c : children[p]) todo.push_back(c);
+    ::closedir(d);
+  }
+  std::vector<pid_t> todo{root};
+  while (!todo.empty()) {
+    pid_t p = todo.back();
+    todo.pop_back();
+    for (pid_t c : children[p]) {
+      if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+      todo.push_back(c);
     }
   }
+  return out;
+}
+
+}  // namespace
+
+void KillTree(pid_t root) {
+  // Until a reading of /proc shows nothing of the command's we have not killed: a process
+  // forked while we read is caught by the next pass. Then the root and its process group.
+  std::vector<pid_t> killed;
+  for (int pass = 0; pass < 32; ++pass) {
+    bool fresh = false;
+    for (pid_t p : Members(root)) {
+      if (std::find(killed.begin(), killed.end(), p) != killed.end()) continue;
+      ::kill(p, SIGKILL);
+      killed.push_back(p);
+      fresh = true;
+    }
+    if (!fresh) break;
+  }
+  ::kill(-root, SIGKILL);
+  ::kill(root, SIGKILL);
 }
 
 }  // namespace sandshim::ctx

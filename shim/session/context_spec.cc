@@ -149,10 +149,14 @@ Result<json::object> ContextSpec(json::object spec, const ContextOptions& o, con
       process["args"] = std::move(args);
       process["terminal"] = false;
       if (!spec.if_contains("mounts") || !spec["mounts"].is_array()) spec["mounts"] = json::array{};
-      spec["mounts"].as_array().push_back(json::object{{"destination", kCtxHelperPath},
-                                                       {"type", "bind"},
-                                                       {"source", at.broker_path},
-                                                       {"options", json::array{"rbind", "ro", "nosuid", "nodev"}}});
+      auto bind = [&](const char* at_path, const std::string& source) {
+        spec["mounts"].as_array().push_back(json::object{{"destination", at_path},
+                                                         {"type", "bind"},
+                                                         {"source", source},
+                                                         {"options", json::array{"rbind", "ro", "nosuid", "nodev"}}});
+      };
+      bind(kCtxHelperPath, at.broker_path);
+      if (!at.run_path.empty()) bind(kCtxRunPath, at.run_path);
     }
   } else if (at.backend == "native") {
     // Empty: the host network (--network host), which the spec already shares.
@@ -185,6 +189,24 @@ bool HasBroker(const json::object& spec) {
   return args && args->is_array() && !args->as_array().empty() && args->as_array()[0] == kCtxHelperPath;
 }
 
+static bool IsRunBind(const json::value& m) {
+  const auto* o = m.if_object();
+  return o && o->if_contains("destination") && o->at("destination") == kCtxRunPath;
+}
+
+bool BindsRunClient(const json::object& spec) {
+  const auto* mounts = spec.if_contains("mounts");
+  if (!mounts || !mounts->is_array()) return false;
+  return std::any_of(mounts->as_array().begin(), mounts->as_array().end(), IsRunBind);
+}
+
+void UnbindRunClient(json::object& spec) {
+  if (auto* mounts = spec.if_contains("mounts"); mounts && mounts->is_array()) {
+    auto& list = mounts->as_array();
+    list.erase(std::remove_if(list.begin(), list.end(), IsRunBind), list.end());
+  }
+}
+
 Result<json::object> ThroughBroker(json::object process, const json::object& context_spec,
                                    const std::vector<std::string>& cap_add) {
   // The init's own capabilities (ContextSpec) are not the exec's, unless it adds them.
@@ -214,7 +236,10 @@ Result<json::object> ThroughBroker(json::object process, const json::object& con
     if (ec) return MakeError(std::string("exec: user.") + key + " is not a 32-bit id", EINVAL);
     return std::to_string(n);
   };
-  json::array wrapped{kCtxHelperPath, "run", "--uid", TRY(number("uid")), "--gid", TRY(number("gid"))};
+  // The exec client: its own small program where the context's spec binds it; a context made
+  // before that has only the helper, whose `run` is the same client.
+  json::array wrapped = BindsRunClient(context_spec) ? json::array{kCtxRunPath} : json::array{kCtxHelperPath, "run"};
+  wrapped.insert(wrapped.end(), {"--uid", json::string(TRY(number("uid"))), "--gid", json::string(TRY(number("gid")))});
   if (const auto* g = user->as_object().if_contains("additionalGids"); g && g->is_array() && !g->as_array().empty()) {
     std::string list;
     for (const auto& v : g->as_array()) {

@@ -55,6 +55,9 @@ struct ContextPlacement {
   // gVisor: the host path of the context helper (ctx_helper.h); empty: no broker (the
   // context shares the sandbox's network namespace: hostinet, --network host).
   std::string broker_path;
+  // ...and of the exec client (bound at kCtxRunPath); empty: execs use the helper's own
+  // `run` (not made any more, kept for a caller that gives none).
+  std::string run_path;
   // gVisor with a broker, proxy mode: "PORT=ADDR:PORT", the loopback port the broker serves
   // and the relay address its outside half carries the connections to.
   std::string forward;
@@ -64,12 +67,18 @@ struct ContextPlacement {
 // through a broker: only where the sandbox runs its own netstack (not hostinet, not the host
 // network), since only netstack can make one.
 bool BrokerNetwork(const boost::json::object& session_spec);
-// A session exec's process into a context whose init is the broker: the broker's client as
+// A session exec's process into a context whose init is the broker: the broker's client
+// (kCtxRunPath where the context's spec binds it; contexts made before it: `kCtxHelperPath run`) as
 // root (with the exec's capabilities, environment, terminal), told the exec's user, groups and
 // directory. The capability the context's init holds only to make its namespace is taken
 // out, unless cap_add (the exec's --cap-add) asks for it. Pure.
 Result<boost::json::object> ThroughBroker(boost::json::object process, const boost::json::object& context_spec,
                                           const std::vector<std::string>& cap_add);
+// Whether a context's spec binds the exec client at kCtxRunPath; UnbindRunClient takes that
+// bind out (a spare made by a sandshim before the client has none: its execs use the helper's
+// own `run`). Pure.
+bool BindsRunClient(const boost::json::object& spec);
+void UnbindRunClient(boost::json::object& spec);
 // Whether a context's spec has the broker as its init.
 bool HasBroker(const boost::json::object& spec);
 // Its execs' default user ("UID:GID"; the init itself is root), empty for other specs.

@@ -163,6 +163,7 @@ Status PlaceBroker(const std::filesystem::path& session_dir, const SessionRecord
   // The same for a cold context and a spare: nothing here names a context.
   if (s.backend != "gvisor" || !BrokerNetwork(session_spec)) return Ok();
   at.broker_path = TRY(InstallCtxHelper(session_dir)).string();
+  at.run_path = TRY(InstallCtxRun(session_dir)).string();
   if (s.network == NetworkMode::kProxy) {
     auto port = std::to_string(bundle::kRelayPort);
     at.forward = port + "=" + RelayHost(session_dir) + ":" + port;
@@ -272,6 +273,12 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   // gVisor: a spare that runs already, taken here (after every check: a refused create must
   // not cost it) and journaled with the context below; else the container is made cold.
   auto spare = s.backend == "gvisor" && o.name != kDefaultContext ? TakeReadySpare(containers_, dir) : std::nullopt;
+  // The context's spec says what its execs run; a spare made by an older sandshim has no
+  // exec client bound (its container's own spec, kept in its bundle until the claim below).
+  if (spare && BindsRunClient(spec)) {
+    auto made = bundle::LoadSpec(spare->dir / "bundle");
+    if (!made || !BindsRunClient(made->doc)) UnbindRunClient(spec);
+  }
   ContextRecord rec{.name = o.name,
                     .container_id = spare ? spare->container_id : ContextContainerId(s.id, o.name),
                     .created = log::NowRfc3339()};

@@ -10,11 +10,17 @@
 // ctx_helper_embed.S (CMakeLists.txt): the static sandshim-ctx, .incbin'd.
 extern "C" const char sandshim_ctx_helper_begin[];
 extern "C" const char sandshim_ctx_helper_end[];
+extern "C" const char sandshim_ctx_run_begin[];
+extern "C" const char sandshim_ctx_run_end[];
 
 namespace sandshim::session {
 
 std::string_view CtxHelperBytes() {
   return {sandshim_ctx_helper_begin, static_cast<size_t>(sandshim_ctx_helper_end - sandshim_ctx_helper_begin)};
+}
+
+std::string_view CtxRunBytes() {
+  return {sandshim_ctx_run_begin, static_cast<size_t>(sandshim_ctx_run_end - sandshim_ctx_run_begin)};
 }
 
 namespace {
@@ -29,16 +35,23 @@ std::string Hash(std::string_view bytes) {
   return out;
 }
 
-}  // namespace
-
-Result<std::filesystem::path> InstallCtxHelper(const std::filesystem::path& session_dir) {
-  auto bytes = CtxHelperBytes();
+Result<std::filesystem::path> Install(const std::filesystem::path& session_dir, const std::string& name, std::string_view bytes) {
   if (bytes.empty()) return MakeError("this sandshim was built without its context helper", ENOEXEC);
-  auto path = session_dir / ("sandshim-ctx-" + Hash(bytes));
+  auto path = session_dir / (name + "-" + Hash(bytes));
   struct stat st;
   if (::stat(path.c_str(), &st) == 0 && static_cast<size_t>(st.st_size) == bytes.size()) return path;
   TRY_CTX(fs::WriteFileAtomic(path, bytes, 0755), "context helper");
   return path;
+}
+
+}  // namespace
+
+Result<std::filesystem::path> InstallCtxHelper(const std::filesystem::path& session_dir) {
+  return Install(session_dir, "sandshim-ctx", CtxHelperBytes());
+}
+
+Result<std::filesystem::path> InstallCtxRun(const std::filesystem::path& session_dir) {
+  return Install(session_dir, "sandshim-ctx-run", CtxRunBytes());
 }
 
 }  // namespace sandshim::session

@@ -11,14 +11,20 @@
 
 namespace sandshim::session {
 
-// Where a gVisor context's container sees the helper (its init, and every exec's client).
+// Where a gVisor context's container sees the helper (its init; the exec client of contexts
+// made before /.sshim/run, as `/.sshim/ctx run ...`).
 inline constexpr const char* kCtxHelperPath = "/.sshim/ctx";
+// Where it sees the exec client (ctx-helper/run/: no libc, a cheap process start).
+inline constexpr const char* kCtxRunPath = "/.sshim/run";
 
-// The embedded bytes.
+// The embedded bytes: the helper, the exec client.
 std::string_view CtxHelperBytes();
-// <session dir>/sandshim-ctx-<content hash>, 0755, written atomically if it is not there yet
-// (a file of that name is the same bytes: the name is their hash, so a newer sandshim writes
-// its own beside a running context's).
+std::string_view CtxRunBytes();
+// <session dir>/sandshim-ctx-<content hash> (the helper) and sandshim-ctx-run-<hash> (the
+// client), 0755, each written atomically if it is not there yet (a file of that name is the
+// same bytes: the name is their hash, so a newer sandshim writes its own beside a running
+// context's).
 Result<std::filesystem::path> InstallCtxHelper(const std::filesystem::path& session_dir);
+Result<std::filesystem::path> InstallCtxRun(const std::filesystem::path& session_dir);
 
 }  // namespace sandshim::session

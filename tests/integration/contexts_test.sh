@@ -221,6 +221,32 @@ broker_exec_cases() { # SID PLAIN WS
   assert_eq 124 "$RC" "--timeout" || return
   sleep 0.5
   assert_not_contains "$(C -- ps -o args)" "sleep 471" "the timed-out tree in the context's ps" || return
+  # A double fork (its parent gone: init's child) under --timeout: the broker's kill finds it
+  # too (still in the command's session). Control: in a plain session it escapes the tree.
+  # (One that also calls setsid escapes both: gVisor has no PR_SET_CHILD_SUBREAPER.)
+  capture P --timeout 1s -- sh -c '(sleep 4721 &); sleep 4722'
+  assert_eq 124 "$RC" "control: plain --timeout of a double fork" || return
+  sleep 0.5
+  assert_contains "$(P -- ps -o args)" "sleep 4721" "control: the plain session's double-forked process escaped its tree" || return
+  capture C --timeout 1s -- sh -c '(sleep 4723 &); sleep 4724'
+  assert_eq 124 "$RC" "--timeout of a double fork" || return
+  sleep 0.5
+  assert_not_contains "$(C -- ps -o args)" "sleep 472" "the double-forked process after the context exec's timeout" || return
+  # A client that connects to the broker and sends nothing holds up no other exec (it used
+  # to cost every exec 2 s). Control: the stalling client is connected the whole time.
+  if gcc -O2 -static -o "$ws/forge_broker" "$(dirname "$0")/contexts/forge_broker.c" 2>/dev/null; then
+    C --user 0 -- /workspace/forge_broker stall 4 >"$ws/stall.out" 2>&1 &
+    local staller=$! t0
+    wait_until 5 grep -q connected "$ws/stall.out" || return $(fail "the stalling client did not connect")
+    t0=$(now_ms)
+    assert_eq ok "$(C -- echo ok)" "an exec while a client stalls" || return
+    local took=$(($(now_ms) - t0))
+    wait $staller
+    assert_eq 0 "$?" "control: the stalling client held its connection to the end" || return
+    [ "$took" -lt 1500 ] || return $(fail "an exec while a client stalls took $took ms (it waited for the stalled one)")
+  else
+    return $(fail "gcc -static: cannot build the forging client")
+  fi
   # SIGTERM to the session exec's own process reaches the command (its trap runs).
   for t in plain ctx; do
     rm -f "$ws/term-$t"
@@ -244,9 +270,11 @@ broker_exec_cases() { # SID PLAIN WS
   # The broker's surface. Its socket: root's only (control: root in the context sees it).
   assert_contains "$(C --user 0 -- ls /tmp/.sshim)" broker.sock "control: root in the context sees the broker's socket" || return
   assert_contains "$(C -- ls /tmp/.sshim 2>&1)" "Permission denied" "the context's user listing the broker's directory" || return
-  # Its binary: read-only for root inside (control: it is there and runs).
-  assert_eq 0 "$(C --user 0 -- sh -c 'test -x /.sshim/ctx; echo $?')" "control: the helper is there" || return
-  assert_ne 0 "$(C --user 0 -- sh -c 'echo x >> /.sshim/ctx 2>/dev/null; echo $?')" "root inside writing the helper" || return
+  # Its binaries: read-only for root inside (control: they are there and run).
+  for f in /.sshim/ctx /.sshim/run; do
+    assert_eq 0 "$(C --user 0 -- sh -c "test -x $f; echo \$?")" "control: $f is there" || return
+    assert_ne 0 "$(C --user 0 -- sh -c "echo x >> $f 2>/dev/null; echo \$?")" "root inside writing $f" || return
+  done
   # The init's CAP_SYS_ADMIN is not the execs': root inside cannot make a namespace (the init did).
   assert_ne "$(C --user 0 -- readlink /proc/1/ns/net)" "$(C --user 0 -- readlink /proc/self/ns/net)" \
     "control: the context's init (outside half) and its commands are in different namespaces" || return

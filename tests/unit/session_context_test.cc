@@ -128,6 +128,21 @@ TEST_CASE("gVisor context spec with a broker: root init with its own capabilitie
     p["user"].as_object()["uid"] = -1;
     CHECK_FALSE(ThroughBroker(p, spec, {}));  // strict: never uid 0 by accident
   }
+  SUBCASE("a context whose spec binds the exec client runs it (no libc: a cheap start)") {
+    auto with_run = ContextSpec(doc, o,
+                                {.backend = "gvisor", .session_container = "sess-s1", .broker_path = "/run/s/sandshim-ctx-1",
+                                 .run_path = "/run/s/sandshim-ctx-run-1", .forward = "3128=10.200.0.1:3128"})
+                        .value();
+    bool bound = false;
+    for (const auto& m : with_run.at("mounts").as_array())
+      if (m.at("destination") == "/.sshim/run") bound = m.at("source") == "/run/s/sandshim-ctx-run-1";
+    CHECK(bound);
+    json::object p{{"user", {{"uid", 2000}, {"gid", 2000}}}, {"args", {"true"}}, {"cwd", "/"}};
+    auto w = ThroughBroker(p, with_run, {}).value();
+    std::vector<std::string> got;
+    for (const auto& a : w.at("args").as_array()) got.emplace_back(a.as_string());
+    CHECK(got == std::vector<std::string>{"/.sshim/run", "--uid", "2000", "--gid", "2000", "--cwd", "/", "--", "true"});
+  }
 }
 
 TEST_CASE("broker network: netstack sessions only") {

@@ -2,6 +2,8 @@
 // the broker's socket itself and asks for a command with the capability sets it names
 // (argv[1]: hex mask for effective/permitted/bounding), no_new_privs off. The command prints
 // its own CapPrm. Used by contexts_test.sh, built static on the host and run inside.
+// `forge_broker stall SECONDS`: connects, says "connected", and sends nothing for that long
+// (a client that holds the broker's attention; no other exec may wait for it).
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,16 @@
 static size_t put(char* b, size_t at, const char* s) { size_t n = strlen(s) + 1; memcpy(b + at, s, n); return at + n; }
 
 int main(int argc, char** argv) {
+  if (argc == 3 && strcmp(argv[1], "stall") == 0) {
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    strcpy(a.sun_path, "/tmp/.sshim/broker.sock");
+    if (s < 0 || connect(s, (struct sockaddr*)&a, sizeof(a)) != 0) { perror("connect"); return 3; }
+    printf("connected\n");
+    fflush(stdout);
+    sleep((unsigned)atoi(argv[2]));
+    return 0;
+  }
   if (argc != 2) return 2;
   const char* caps = argv[1];
   char body[512];
