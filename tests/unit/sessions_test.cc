@@ -1,5 +1,7 @@
-// Sessions driven without root: the session layer over the real Containers and gVisor backend,
-// whose runsc is the fake (tests/fakes/fake-runsc.sh, the seam containers_test uses too). What
+// Sessions driven in-process: the session layer over the real Containers and gVisor backend,
+// whose runsc is the fake (tests/fakes/fake-runsc.sh, the seam containers_test uses too). Like
+// containers_test it needs root: the backend makes the root's private control network
+// namespace (CAP_SYS_ADMIN), fake runsc or not. What
 // is covered here is the session's own logic: the record, the journal and its undo, stop and
 // start, and a teardown past a journal it cannot read. What runsc does is the integration
 // suites' (session_test.sh, real runsc).
