@@ -2,12 +2,21 @@
 # Benchmark helpers: time a command N times, report the median, and print ratios of
 # runs measured in the same session (never absolute targets: the machine is shared).
 
+# Raw runsc fchowns the stdio it is handed to the container's user: given the host's /dev/null
+# it leaves it owned by nobody for the whole run, which every other user's leak check on the
+# machine then reports. Timed commands get a private node of the same device instead, made
+# when this file is sourced and removed at exit (on_exit, if the bench set up its traps).
+BENCH_NULL_DIR=$(mktemp -d /tmp/sandshim-bnull.XXXXXX)
+BENCH_NULL=$BENCH_NULL_DIR/null
+mknod -m 666 "$BENCH_NULL" c 1 3
+declare -F on_exit >/dev/null && on_exit 'rm -rf "$BENCH_NULL_DIR"'
+
 # time_runs N CMD...: prints one wall time in milliseconds per run (float).
 time_runs() {
   local n=$1 i t0 t1; shift
   for ((i = 0; i < n; i++)); do
     t0=$(date +%s%N)
-    "$@" >/dev/null 2>&1 || echo "bench: run $i of '$*' failed" >&2
+    "$@" <"$BENCH_NULL" >"$BENCH_NULL" 2>&1 || echo "bench: run $i of '$*' failed" >&2
     t1=$(date +%s%N)
     echo "scale=3; ($t1 - $t0) / 1000000" | bc
   done

@@ -57,7 +57,7 @@ done
 report "session create + first exec" "runsc create+start+exec" "$(printf '%s\n' "${raw_t[@]}" | median)" \
   "$(printf '%s\n' "${ss_t[@]}" | median)" 1.10
 
-raw_cycle "${P}exec" >/dev/null 2>&1
+raw_cycle "${P}exec" <"$BENCH_NULL" >"$BENCH_NULL" 2>&1
 raw_t=() ss_t=()
 for ((i = 0; i < RUNS * 2; i++)); do
   raw_t+=("$(time_runs 1 "${RAW[@]}" exec "${P}exec" true)")
@@ -89,7 +89,7 @@ resident=$(pgrep -c -f -- "^[^ ]*sandshim .*$R/ss" || true)
 printf '%-34s %d sessions in %s s (%.1f/s), PSS %.1f MiB per session, sandshim processes resident: %d\n' \
   "idle sessions" "$IDLE" "$secs" "$(echo "scale=2; $IDLE / $secs" | bc)" "$(echo "scale=2; $pss / 1024 / $IDLE" | bc)" \
   "$resident"
-for ((i = 0; i < 10; i++)); do raw_cycle "${P}idle$i" >/dev/null 2>&1; done
+for ((i = 0; i < 10; i++)); do raw_cycle "${P}idle$i" <"$BENCH_NULL" >"$BENCH_NULL" 2>&1; done
 sleep 2
 raw_pss=$(pss_under "$R/raw")
 printf '%-34s 10 raw runsc sandboxes: PSS %.1f MiB per sandbox\n' "raw runsc idle" "$(echo "scale=2; $raw_pss / 1024 / 10" | bc)"

@@ -41,7 +41,7 @@ raw_m=$(printf '%s\n' "${raw_t[@]}" | median); ss_m=$(printf '%s\n' "${ss_t[@]}"
 report "run of a bundle (true)" "runsc run" "$raw_m" "$ss_m" "" 10
 
 jq '.process.args = ["sleep","1000"]' "$W/b/config.json" >"$W/b/c.json" && mv "$W/b/c.json" "$W/b/config.json"
-"${RAW[@]}" run --detach --bundle "$W/b" rawexec >/dev/null 2>&1
+"${RAW[@]}" run --detach --bundle "$W/b" rawexec <"$BENCH_NULL" >"$BENCH_NULL" 2>&1
 "${SS[@]}" run --detach --bundle "$W/b" ssexec >/dev/null 2>&1
 on_exit '"${RAW[@]}" delete --force rawexec >/dev/null 2>&1; "${SS[@]}" delete --force ssexec >/dev/null 2>&1'
 raw_t=() ss_t=()

@@ -45,11 +45,6 @@ Result<json::value> ParseJson(std::string_view text, std::string_view what) {
 
 static Status ReadProcessInto(const Fields& p, Spec& s) {
   s.process = TRY(ReadProcess(p));
-  s.has_process = true;
-  s.terminal = s.process->terminal;
-  s.args = s.process->args;
-  s.cwd = s.process->cwd;
-  if (s.process->capabilities) s.bounding_caps = s.process->capabilities->bounding;
   return Ok();
 }
 

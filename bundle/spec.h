@@ -53,13 +53,7 @@ struct Spec {
   std::string oci_version;
   std::string root_path;  // as written: may be relative to the bundle
   bool root_readonly = false;
-  std::optional<Process> process;
-  // Mirrors of process.* for the callers that read them directly (empty without a process).
-  bool has_process = false;
-  bool terminal = false;
-  std::vector<std::string> args;
-  std::string cwd;
-  std::vector<std::string> bounding_caps;
+  std::optional<Process> process;  // the one copy of process.* (absent: no process object)
   std::vector<Mount> mounts;
   std::string hostname, domainname;
   std::map<std::string, std::string> annotations;

@@ -11,9 +11,9 @@ Status Invalid(const std::string& field, const std::string& why) {
 }
 
 Status ValidateProcess(const Spec& s) {
-  if (!s.has_process) return Invalid("process", "missing (a container needs a process to run)");
-  if (s.args.empty()) return Invalid("process.args", "must name a command");
-  if (s.cwd.empty() || s.cwd[0] != '/') return Invalid("process.cwd", "must be an absolute path");
+  if (!s.process) return Invalid("process", "missing (a container needs a process to run)");
+  if (s.process->args.empty()) return Invalid("process.args", "must name a command");
+  if (s.process->cwd.empty() || s.process->cwd[0] != '/') return Invalid("process.cwd", "must be an absolute path");
   return Ok();
 }
 

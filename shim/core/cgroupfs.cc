@@ -4,24 +4,10 @@
 #include <sstream>
 
 #include "shim/core/fs.h"
+#include "shim/core/mountinfo.h"
 
 namespace sandshim::cgroupfs {
 namespace {
-
-// mountinfo writes space, tab, newline and backslash in paths as \ooo.
-std::string Unescape(const std::string& s) {
-  auto oct = [](char c) { return c >= '0' && c <= '7'; };
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 3 < s.size() && oct(s[i + 1]) && oct(s[i + 2]) && oct(s[i + 3])) {
-      out += static_cast<char>((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0'));
-      i += 3;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
 
 // v1 superblock options that are not controllers.
 bool IsOption(const std::string& o) {
@@ -42,21 +28,12 @@ std::string Hierarchy::Key() const {
 std::vector<Hierarchy> ParseMountinfo(const std::string& mountinfo) {
   std::vector<Hierarchy> out;
   std::set<std::string> seen;  // superblocks (maj:min)
-  std::istringstream in(mountinfo);
-  std::string line;
-  while (std::getline(in, line)) {
-    // "<id> <parent> <maj:min> <root> <mountpoint> <opts> <optional...> - <fstype> <source> <superopts>"
-    std::istringstream f(line);
-    std::string id, parent, dev, root, mnt, tok, fstype, source, super;
-    f >> id >> parent >> dev >> root >> mnt;
-    while (f >> tok && tok != "-") {
-    }
-    f >> fstype >> source >> super;
-    if (fstype != "cgroup" && fstype != "cgroup2") continue;
-    if (!seen.insert(dev).second) continue;
-    Hierarchy h{.mount = Unescape(mnt), .v2 = fstype == "cgroup2", .root = Unescape(root)};
+  for (const auto& e : mountinfo::Parse(mountinfo)) {
+    if (e.fstype != "cgroup" && e.fstype != "cgroup2") continue;
+    if (!seen.insert(e.dev).second) continue;
+    Hierarchy h{.mount = e.mount_point, .v2 = e.fstype == "cgroup2", .root = e.root};
     if (!h.v2) {
-      std::istringstream opts(super);
+      std::istringstream opts(e.super_options);
       std::string o;
       while (std::getline(opts, o, ',')) {
         if (o.starts_with("name=")) h.name = o.substr(5);

@@ -266,10 +266,14 @@ std::vector<std::filesystem::path> CgroupDirs(const std::string& cgroups_path, c
 }
 
 Status SetupCgroups(const std::vector<std::filesystem::path>& dirs, const json::object* resources, pid_t pid) {
+  return SetupCgroups(Hierarchies(), dirs, resources, pid);
+}
+
+Status SetupCgroups(const std::vector<Hierarchy>& hs, const std::vector<std::filesystem::path>& dirs,
+                    const json::object* resources, pid_t pid) {
   // Every recorded path, made or not: delete rmdirs them all.
   for (const auto& d : dirs)
     if (Escapes(d)) return MakeError("cgroupsPath must not contain ..", EINVAL);
-  auto hs = Hierarchies();
   TRY(CheckControllersFor(hs, resources));
   for (size_t i = 0; i < dirs.size() && i < hs.size(); ++i) {
     if (!HierarchyMade(hs[i], resources)) continue;  // stays a path that does not exist
@@ -286,7 +290,11 @@ Status SetupCgroups(const std::vector<std::filesystem::path>& dirs, const json::
 }
 
 Status UpdateCgroups(const std::vector<std::filesystem::path>& dirs, const json::object& resources) {
-  auto hs = Hierarchies();
+  return UpdateCgroups(Hierarchies(), dirs, resources);
+}
+
+Status UpdateCgroups(const std::vector<Hierarchy>& hs, const std::vector<std::filesystem::path>& dirs,
+                     const json::object& resources) {
   // New device rules replace the v2 program (the v1 lines are written by ApplyV1 below).
   if (bundle::GetArray(resources, "devices") && DevicePolicyUses("bpf", hs))
     for (size_t i = 0; i < dirs.size() && i < hs.size(); ++i)

@@ -42,6 +42,13 @@ Status SetupCgroups(const std::vector<std::filesystem::path>& dirs, const boost:
 // Applies resources; makes (and moves every process into) a hierarchy's cgroup that they
 // newly need.
 Status UpdateCgroups(const std::vector<std::filesystem::path>& dirs, const boost::json::object& resources);
+// The same over the hierarchies given instead of this host's (dirs[i] lives in hs[i]): the
+// seam that lets the unit tests apply and update against hierarchies in a temp directory,
+// where every control file is a plain file, without root.
+Status SetupCgroups(const std::vector<Hierarchy>& hs, const std::vector<std::filesystem::path>& dirs,
+                    const boost::json::object* resources, pid_t pid);
+Status UpdateCgroups(const std::vector<Hierarchy>& hs, const std::vector<std::filesystem::path>& dirs,
+                     const boost::json::object& resources);
 // Every pid in the container's cgroup (read from the first hierarchy that lists any).
 std::vector<pid_t> CgroupPids(const std::vector<std::filesystem::path>& dirs);
 // Freezes or thaws (v1 freezer.state, v2 cgroup.freeze).

@@ -56,7 +56,9 @@ std::string EffectiveNetwork(const std::vector<std::string>& flags) {
 static bool WantsNetRaw(const bundle::Spec& spec) {
   // runsc drops CAP_NET_RAW unless told otherwise; runc keeps what the spec grants (docker's
   // default set includes it, so `ping` works under runc). Grant it only when the spec does.
-  return std::find(spec.bounding_caps.begin(), spec.bounding_caps.end(), "CAP_NET_RAW") != spec.bounding_caps.end();
+  if (!spec.process || !spec.process->capabilities) return false;
+  const auto& bounding = spec.process->capabilities->bounding;
+  return std::find(bounding.begin(), bounding.end(), "CAP_NET_RAW") != bounding.end();
 }
 
 std::vector<std::string> PolicyFlags(const bundle::Spec& spec, const PolicyInput& in) {

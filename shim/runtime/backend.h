@@ -97,6 +97,10 @@ class Backend {
   // Undoes one journal step of a kind this backend writes (Containers::Undo routes each step
   // to the backend that writes it). Idempotent.
   virtual Status Undo(const ContainerStep& s) = 0;
+  // The steps that undo what a record names, for a forced teardown whose journal cannot be
+  // read (Containers::Delete --force, gc): the record, not the journal, is then the list.
+  // Hooks are not run from it (which bundle's hooks ran is the journal's to say).
+  virtual std::vector<ContainerStep> RecordedSteps(const ContainerRecord& c, const std::filesystem::path& state_dir) = 0;
 };
 
 }  // namespace sandshim::runtime

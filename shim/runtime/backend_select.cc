@@ -61,6 +61,8 @@ BackendTraits TraitsOf(std::string_view backend) {
   } else if (backend == "gvisor") {
     t.memory_limited_inside = true;
     t.writable_layer = "gvisor-overlay";
+    t.contexts_in_sandbox = true;
+    t.late_binds_need_shared_parent = true;
   }
   return t;
 }

@@ -28,6 +28,14 @@ struct BackendTraits {
   std::string writable_layer;
   // A session can get a user namespace of its own through idmapped mounts (native).
   bool idmapped_sessions = false;
+  // A session's credential contexts are containers in the session's own sandbox, one kernel
+  // for all (gVisor: runsc's multi-container sandbox, reached through a broker init, with
+  // warm spares); else each context is namespaces of its own on the host (native).
+  bool contexts_in_sandbox = false;
+  // A bind made below the workspace after the sandbox started shows inside only through a
+  // shared mount made before it boots (gVisor's gofer keeps a copy of the mount tree): a pool
+  // member's workspace parent.
+  bool late_binds_need_shared_parent = false;
 };
 
 // Pure: the traits of "gvisor" or "native" (of anything else: none set).

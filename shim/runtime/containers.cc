@@ -8,6 +8,8 @@
 #include "shim/core/ids.h"
 #include "shim/core/log.h"
 #include "shim/core/scope_exit.h"
+#include "shim/net/netns.h"
+#include "shim/runsc/control_netns.h"
 #include "shim/runtime/probed_runsc.h"
 #include "shim/runtime/gvisor_backend.h"
 #include "shim/runtime/native_backend.h"
@@ -78,9 +80,37 @@ Status Containers::Undo(const ContainerStep& s) {
       s);
 }
 
-Status Containers::ReplayAndErase(const RecordLock& lock) {
-  auto journal = TRY(ContainerJournal::Load(store_.Dir(lock.id()) / "journal.json"));
-  TRY(Replay(journal.entries(), [this](const ContainerStep& s) { return Undo(s); }));
+// The journal's steps. Read strictly, except under force: a journal that cannot be read
+// (corrupt, mistyped, a kind this binary does not know) would otherwise leave a container that
+// nothing can delete. Then the entries that decode are undone, plus what the record names (the
+// backend's RecordedSteps: the sandbox or cgroups, the init), plus the control namespace mount
+// an older container keeps in its directory, with a warning naming what was not read.
+Result<std::vector<ContainerStep>> Containers::StepsToUndo(const RecordLock& lock, const ContainerRecord* rec,
+                                                           bool force) {
+  auto file = store_.Dir(lock.id()) / "journal.json";
+  auto journal = ContainerJournal::Load(file);
+  if (journal) return journal->entries();
+  if (!force) return journal.error();
+  auto salvaged = SalvageJournal<ContainerStep>(file);
+  std::vector<ContainerStep> steps;
+  if (rec) steps = BackendNamed(rec->backend).RecordedSteps(*rec, store_.Dir(lock.id()));
+  steps.insert(steps.end(), salvaged.entries.begin(), salvaged.entries.end());
+  std::string unread;
+  for (const auto& u : salvaged.unreadable) unread += (unread.empty() ? "" : "; ") + u;
+  log::Warn("container " + std::string(lock.id()) + ": journal unreadable (" + unread + "): undoing the " +
+            std::to_string(salvaged.entries.size()) + " entries it can read" + (rec ? " and what its record names" : ""));
+  return steps;
+}
+
+Status Containers::ReplayAndErase(const RecordLock& lock, const ContainerRecord* rec, bool force) {
+  auto steps = TRY(StepsToUndo(lock, rec, force));
+  auto replayed = Replay(steps, [this](const ContainerStep& s) { return Undo(s); });
+  if (force) {
+    // Not in any journal: an older container's own control namespace (gc did this before).
+    auto own_netns = runsc::ControlNetnsPath(store_.Dir(lock.id()));
+    if (net::IsNetns(own_netns)) TRY(runsc::RemoveControlNetns(own_netns));
+  }
+  TRY(replayed);
   fault::Point("delete.after-replay");
   return store_.Erase(lock);
 }
@@ -222,7 +252,7 @@ Status Containers::Delete(std::string_view id, bool force) {
   if (!locked && force && locked.error().err_no == ENOENT) return Ok();
   auto lock = TRY(std::move(locked));
   auto rec = store_.Load(id);
-  if (!rec) return ReplayAndErase(lock);  // a directory without a record: a create that died
+  if (!rec) return ReplayAndErase(lock, nullptr, force);  // a directory without a record: a create that died
   S st = LiveStatus(*rec);
   if (st == S::kRunning || st == S::kPaused || st == S::kCreating) {
     if (!force)
@@ -232,7 +262,7 @@ Status Containers::Delete(std::string_view id, bool force) {
     if (st != S::kCreating) (void)BackendNamed(rec->backend).Kill(*rec, SIGKILL, true);
   }
   fault::Point("delete.before-replay");
-  auto s = ReplayAndErase(lock);
+  auto s = ReplayAndErase(lock, &*rec, force);
   if (!s) return s.error().Wrap("delete " + std::string(id));
   return Ok();
 }

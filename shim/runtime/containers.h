@@ -80,7 +80,10 @@ class Containers {
  private:
   Backend& BackendNamed(std::string_view name);
   Status Undo(const ContainerStep& s);
-  Status ReplayAndErase(const RecordLock& lock);
+  // rec: the container's record when it has one. force (delete --force, gc): a journal that
+  // cannot be read does not stop the teardown (see StepsToUndo).
+  Status ReplayAndErase(const RecordLock& lock, const ContainerRecord* rec = nullptr, bool force = false);
+  Result<std::vector<ContainerStep>> StepsToUndo(const RecordLock& lock, const ContainerRecord* rec, bool force);
   Result<ContainerRecord> BeginCreate(CreateRequest& r, const RecordLock& lock, const BackendChoice& choice,
                                       ContainerStatus status);
   Result<std::pair<RecordLock, ContainerRecord>> LockLoaded(std::string_view id);

@@ -39,12 +39,9 @@ GcReport Containers::Gc() {
     std::string why = "it has no record (a create died before its first save)";
     if (rec && !Orphaned(*rec, &why)) continue;
     fault::Point("gc.before-replay");
-    // With no journal, nothing undoes an older container's own control namespace (its runsc
-    // entry would): unmount it here, or erasing the directory fails on the mount point.
-    auto own_netns = runsc::ControlNetnsPath(store_.Dir(id));
-    if (!fs::Exists(store_.Dir(id) / "journal.json") && net::IsNetns(own_netns))
-      if (auto s = runsc::RemoveControlNetns(own_netns); !s) report.errors.push_back("container " + id + ": " + s.error().msg);
-    if (auto s = ReplayAndErase(*lock); !s) report.errors.push_back("container " + id + ": " + s.error().msg);
+    // Forced: gc goes on past a journal it cannot read (StepsToUndo), and removes an older
+    // container's own control namespace, which no journal entry may name.
+    if (auto s = ReplayAndErase(*lock, rec ? &*rec : nullptr, /*force=*/true); !s) report.errors.push_back("container " + id + ": " + s.error().msg);
     else report.removed.push_back("container " + id + " (" + why + ")");
   }
   // runsc keeps <id>_sandbox:<id>.state per container; one without our record is a leak.

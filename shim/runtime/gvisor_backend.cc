@@ -187,10 +187,9 @@ Result<std::filesystem::path> RunscBundle(const CreateRequest& r, const std::vec
 static Status CheckExecutable(const CreateRequest& r) {
   TRY(runsc::CheckBindTargets(r.spec.doc, bundle::RootfsPath(r.spec, r.bundle)));  // before anything exists
   UniqueFd root(::open(bundle::RootfsPath(r.spec, r.bundle).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-  if (!root.valid()) return Ok();
-  const auto* p = bundle::GetObject(r.spec.doc, "process");
-  auto env = p ? bundle::GetStrings(*p, "env") : std::vector<std::string>{};
-  auto found = LookPath(root.get(), bundle::MountViews(r.spec, r.bundle), r.spec.args[0], env, r.spec.cwd);
+  if (!root.valid() || !r.spec.process || r.spec.process->args.empty()) return Ok();  // ValidateSpec refused it
+  const auto& p = *r.spec.process;
+  auto found = LookPath(root.get(), bundle::MountViews(r.spec, r.bundle), p.args[0], p.env, p.cwd);
   if (!found) return found.error();
   return Ok();
 }
@@ -211,7 +210,7 @@ static Status ApplyBlkioWeights(const CreateRequest& r, const json::object& weig
 Result<Created> GvisorBackend::Create(const CreateRequest& r, ContainerJournal& j) {
   // runsc would create the container with no pty anywhere (its output lost, as runc refuses
   // it); the native backend's words.
-  if (r.spec.terminal && !r.console_socket)
+  if (r.spec.process && r.spec.process->terminal && !r.console_socket)
     return MakeError("terminal requested but no --console-socket given", EINVAL);
   TRY(CheckExecutable(r));
   if (auto pod = runsc::PodInfoOf(r.spec.annotations); pod.role == runsc::PodRole::kContainer)
@@ -350,6 +349,16 @@ Status GvisorBackend::Undo(const ContainerStep& s) {
     if (auto h = RunBundleHooks(rec.bundle, "poststop", HookStateOf(rec, "stopped", 0)); !h) log::Warn(h.error().msg);
   }
   return Ok();
+}
+
+std::vector<ContainerStep> GvisorBackend::RecordedSteps(const ContainerRecord& c, const std::filesystem::path& state_dir) {
+  const auto& g = GvisorOf(c.backend_data);
+  return {step::RunscContainer{.runsc_root = RunscRoot(root_).string(),
+                               .id = RunscId(root_, c.id),
+                               .runsc_bundle = (state_dir / "bundle").string(),
+                               .cgroups_path = g.cgroups_path,
+                               .control_netns = g.control_netns,
+                               .flags = g.flags}};
 }
 
 }  // namespace sandshim::runtime

@@ -43,6 +43,7 @@ class GvisorBackend : public Backend {
   Result<boost::json::value> Stats(const ContainerRecord& c) override;
   Status Update(const ContainerRecord& c, const boost::json::object& resources) override;
   Status Undo(const ContainerStep& s) override;
+  std::vector<ContainerStep> RecordedSteps(const ContainerRecord& c, const std::filesystem::path& state_dir) override;
 
   static std::filesystem::path RunscRoot(const std::filesystem::path& root) { return root / "@runsc"; }
   // The id runsc knows a container by (pure; see the .cc for why it is not the id itself).

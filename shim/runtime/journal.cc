@@ -7,23 +7,41 @@ namespace sandshim::runtime {
 
 namespace json = boost::json;
 
-Result<std::vector<RawStep>> LoadRawSteps(const std::filesystem::path& file) {
-  std::vector<RawStep> out;
+// The file's entries as JSON values (a missing or empty file: none).
+static Result<json::array> LoadEntries(const std::filesystem::path& file, const std::string& doc) {
   auto text = fs::ReadFile(file);
-  if (!text || text->empty()) return out;  // nothing journaled yet
-  std::string doc = "journal " + file.string();
+  if (!text || text->empty()) return json::array{};  // nothing journaled yet
   auto v = TRY(bundle::ParseJson(*text, doc));
   if (!v.is_array()) return MakeError(doc + ": not an array", EINVAL);
-  const auto& arr = v.get_array();
-  for (size_t i = 0; i < arr.size(); ++i) {
-    std::string at = "[" + std::to_string(i) + "]";
-    if (!arr[i].is_object()) return bundle::FieldError(doc, at, "not an object");
-    bundle::Fields f(arr[i].get_object(), doc, at);
-    RawStep step{TRY(f.StringOr("kind")), {}};
-    if (step.kind.empty()) return f.Wrong("kind", "missing");
-    if (auto d = TRY(f.Object("data"))) step.data = d->raw();
-    out.push_back(std::move(step));
+  return std::move(v.get_array());
+}
+
+static Result<RawStep> ReadRawStep(const json::value& v, const std::string& doc, const std::string& at) {
+  if (!v.is_object()) return bundle::FieldError(doc, at, "not an object");
+  bundle::Fields f(v.get_object(), doc, at);
+  RawStep step{TRY(f.StringOr("kind")), {}};
+  if (step.kind.empty()) return f.Wrong("kind", "missing");
+  if (auto d = TRY(f.Object("data"))) step.data = d->raw();
+  return step;
+}
+
+Result<std::vector<RawStep>> LoadRawSteps(const std::filesystem::path& file) {
+  std::string doc = "journal " + file.string();
+  std::vector<RawStep> out;
+  auto arr = TRY(LoadEntries(file, doc));
+  for (size_t i = 0; i < arr.size(); ++i) out.push_back(TRY(ReadRawStep(arr[i], doc, "[" + std::to_string(i) + "]")));
+  return out;
+}
+
+std::vector<Result<RawStep>> SalvageRawSteps(const std::filesystem::path& file) {
+  std::string doc = "journal " + file.string();
+  std::vector<Result<RawStep>> out;
+  auto arr = LoadEntries(file, doc);
+  if (!arr) {
+    out.emplace_back(arr.error());
+    return out;
   }
+  for (size_t i = 0; i < arr->size(); ++i) out.push_back(ReadRawStep((*arr)[i], doc, "[" + std::to_string(i) + "]"));
   return out;
 }
 

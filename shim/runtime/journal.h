@@ -33,6 +33,9 @@ struct RawStep {
 // non-durable write cut by an OS crash). An entry that is not {"kind": string, "data": object}
 // is an error naming its index.
 Result<std::vector<RawStep>> LoadRawSteps(const std::filesystem::path& file);
+// For a teardown that must go on past a journal it cannot read (delete --force, gc): each
+// entry, or its error; a file that is not a JSON array is one error.
+std::vector<Result<RawStep>> SalvageRawSteps(const std::filesystem::path& file);
 // Writes steps to file (tmp + [fsync] + rename).
 Status WriteRawSteps(const std::filesystem::path& file, const std::vector<RawStep>& steps, bool durable);
 
@@ -101,6 +104,28 @@ class TypedJournal {
   bool durable_ = true;
   std::vector<Step> entries_;
 };
+
+// What a forced teardown can read of a journal: the entries that decode, in order, and one
+// message per entry (or for the whole file) that does not. Never used for a normal load: there
+// an unreadable entry stops the operation and keeps the record (TypedJournal::Load).
+template <class Step>
+struct Salvaged {
+  std::vector<Step> entries;
+  std::vector<std::string> unreadable;
+};
+
+template <class Step>
+Salvaged<Step> SalvageJournal(const std::filesystem::path& file) {
+  Salvaged<Step> out;
+  std::string doc = "journal " + file.string();
+  auto raw = SalvageRawSteps(file);
+  for (size_t i = 0; i < raw.size(); ++i) {
+    auto step = raw[i] ? DecodeStep<Step>(*raw[i], doc, "[" + std::to_string(i) + "]") : Result<Step>(raw[i].error());
+    if (step) out.entries.push_back(std::move(*step));
+    else out.unreadable.push_back(step.error().msg);
+  }
+  return out;
+}
 
 // Undoes every entry, newest first. Every step runs even when an earlier one failed; the
 // failures are joined into one error ("undo runsc-container: …; undo dir: …").

@@ -185,4 +185,10 @@ Status NativeBackend::Undo(const ContainerStep& s) {
   return Ok();
 }
 
+std::vector<ContainerStep> NativeBackend::RecordedSteps(const ContainerRecord& c, const std::filesystem::path&) {
+  std::vector<ContainerStep> out{step::NativeContainer{.id = c.id, .cgroups = NativeOf(c.backend_data).cgroups}};
+  if (c.init.pid > 0) out.push_back(step::Process{.pid = c.init.pid, .start = c.init.start});
+  return out;
+}
+
 }  // namespace sandshim::runtime

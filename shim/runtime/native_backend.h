@@ -25,6 +25,7 @@ class NativeBackend : public Backend {
   Result<boost::json::value> Stats(const ContainerRecord& c) override;
   Status Update(const ContainerRecord& c, const boost::json::object& resources) override;
   Status Undo(const ContainerStep& s) override;
+  std::vector<ContainerStep> RecordedSteps(const ContainerRecord& c, const std::filesystem::path& state_dir) override;
 
  private:
   std::filesystem::path root_;

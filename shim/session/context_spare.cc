@@ -115,7 +115,7 @@ void StartRefill(const std::vector<std::string>& argv) {
 // marked ready under the lock after it, so a claim never sees a spare that is not running.
 Status Contexts::Refill(const std::string& session_ref) {
   auto s = TRY(sessions_.Get(session_ref));
-  if (s.backend != "gvisor") return Ok();
+  if (!InSandbox(s)) return Ok();
   runtime::StateStore store(opts_.root / "@sessions");
   auto dir = store.Dir(s.id);
   auto refill = TRY(TryLockRefill(dir));
@@ -137,7 +137,7 @@ Status Contexts::Refill(const std::string& session_ref) {
     TRY(journal.Append(step::SessionContextSpare{.id = spare.container_id, .dir = spare.dir.string()}));
     fault::Point("session.context.spare.after-journal");
     TRY(fs::MkdirAll(spare.dir / "bundle", 0700));
-    ContextPlacement at{.backend = s.backend, .session_container = s.container_id};
+    ContextPlacement at{.in_session_sandbox = InSandbox(s), .session_container = s.container_id};
     auto session_spec = TRY(bundle::LoadSpec(dir / "bundle")).doc;
     TRY(PlaceBroker(dir, s, session_spec, at));  // a cold context's container exactly
     auto doc = TRY(ContextContainerSpec(std::move(session_spec), at));

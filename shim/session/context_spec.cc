@@ -109,7 +109,7 @@ Result<json::object> ContextSpec(json::object spec, const ContextOptions& o, con
   auto& annotations = Child(spec, "annotations");
   annotations["dev.sandshim.session.context"] = o.name;
   auto& linux_obj = Child(spec, "linux");
-  if (at.backend == "gvisor") {
+  if (at.in_session_sandbox) {
     // runsc puts a "container" into the sandbox the sandbox-id names; the runtime rewrites
     // the id to runsc's own and gives the container a pid namespace of its own
     // (gvisor_pod.cc). The sandbox has one netstack, whose root namespace is the session's.
@@ -158,11 +158,9 @@ Result<json::object> ContextSpec(json::object spec, const ContextOptions& o, con
       bind(kCtxHelperPath, at.broker_path);
       if (!at.run_path.empty()) bind(kCtxRunPath, at.run_path);
     }
-  } else if (at.backend == "native") {
+  } else {
     // Empty: the host network (--network host), which the spec already shares.
     if (!at.netns_path.empty()) JoinNetwork(linux_obj, at.netns_path);
-  } else {
-    return MakeError("context " + o.name + ": unknown backend \"" + at.backend + "\"", EINVAL);
   }
   // The runtime places the context's cgroups by its own container id.
   linux_obj.erase("cgroupsPath");

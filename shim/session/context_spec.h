@@ -49,7 +49,9 @@ std::string ContextContainerId(std::string_view session_id, std::string_view nam
 // session_container (whose netstack is the sandbox's), or the native session's namespace at
 // netns_path.
 struct ContextPlacement {
-  std::string backend;            // "gvisor" | "native"
+  // The context is a container in the session's sandbox (BackendTraits::contexts_in_sandbox,
+  // gVisor); else namespaces of its own on the host (native).
+  bool in_session_sandbox = false;
   std::string session_container;  // the session's own container id
   std::string netns_path;         // native: the network namespace to join (empty: host network)
   // gVisor: the host path of the context helper (ctx_helper.h); empty: no broker (the

@@ -161,7 +161,7 @@ Status PlaceBroker(const std::filesystem::path& session_dir, const SessionRecord
   // gVisor on netstack: a network namespace of the context's own, made and held by its init
   // (the broker), which starts its execs and carries its egress to the relay (ctx-helper/).
   // The same for a cold context and a spare: nothing here names a context.
-  if (s.backend != "gvisor" || !BrokerNetwork(session_spec)) return Ok();
+  if (!InSandbox(s) || !BrokerNetwork(session_spec)) return Ok();
   at.broker_path = TRY(InstallCtxHelper(session_dir)).string();
   at.run_path = TRY(InstallCtxRun(session_dir)).string();
   if (s.network == NetworkMode::kProxy) {
@@ -180,7 +180,7 @@ Result<ContextRecord> Contexts::Create(const std::string& session_ref, const Con
   auto made = CreateInSession(s.id, o);
   // gVisor: the next create finds a spare ready (context_spare.h), made in the background
   // after the session lock is released; the refill does nothing if one is ready or coming.
-  if (made && s.backend == "gvisor") {
+  if (made && InSandbox(s)) {
     std::vector<std::string> argv = refill_argv_;
     if (!argv.empty()) argv.push_back(s.id);
     StartRefill(argv);
@@ -196,11 +196,11 @@ Result<ContextRecord> Contexts::CreateInSession(const std::string& id, const Con
   // gVisor: the session's container is the namespace parent of its contexts' (it sees their
   // processes), so plain execs move to a context of their own before any other exists.
   auto dir = store.Dir(s.id);
-  if (s.backend == "gvisor" && !fs::Exists(RecordFile(ContextsDir(dir) / kDefaultContext))) {
+  if (InSandbox(s) && !fs::Exists(RecordFile(ContextsDir(dir) / kDefaultContext))) {
     TRY(RequireIdleRoot(s));
     TRY_CTX(CreateLocked(s, ContextOptions{.name = kDefaultContext}), "default context");
   }
-  if (s.backend == "gvisor") TRY(PrepareSpares(dir));  // before any refill: delete waits for one
+  if (InSandbox(s)) TRY(PrepareSpares(dir));  // before any refill: delete waits for one
   return CreateLocked(s, o);
 }
 
@@ -229,13 +229,13 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   auto dir = opts_.root / "@sessions" / s.id;
   auto cdir = ContextsDir(dir) / o.name;
   if (fs::Exists(RecordFile(cdir))) return MakeError("context " + o.name + " already exists in session " + s.id, EEXIST);
-  ContextPlacement at{.backend = s.backend, .session_container = s.container_id};
+  ContextPlacement at{.in_session_sandbox = InSandbox(s), .session_container = s.container_id};
   // Native, proxy mode: a network namespace of the context's own with a relay of its own
   // (the session's arguments: same rules, same contexts file), so its loopback ports are its
   // own. (gVisor: the broker makes one inside the sandbox, below.)
-  bool own_netns = s.backend == "native" && s.network == NetworkMode::kProxy && !s.relay_args.empty();
+  bool own_netns = !InSandbox(s) && s.network == NetworkMode::kProxy && !s.relay_args.empty();
   if (own_netns) at.netns_path = NetworkPaths(cdir).netns.string();
-  if (s.backend == "native" && s.network == NetworkMode::kNone) {
+  if (!InSandbox(s) && s.network == NetworkMode::kNone) {
     auto sandbox = TRY(containers_.State(s.container_id));
     at.netns_path = "/proc/" + std::to_string(sandbox.init.pid) + "/ns/net";
   }
@@ -268,11 +268,11 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   // The context's own: its execs' defaults (its bundle). gVisor's container is made bound to
   // no context (ContextContainerSpec), as a spare is.
   auto spec = TRY(ContextSpec(session_spec, o, at, proxy_env));
-  auto container_spec = s.backend == "gvisor" ? TRY(ContextContainerSpec(session_spec, at)) : spec;
+  auto container_spec = InSandbox(s) ? TRY(ContextContainerSpec(session_spec, at)) : spec;
 
   // gVisor: a spare that runs already, taken here (after every check: a refused create must
   // not cost it) and journaled with the context below; else the container is made cold.
-  auto spare = s.backend == "gvisor" && o.name != kDefaultContext ? TakeReadySpare(containers_, dir) : std::nullopt;
+  auto spare = InSandbox(s) && o.name != kDefaultContext ? TakeReadySpare(containers_, dir) : std::nullopt;
   // The context's spec says what its execs run; a spare made by an older sandshim has no
   // exec client bound (its container's own spec, kept in its bundle until the claim below).
   if (spare && BindsRunClient(spec)) {

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "shim/runtime/backend_select.h"
 #include "shim/runtime/containers.h"
 #include "shim/session/context_record.h"
 #include "shim/session/context_spec.h"
@@ -27,6 +28,9 @@
 #include "shim/session/session_steps.h"
 
 namespace sandshim::session {
+
+// Whether the session's contexts are containers in its own sandbox (its backend's traits).
+inline bool InSandbox(const SessionRecord& s) { return runtime::TraitsOf(s.backend).contexts_in_sandbox; }
 
 class Sessions;
 

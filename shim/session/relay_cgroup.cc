@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "shim/core/fs.h"
+#include "shim/core/mountinfo.h"
 #include "shim/core/unique_fd.h"
 
 namespace sandshim::session {
@@ -21,17 +22,10 @@ struct CgroupMount {
 
 std::vector<CgroupMount> CgroupMounts(const std::string& mountinfo) {
   std::vector<CgroupMount> out;
-  std::istringstream in(mountinfo);
-  for (std::string line; std::getline(in, line);) {
-    auto dash = line.find(" - ");
-    if (dash == std::string::npos) continue;
-    std::istringstream pre(line.substr(0, dash)), post(line.substr(dash + 3));
-    std::string id, parent, dev, root, point, type, source, opts;
-    pre >> id >> parent >> dev >> root >> point;
-    post >> type >> source >> opts;
+  for (const auto& e : mountinfo::Parse(mountinfo)) {
     // Only a hierarchy mounted at its own root: the paths in /proc/<pid>/cgroup are from there.
-    if (root != "/" || (type != "cgroup" && type != "cgroup2")) continue;
-    out.push_back({point, "," + opts + ",", type == "cgroup2"});
+    if (e.root != "/" || (e.fstype != "cgroup" && e.fstype != "cgroup2")) continue;
+    out.push_back({e.mount_point, "," + e.super_options + ",", e.fstype == "cgroup2"});
   }
   return out;
 }

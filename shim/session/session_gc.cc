@@ -21,6 +21,12 @@ SessionGcReport Sessions::Gc(std::optional<std::chrono::milliseconds> idle) {
     else if (idle && r && now - EpochSeconds(r->last_used) > static_cast<double>(idle->count()) / 1000.0)
       why = "idle since " + r->last_used;
     if (why.empty()) {
+      // A live session whose journal this gc cannot read: said, not skipped in silence (its
+      // contexts and spares cannot be told half-made); `session delete --force` removes it.
+      if (auto j = SessionJournal::Load(Dir(id) / "journal.json"); !j) {
+        rep.errors.push_back("session " + id + ": " + j.error().msg + " (left as it is; session delete --force removes it)");
+        continue;
+      }
       auto gone = GcContexts(containers_, Dir(id), rep.errors);  // contexts whose create died
       rep.removed.insert(rep.removed.end(), gone.begin(), gone.end());
       gone = GcSpares(containers_, Dir(id), rep.errors);  // after: a dead claim's context undoes its spare
@@ -30,7 +36,7 @@ SessionGcReport Sessions::Gc(std::optional<std::chrono::milliseconds> idle) {
     // A spare being made: its refill would wait for our session lock (lock order); next gc.
     if (auto refill = TryLockRefill(Dir(id)); refill && !*refill && fs::Exists(SparesDir(Dir(id)))) continue;
     fault::Point("session.gc.before-replay");
-    if (auto s = Teardown(id); !s) {
+    if (auto s = Teardown(id, /*force=*/true); !s) {
       rep.errors.push_back("session " + id + ": " + s.error().msg);
       continue;
     }

@@ -129,10 +129,13 @@ Status Sessions::ChargeRelayToSession(const SessionRecord& r) {
   return ChargeRelay(relay.process.pid, sandbox.init.pid, RelayCgroupRecord(Dir(r.id)));
 }
 
-Status Sessions::Teardown(const std::string& id) {
-  TRY_CTX(ReleaseRelay(Dir(id)), "session " + id + ": relay");
-  auto journal = TRY(SessionJournal::Load(Dir(id) / "journal.json"));
-  TRY(runtime::Replay(journal.entries(), [this](const SessionStep& s) { return Undo(s); }));
+Status Sessions::Teardown(const std::string& id, bool force) {
+  if (auto s = ReleaseRelay(Dir(id)); !s) {
+    if (!force) return s.error().Wrap("session " + id + ": relay");
+    log::Warn("session " + id + ": relay: " + s.error().msg);
+  }
+  auto steps = TRY(StepsToUndo(id, force));
+  TRY(runtime::Replay(steps, [this](const SessionStep& s) { return Undo(s); }));
   fault::Point("session.delete.after-replay");
   // fd-based and never following a link: layer/upper belongs to the session's uid, which may
   // be a real host user swapping directories for symlinks while we walk (review S2).
@@ -281,7 +284,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   // before the sandbox boots (journaled first, undone with umount2(MNT_DETACH), which takes a
   // claim's bind below it along), so a bind made below it later shows inside. The gofer's copy
   // is a slave: nothing mounted in the sandbox comes back.
-  if (want_shared_ws && choice.backend == "gvisor") p.shared_ws_parent = (dir / "wsroot").string();
+  if (want_shared_ws && choice.traits.late_binds_need_shared_parent) p.shared_ws_parent = (dir / "wsroot").string();
   if (!p.shared_ws_parent.empty()) {
     std::filesystem::path wsroot = p.shared_ws_parent;
     if (::mkdir(wsroot.c_str(), 0755) != 0 && errno != EEXIST) return ErrnoError("mkdir " + wsroot.string());
@@ -401,14 +404,16 @@ Result<SessionRecord> Sessions::Start(const std::string& ref) {
   return r;
 }
 
-Status Sessions::Delete(const std::string& ref) {
+Status Sessions::Delete(const std::string& ref, bool force) {
   auto id = TRY(Resolve(ref));
   auto refill = TRY(WaitForRefill(Dir(id)));  // a spare being made (context_spare.h: lock order)
   auto lock = TRY(store_.Lock(id));
-  auto r = TRY(Load(id));
+  auto r = Load(id);
+  if (!r && !force) return r.error();
+  if (!r) log::Warn("session " + id + ": " + r.error().msg + ": deleting what can be found");
   fault::Point("session.delete.before-replay");
-  TRY_CTX(Teardown(id), "session " + id);
-  (void)AppendAudit(r.audit, "delete", {{"session", id}, {"backend", r.backend}, {"execs", r.execs}});
+  TRY_CTX(Teardown(id, force), "session " + id);
+  if (r) (void)AppendAudit(r->audit, "delete", {{"session", id}, {"backend", r->backend}, {"execs", r->execs}});
   return Ok();
 }
 

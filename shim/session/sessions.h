@@ -85,7 +85,8 @@ class Sessions {
   // Stop ends the sandbox (no process remains) and keeps the session; start runs it again.
   Result<SessionRecord> Stop(const std::string& ref);
   Result<SessionRecord> Start(const std::string& ref);
-  Status Delete(const std::string& ref);
+  // force: goes on past an unreadable journal or record (see Teardown), with a warning.
+  Status Delete(const std::string& ref, bool force = false);
   // Half-made sessions (a create that died), and with idle, sessions unused for longer.
   SessionGcReport Gc(std::optional<std::chrono::milliseconds> idle);
   std::vector<SessionSample> Samples();
@@ -110,8 +111,11 @@ class Sessions {
   Status RunContainer(const SessionRecord& r);
   Result<uint32_t> SetUpIdmap(SessionJournal& journal, const std::string& id, bundle::SessionProfile& p);
   Status Undo(const SessionStep& s);
-  // Replays the journal and removes the directory; the caller holds the lock.
-  Status Teardown(const std::string& id);
+  // Replays the journal and removes the directory; the caller holds the lock. force (delete
+  // --force, gc): past a journal it cannot read (session_salvage.cc).
+  Status Teardown(const std::string& id, bool force = false);
+  Result<std::vector<SessionStep>> StepsToUndo(const std::string& id, bool force);
+  std::vector<SessionStep> FoundSteps(const std::string& id);
   // M12: moves the running relay into a child of the sandbox's cgroups (relay_cgroup.h).
   Status ChargeRelayToSession(const SessionRecord& r);
   Status SendToRelay(const std::string& ref, const std::string& name, const net::SecretBytes* value,

@@ -224,6 +224,36 @@ check_session_delete_points() {
   done
 }
 
+# A journal sandshim cannot read (corrupt, mistyped, or from a newer sandshim): a plain delete
+# refuses with one line naming it and keeps everything; delete --force, session delete --force
+# and gc undo what they can read and what the record and the host name, and leave nothing.
+check_unreadable_journal() {
+  local id sid out
+  id=$(uniq_name badj)
+  ss run -d --bundle "$(bundle_for "$id")" "$id" || return $(fail "run -d failed")
+  echo '[{"kind":"runsc-container","data":{"id":7}}' >"$ROOT/$id/journal.json"
+  ss kill "$id" KILL || return $(fail "kill failed")
+  wait_until 20 bash -c '[ "$("$0" --root "$1" state "$2" | jq -r .status)" = stopped ]' "$SANDSHIM_BIN" "$ROOT" "$id" || return $(fail "not stopped after kill")
+  out=$(ss delete "$id" 2>&1) && return $(fail "a plain delete went past the journal")
+  [[ "$out" == *journal* ]] || return $(fail "plain delete: $out")
+  ss delete --force "$id" 2>/dev/null || return $(fail "delete --force failed")
+  assert_gone "$id" || return
+  echo precious >"$WORK/ws/keep.txt"  # the workspace keeps its files (assert_session_gone)
+  sid=$(uniq_name "$SESS-badj")
+  sess_create "$sid" --name "n-$sid" --network proxy >/dev/null || return $(fail "session create failed")
+  echo '[{"kind":"from-a-newer-sandshim","data":{}}]' >"$ROOT/@sessions/$sid/journal.json"
+  echo 'garbage' >"$ROOT/sess-$sid/journal.json"
+  # Each failure below still removes the session (the suite's own cleanup could not).
+  bad() { sess delete --force "$sid" >/dev/null 2>&1; fail "$1"; }
+  out=$(sess delete "$sid" 2>&1) && return $(bad "a plain session delete went past the journal")
+  [[ "$out" == *from-a-newer-sandshim* ]] || return $(bad "plain session delete: $out")
+  out=$(sess gc --json)  # exits non-zero: it has an error to report
+  [[ "$out" == *"session $sid: journal"* ]] || return $(bad "gc did not report the journal: $out")
+  sess delete --force "$sid" 2>/dev/null || return $(bad "session delete --force failed")
+  assert_session_gone "$sid" || return
+  assert_eq '{"removed":[],"errors":[]}' "$(sess gc --json)" "session gc afterwards"
+}
+
 check_session_gc_point() {
   local id
   id=$(uniq_name "$SESS-gc")
@@ -365,6 +395,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
   run_check "round $round: crash point in session exec" check_session_exec_point
   run_check "round $round: crash points in session delete" check_session_delete_points
   run_check "round $round: crash point in session gc" check_session_gc_point
+  run_check "round $round: an unreadable journal: delete --force and gc leave nothing" check_unreadable_journal
   run_check "round $round: crash points in context create and rm" check_context_points
   [ "$BACKEND" = native ] || run_check "round $round: crash points of spare context containers" check_spare_points
   if [ "$BACKEND" = native ]; then

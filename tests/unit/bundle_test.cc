@@ -25,11 +25,11 @@ TEST_CASE("spec: typed views of what sandshim reads, unknown fields kept") {
   CHECK(s->oci_version == "1.0.2");
   CHECK(s->root_path == "rootfs");
   CHECK(s->root_readonly);
-  CHECK(s->terminal);
-  CHECK(s->args.size() == 3);
+  CHECK(s->process->terminal);
+  CHECK(s->process->args.size() == 3);
   CHECK(s->cgroups_path == "/docker/abc");
   CHECK(s->annotations.at("k") == "v");
-  CHECK(s->bounding_caps.size() == 2);
+  CHECK(s->process->capabilities->bounding.size() == 2);
   REQUIRE(FindNamespace(*s, "network") != nullptr);
   CHECK(FindNamespace(*s, "network")->path == "/var/run/netns/n1");
   CHECK(FindNamespace(*s, "user") == nullptr);

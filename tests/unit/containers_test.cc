@@ -180,7 +180,7 @@ TEST_CASE("containers: a command missing from the rootfs fails create with runc'
   Fixture f;
   auto c = f.Make();
   auto r = f.Request("nocmd");
-  r.spec.args = {"no-such-command"};
+  r.spec.process->args = {"no-such-command"};
   auto s = c.Create(r);
   REQUIRE_FALSE(s.ok());
   CHECK(s.error().msg == "exec: \"no-such-command\": executable file not found in $PATH");
@@ -195,4 +195,54 @@ TEST_CASE("runsc ids: fixed length, distinct per root and id, stable") {
   CHECK(a != GvisorBackend::RunscId("/run/b", "c1"));
   CHECK(a == GvisorBackend::RunscId("/run/a", "c1"));
   CHECK(a.rfind("sshim-", 0) == 0);
+}
+
+// A journal that cannot be read (corrupt or mistyped) used to make every delete fail, --force
+// and gc included, leaving the sandbox behind for good. The strict reader still stops a plain
+// delete; --force and gc undo what they can read plus what the record names.
+TEST_CASE("containers: delete --force goes past an unreadable journal, a plain delete does not") {
+  Fixture f;
+  auto c = f.Make();
+  REQUIRE(c.Create(f.Request("j1")).ok());
+  auto journal = f.dir.path() / "root" / "j1" / "journal.json";
+  REQUIRE(fs::WriteFileAtomic(journal, R"([{"kind":"runsc-container","data":{"id":7}},{"kind":"no-such-step","data":{}}])").ok());
+  auto plain = c.Delete("j1", false);
+  REQUIRE_FALSE(plain.ok());
+  CHECK(plain.error().msg.find("[0].data.id") != std::string::npos);
+  CHECK(fs::Exists(f.dir.path() / "root" / "j1" / "state.json"));  // kept: nothing forgotten
+  REQUIRE(c.Delete("j1", true).ok());
+  CHECK_FALSE(fs::Exists(f.dir.path() / "root" / "j1"));
+  // The record named the sandbox: runsc was asked to destroy it although the journal could not say so.
+  CHECK(f.Calls().find("delete --force " + f.Rid("j1")) != std::string::npos);
+
+  // Not JSON at all: the same, and gc too.
+  REQUIRE(c.Create(f.Request("j2")).ok());
+  REQUIRE(fs::WriteFileAtomic(f.dir.path() / "root" / "j2" / "journal.json", "{not json").ok());
+  REQUIRE(c.Delete("j2", true).ok());
+  CHECK_FALSE(fs::Exists(f.dir.path() / "root" / "j2"));
+  REQUIRE(fs::MkdirAll(f.dir.path() / "root" / "j3", 0700).ok());  // a create that died, journal garbled
+  REQUIRE(fs::WriteFileAtomic(f.dir.path() / "root" / "j3" / ".lock", "").ok());
+  REQUIRE(fs::WriteFileAtomic(f.dir.path() / "root" / "j3" / "journal.json", "[1]").ok());
+  auto rep = c.Gc();
+  CHECK(rep.errors.empty());
+  CHECK_FALSE(fs::Exists(f.dir.path() / "root" / "j3"));
+}
+
+TEST_CASE("journal: salvage keeps the entries that decode and names the rest") {
+  testing::TempDir d;
+  auto file = d.path() / "journal.json";
+  REQUIRE(fs::WriteFileAtomic(file, R"([{"kind":"dir","data":{"path":"/a"}},{"kind":"process","data":{"pid":"1"}},)"
+                                    R"(7,{"kind":"file","data":{"path":"/b"}}])").ok());
+  CHECK_FALSE(ContainerJournal::Load(file).ok());
+  auto s = SalvageJournal<ContainerStep>(file);
+  REQUIRE(s.entries.size() == 2);
+  CHECK(std::get<step::Dir>(s.entries[0]).path == "/a");
+  CHECK(std::get<step::File>(s.entries[1]).path == "/b");
+  REQUIRE(s.unreadable.size() == 2);
+  CHECK(s.unreadable[0].find("[1].data.pid") != std::string::npos);
+  CHECK(s.unreadable[1].find("[2]") != std::string::npos);
+  REQUIRE(fs::WriteFileAtomic(file, "garbage").ok());
+  auto g = SalvageJournal<ContainerStep>(file);
+  CHECK(g.entries.empty());
+  CHECK(g.unreadable.size() == 1);
 }

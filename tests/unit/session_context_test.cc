@@ -53,7 +53,7 @@ TEST_CASE("context names: no '+', no path parts, not empty") {
 
 TEST_CASE("gVisor context spec: joins the session's sandbox, own env and user, the session's mounts") {
   ContextOptions o{.name = "platform", .env = {{"TOKEN", "t"}, {"OVERRIDE", "ctx"}}, .uid = 2000};
-  auto spec = ContextSpec(SessionDoc(), o, {.backend = "gvisor", .session_container = "sess-s1"}).value();
+  auto spec = ContextSpec(SessionDoc(), o, {.in_session_sandbox = true, .session_container = "sess-s1"}).value();
   auto& a = spec.at("annotations").as_object();
   CHECK(a.at("io.kubernetes.cri.container-type") == "container");
   CHECK(a.at("io.kubernetes.cri.sandbox-id") == "sess-s1");
@@ -81,7 +81,7 @@ TEST_CASE("gVisor context spec with a broker: root init with its own capabilitie
   auto doc = SessionDoc();
   CHECK(BrokerNetwork(doc));
   auto spec = ContextSpec(doc, o,
-                          {.backend = "gvisor", .session_container = "sess-s1", .broker_path = "/run/s/sandshim-ctx-1",
+                          {.in_session_sandbox = true, .session_container = "sess-s1", .broker_path = "/run/s/sandshim-ctx-1",
                            .forward = "3128=10.200.0.1:3128"})
                   .value();
   CHECK(HasBroker(spec));
@@ -130,7 +130,7 @@ TEST_CASE("gVisor context spec with a broker: root init with its own capabilitie
   }
   SUBCASE("a context whose spec binds the exec client runs it (no libc: a cheap start)") {
     auto with_run = ContextSpec(doc, o,
-                                {.backend = "gvisor", .session_container = "sess-s1", .broker_path = "/run/s/sandshim-ctx-1",
+                                {.in_session_sandbox = true, .session_container = "sess-s1", .broker_path = "/run/s/sandshim-ctx-1",
                                  .run_path = "/run/s/sandshim-ctx-run-1", .forward = "3128=10.200.0.1:3128"})
                         .value();
     bool bound = false;
@@ -156,13 +156,13 @@ TEST_CASE("broker network: netstack sessions only") {
   CHECK_FALSE(BrokerNetwork(bundle::SessionSpec(host).value()));
   host.network = "none";
   CHECK(BrokerNetwork(bundle::SessionSpec(host).value()));
-  auto plain = ContextSpec(SessionDoc(), {.name = "p"}, {.backend = "gvisor", .session_container = "s"}).value();
+  auto plain = ContextSpec(SessionDoc(), {.name = "p"}, {.in_session_sandbox = true, .session_container = "s"}).value();
   CHECK_FALSE(HasBroker(plain));
   CHECK(BrokerExecUser(plain).empty());
 }
 
 TEST_CASE("native context spec: the session's network namespace by path, a pid namespace of its own") {
-  auto spec = ContextSpec(SessionDoc(), {.name = "p"}, {.backend = "native", .netns_path = "/proc/42/ns/net"}).value();
+  auto spec = ContextSpec(SessionDoc(), {.name = "p"}, {.netns_path = "/proc/42/ns/net"}).value();
   bool pid = false;
   int net = 0;
   for (const auto& ns : spec.at("linux").at("namespaces").as_array()) {
@@ -175,8 +175,7 @@ TEST_CASE("native context spec: the session's network namespace by path, a pid n
   CHECK(pid);
   CHECK(net == 1);
   CHECK_FALSE(spec.at("annotations").as_object().contains("io.kubernetes.cri.container-type"));
-  CHECK_FALSE(ContextSpec(SessionDoc(), {.name = "p"}, {.backend = "other"}));
-  CHECK_FALSE(ContextSpec(SessionDoc(), {.name = "a+b"}, {.backend = "native"}));
+  CHECK_FALSE(ContextSpec(SessionDoc(), {.name = "a+b"}, {}));
 }
 
 TEST_CASE("context record: round trip, strict types") {
@@ -220,9 +219,9 @@ TEST_CASE("exec target: default is the session's container until a default conte
 TEST_CASE("context container spec (cold and spare alike): the sandbox's, bound to no context") {
   auto session = SessionDoc();
   auto bound = ContextSpec(session, {.name = "platform", .env = {{"TOKEN", "t"}}, .uid = 2000},
-                           {.backend = "gvisor", .session_container = "sess-s1"}, {{"HTTP_PROXY", "http://ctx-platform:x@h:1"}})
+                           {.in_session_sandbox = true, .session_container = "sess-s1"}, {{"HTTP_PROXY", "http://ctx-platform:x@h:1"}})
                    .value();
-  auto c = ContextContainerSpec(session, {.backend = "gvisor", .session_container = "sess-s1"}).value();
+  auto c = ContextContainerSpec(session, {.in_session_sandbox = true, .session_container = "sess-s1"}).value();
   auto& a = c.at("annotations").as_object();
   CHECK(a.at("io.kubernetes.cri.sandbox-id") == "sess-s1");
   CHECK(a.at("io.kubernetes.cri.container-type") == "container");

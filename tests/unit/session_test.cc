@@ -28,7 +28,7 @@ TEST_CASE("session spec: read-only base, workspace rw, tmpfs /tmp, clean env wit
   CHECK(ValidateSpec(*spec, "").ok());
   CHECK(spec->root_readonly);
   CHECK(spec->root_path == "/var/lib/rootfs/base");
-  CHECK(spec->cwd == "/workspace");
+  CHECK(spec->process->cwd == "/workspace");
   auto env = GetStrings(*GetObject(spec->doc, "process"), "env");
   auto has = [&](const std::string& kv) { return std::find(env.begin(), env.end(), kv) != env.end(); };
   CHECK(has("A=1"));
