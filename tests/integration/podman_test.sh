@@ -298,7 +298,9 @@ check_publish_port() {
   # so the bridge and portmap's NAT rules go into that namespace, never the host's firewall.
   # A user connects to 127.0.0.1:PORT there; nothing answers after rm -f.
   local ns=sshim-pub-$$-$RANDOM net=pub$$x$RANDOM port=$((20000 + RANDOM % 20000)) had_cni=0
+  local had_nets=0
   [ -e /var/lib/cni ] && had_cni=1
+  [ -e /var/lib/cni/networks ] && had_nets=1
   ip netns add "$ns" || { fail "ip netns add $ns"; return 1; }
   ip -n "$ns" link set lo up
   local N=(timeout 60 nsenter "--net=/run/netns/$ns")
@@ -310,17 +312,26 @@ check_publish_port() {
     sh -c 'mkdir /w && echo published >/w/i.html && exec httpd -f -p 8080 -h /w'
   local r_rc=$RC r_err=$ERR url=http://127.0.0.1:$port/i.html
   wait_until 10 "${N[@]}" timeout 2 "$BUSYBOX" wget -q -O /dev/null "$url"
-  capture "${N[@]}" timeout 10 "$BUSYBOX" wget -q -O - "$url"
-  local got=$OUT g_err=$ERR after
+  # On gVisor one fetch in a few got no answer at all ("wget: error getting response": 2 of 6
+  # runs on a busy host, runc 0 of 4; not yet explained, docs/DOCKER.md): up to 5 tries.
+  local try got g_err after
+  for try in 1 2 3 4 5; do
+    capture "${N[@]}" timeout 10 "$BUSYBOX" wget -q -O - "$url"
+    got=$OUT g_err=$ERR
+    case $got in *published*) break ;; esac
+    log "fetch $try through the published port: '$got' ($g_err)"
+    sleep 0.5
+  done
   "${N[@]}" "${PODMAN[@]}" rm -f -t 0 "$CN" >/dev/null 2>&1
   after=$("${N[@]}" timeout 5 "$BUSYBOX" wget -q -O - "$url" 2>/dev/null)
   "${N[@]}" "${PODMAN[@]}" network rm -f "$net" >/dev/null 2>&1
   ip netns del "$ns"
   # CNI's host-local leases and result cache live in /var/lib/cni whatever podman's dirs say.
   rm -rf "/var/lib/cni/networks/$net"
+  [ "$had_nets" = 1 ] || rmdir /var/lib/cni/networks 2>/dev/null
   [ "$had_cni" = 1 ] || rm -rf /var/lib/cni
   assert_eq 0 "$n_rc" "network create ($n_err)" && assert_eq 0 "$r_rc" "run -d -p ($r_err)" || return 1
-  assert_contains "$got" published "HTTP to the published port 127.0.0.1:$port ($g_err)" &&
+  assert_contains "$got" published "HTTP to the published port 127.0.0.1:$port ($g_err, try $try)" &&
     assert_eq "" "$after" "an answer on 127.0.0.1:$port after rm -f"
 }
 
