@@ -66,9 +66,14 @@ int ExitCode(int ws) {
 }
 
 Result<int> WaitForwardingSignals(Running& cmd) {
-  sigset_t mask, old;
+  sigset_t mask;
   sigemptyset(&mask);
   for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH}) sigaddset(&mask, s);
+  return WaitForwardingSignals(cmd, mask);
+}
+
+Result<int> WaitForwardingSignals(Running& cmd, const sigset_t& mask) {
+  sigset_t old;
   ::sigprocmask(SIG_BLOCK, &mask, &old);
   ScopeExit restore([&] { ::sigprocmask(SIG_SETMASK, &old, nullptr); });
   UniqueFd sigfd(::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK));

@@ -4,6 +4,7 @@
 // tree through it, whatever mechanism started it.
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <memory>
@@ -43,5 +44,7 @@ int ExitCode(int wait_status);
 // Waits for cmd while passing INT/TERM/HUP/QUIT/USR1/USR2/WINCH that reach us on to it (the
 // foreground `exec` verb); returns its exit code.
 Result<int> WaitForwardingSignals(Running& cmd);
+// The same with the signals in set (blocked while waiting; the caller's mask comes back).
+Result<int> WaitForwardingSignals(Running& cmd, const sigset_t& set);
 
 }  // namespace sandshim::proc

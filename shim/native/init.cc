@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/close_range.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -102,7 +103,20 @@ Status SetupContainer(Sys& sys, const LaunchPlan& plan, const InitFds& fds) {
   return Ok();
 }
 
+// Every signal at its default and none blocked, as runc starts a container process: an
+// ignored disposition survives execve, so a signal the runtime's caller ignored (nohup's HUP;
+// a background job's INT and QUIT, down through containerd and its shim) would stay ignored
+// in the container, where a shell cannot even trap it (POSIX: ignored on entry stays ignored).
+static void DefaultSignals() {
+  for (int sig = 1; sig < NSIG; ++sig)
+    if (sig != SIGKILL && sig != SIGSTOP) ::signal(sig, SIG_DFL);  // glibc's own two: EINVAL, harmless
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+}
+
 Status Finalize(const ProcessPlan& p, const SeccompPlan& seccomp) {
+  DefaultSignals();  // before the seccomp filter, which may not allow rt_sigaction
   for (const auto& r : p.rlimits) {
     struct rlimit rl {r.soft, r.hard};
     if (::setrlimit(r.resource, &rl) != 0) return ErrnoError("setrlimit " + std::to_string(r.resource));

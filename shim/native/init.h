@@ -27,8 +27,9 @@ Status SetupContainer(Sys& sys, const LaunchPlan& plan, const InitFds& fds);
 
 [[noreturn]] void RunInit(const LaunchPlan& plan, const InitFds& fds, int preserve_fds);
 
-// The process's own settings, shared by init and exec: rlimits, oom_score_adj, capabilities,
-// user, no_new_privs, seccomp, cwd (runc's finalizeNamespace + seccomp).
+// The process's own settings, shared by init and exec: default signal dispositions and an
+// empty mask, rlimits, oom_score_adj, capabilities, user, no_new_privs, seccomp, cwd (runc's
+// finalizeNamespace + seccomp).
 Status Finalize(const ProcessPlan& p, const SeccompPlan& seccomp);
 // Marks our descriptors close-on-exec and execs exe. Returns only with the error.
 Error ExecProcess(const ProcessPlan& p, const std::string& exe, int preserve_fds);

@@ -5,7 +5,11 @@
 //  2. `runsc exec`, prepared here and started with posix_spawn (a terminal, a sandbox whose
 //     runsc release sandshim does not speak the control protocol of, a process the control
 //     call cannot express). Its --internal-pid-file says where the command's tree hangs.
-//  3. Detached (runc's exec --detach): a background `runsc exec` (runsc.ExecDetached).
+//  3. Detached (runc's exec --detach, how containerd's shim runs every exec): without a
+//     terminal, 1. with a keeper (core/exec_keeper.h) as the host pid the caller signals and
+//     reaps, since a signal to a `runsc exec` without a terminal never reaches the command;
+//     otherwise a background `runsc exec` (runsc.ExecDetached), which forwards signals to a
+//     command with a terminal.
 // Each returns a handle that ends the command's tree itself: through the control server
 // (1: its process list and Signal calls), or through runsc (2: `runsc ps`, `runsc kill`).
 #include <fcntl.h>
@@ -15,6 +19,7 @@
 #include <chrono>
 #include <random>
 
+#include "shim/core/exec_keeper.h"
 #include "shim/core/fs.h"
 #include "shim/core/wait_file.h"
 #include "shim/core/log.h"
@@ -270,6 +275,9 @@ Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecDetached(const Contain
                                                                   const ExecStdio& stdio) {
   if (stdio.terminal && !stdio.console_socket)
     return MakeError("a detached exec with a terminal needs a console socket", EINVAL);
+  if (!stdio.terminal)
+    if (auto direct = TRY(ExecThroughControl(c, r, stdio)))
+      return proc::Detached(TRY(proc::StartExecKeeper(std::move(direct))));
   auto dir = root_ / c.id;
   auto process_file = dir / ("exec-" + std::to_string(::getpid()) + "-" + RandomSuffix() + ".json");
   TRY(fs::WriteFileAtomic(process_file, json::serialize(r.process), 0600, /*sync=*/false));

@@ -277,6 +277,54 @@ check_netstack_pod() {
     assert_eq host "$hostinet_net" "runsc network of a pod annotated hostinet"
 }
 
+# PortForward (kubectl port-forward): containerd enters the pod's network namespace on the
+# host and dials localhost:PORT there (docs/KUBERNETES.md). A runc pod (the control) and a
+# sandshim pod annotated dev.sandshim.network-stack=hostinet answer through it; so does a
+# default sandshim pod on native. On gVisor a default pod runs netstack: its listener lives in
+# the Sentry, nothing listens in the host kernel's namespace, and the dial is refused.
+pf_fetch() { # POD: PF_OUT (the answer), PF_ERR (the stream's error channel and stderr)
+  local i
+  for i in $(seq 1 10); do
+    PF_ERR=$(printf 'GET / HTTP/1.0\r\n\r\n' | cri_port_forward "$1" 8080 2>&1 >"$WORK/pf.out")
+    PF_OUT=$(cat "$WORK/pf.out")
+    case $PF_OUT in *hello-from-web*) return 0 ;; esac
+    sleep 0.5
+  done
+}
+
+check_port_forward() {
+  local kind pod web i up out_runc out_hostinet out_netstack err_netstack
+  for kind in runc hostinet netstack; do
+    case $kind in
+      runc) pod=$(run_pod pf-runc runc) ;;
+      hostinet) pod=$(run_pod pf-hostinet sandshim '{"dev.sandshim.network-stack": "hostinet"}') ;;
+      *) pod=$(run_pod pf-netstack sandshim) ;;
+    esac || { fail "RunPodSandbox ($kind) failed"; return; }
+    web=$(run_container "$pod" web "${HTTPD_CMD[@]}") || { fail "web container ($kind) failed"; return; }
+    # Serving inside first: a refusal below is port-forward's, not a server still starting
+    # (nc: busybox wget fails on the host stack, check_netstack_pod).
+    up=""
+    for i in $(seq 1 20); do
+      exec_sync "$web" "${FETCH_CMD[@]}"
+      case $OUT in *hello-from-web*) up=1 && break ;; esac
+      sleep 0.5
+    done
+    pf_fetch "$pod"
+    remove_pod "$pod" || { fail "stop/remove the $kind pod failed"; return; }
+    [ -n "$up" ] || { fail "$kind pod: the web server never answered inside"; return; }
+    printf -v "out_$kind" '%s' "$PF_OUT"
+    [ "$kind" = netstack ] && err_netstack=$PF_ERR
+  done
+  assert_contains "$out_runc" hello-from-web "port-forward to a runc pod" || return
+  assert_contains "$out_hostinet" hello-from-web "port-forward to a sandshim pod annotated hostinet" || return
+  if [[ "$SANDSHIM_ARGS" == *gvisor* ]]; then
+    assert_eq "" "$out_netstack" "gVisor netstack pod: an answer through port-forward (docs/KUBERNETES.md says refused)" &&
+      assert_contains "$err_netstack" "connection refused" "gVisor netstack pod: port-forward's error"
+    return
+  fi
+  assert_contains "$out_netstack" hello-from-web "port-forward to a sandshim pod"
+}
+
 check_loop() {
   local i pod c
   for i in $(seq 1 "$LOOP_PODS"); do
@@ -295,5 +343,6 @@ run_check "sandshim: app container exits, is removed, pod lives on" check_app_ex
 run_check "sandshim: StopContainer leaves the pod running" check_stop_container
 run_check "sandshim: streaming Exec" check_streaming_exec
 run_check "sandshim: a pod on netstack (hostinet by annotation)" check_netstack_pod
+run_check "PortForward: runc, sandshim hostinet, sandshim default pod" check_port_forward
 run_check "sandshim: $LOOP_PODS pods created and removed" check_loop
 finish_checks

@@ -97,6 +97,8 @@ cstart() {
 
 task_status() { ct task ls 2>/dev/null | awk -v id="$1" '$1 == id { print $3 }'; }
 
+task_running() { [ "$(task_status "$1")" = RUNNING ]; }
+
 # True once the task is STOPPED or gone.
 task_done() { case $(task_status "$1") in STOPPED | "") return 0 ;; esac; return 1; }
 
@@ -217,19 +219,6 @@ check_kill_signal_reaches_trap() {
   assert_eq STOPPED "$status" "the USR1 trap ended the task"
 }
 
-# sandshim on gVisor (its default backend), or runsc: what differs is listed in docs/DOCKER.md.
-gvisor_runtime() {
-  case ${RT_BIN##*/} in
-    runsc*) return 0 ;;
-    sandshim*)
-      [ -n "${SANDSHIM_BROKEN_RUNSC:-}" ] && return 1
-      case " ${RT_ARGS[*]:-} " in *native*) return 1 ;; esac
-      return 0
-      ;;
-  esac
-  return 1
-}
-
 # cexec ARG...: `ctr task exec` into $ID with a fresh exec id; OUT/ERR/RC.
 cexec() { capture ct task exec --fifo-dir "$WORK/fifo" --exec-id "x$RANDOM$RANDOM" "$@"; }
 # cexec_ok ARG...: true when the exec succeeds (for wait_until).
@@ -260,13 +249,88 @@ check_task_exec_flags() {
   assert_eq 0 "$d_rc" "exec -d status ($d_err)" && assert_eq 0 "$up" "the detached exec ran" || return 1
   assert_eq 0 "$k_rc" "kill --exec-id status ($k_err)" || return 1
   assert_eq RUNNING "$status" "the task after its exec was signalled" || return 1
-  if gvisor_runtime; then
-    # The shim signals the exec's host process, `runsc exec`, which forwards signals only to
-    # a process with a terminal: the signal is lost (docs/DOCKER.md, a sandshim gap).
-    assert_ne 0 "$got" "gVisor: the exec's USR1 trap ran: the gap in docs/DOCKER.md is closed, update the check"
-    return
-  fi
+  # On gVisor the pid the shim signals is sandshim's keeper, which passes the signal on to
+  # the command in the sandbox (core/exec_keeper.h).
   assert_eq 0 "$got" "the exec's USR1 trap ran"
+}
+
+check_kill_exec_sigkill() {
+  # task kill -s SIGKILL --exec-id ends that exec (its heartbeat stops) and leaves the task;
+  # on gVisor the keeper's guardian sends the SIGKILL on into the sandbox.
+  local h=$WORK/exec9-$RANDOM
+  mkdir -p "$h"
+  local CSTART_OPTS=(--mount "type=bind,src=$h,dst=/h,options=rbind:rw")
+  cstart sleep 300 || return 1
+  capture ct task exec --fifo-dir "$WORK/fifo" --exec-id hb -d "$ID" \
+    sh -c 'while :; do date +%s%N >/h/beat; sleep 0.1; done'
+  local d_rc=$RC d_err=$ERR
+  wait_until 15 test -s "$h/beat"
+  capture ct task kill -s SIGKILL --exec-id hb "$ID"
+  local k_rc=$RC k_err=$ERR
+  sleep 1
+  local b1 b2 status
+  b1=$(cat "$h/beat" 2>/dev/null)
+  sleep 1.5
+  b2=$(cat "$h/beat" 2>/dev/null)
+  status=$(task_status "$ID")
+  cremove "$ID"
+  assert_eq 0 "$d_rc" "exec -d status ($d_err)" && assert_eq 0 "$k_rc" "kill --exec-id ($k_err)" || return 1
+  [ -n "$b1" ] || { fail "the exec never beat"; return 1; }
+  assert_eq "$b1" "$b2" "heartbeat after SIGKILL of the exec (still beating: it runs on)" || return 1
+  assert_eq RUNNING "$status" "the task after its exec was killed"
+}
+
+# A shim wrapper for `ctr container create` (which has no --runc-binary/--runc-root): the
+# runtime given as an absolute shim path, the runc shim run with our runtime first on PATH.
+create_shim() {
+  [ -x "$WORK/shim/containerd-shim-sstest-v2" ] && return 0
+  mkdir -p "$WORK/shim/path"
+  write_wrapper "$WORK/shim/path/runc" "$RUNTIME"
+  printf '#!/bin/sh
+PATH=%q:$PATH exec containerd-shim-runc-v2 "$@"\n' "$WORK/shim/path" \
+    >"$WORK/shim/containerd-shim-sstest-v2"
+  chmod +x "$WORK/shim/containerd-shim-sstest-v2"
+}
+
+check_create_then_start() {
+  # container create, then task start (in the foreground, as a user waits for it), task
+  # ls/ps, exec, kill, delete: the runtime's create and start come from two ctr calls (ctr
+  # run makes both at once). task start returns the TERM trap's exit 5.
+  create_shim
+  local id
+  id=$(uniq_name cs)
+  capture ct container create --runtime "$WORK/shim/containerd-shim-sstest-v2" "$IMG" "$id" -- \
+    sh -c 'echo started >/tmp/s; trap "exit 5" TERM; sleep 300 & wait'
+  local c_rc=$RC c_err=$ERR listed
+  listed=$(ct container ls -q | grep -cx "$id")
+  local before
+  before=$(task_status "$id")
+  ct task start --fifo-dir "$WORK/fifo" "$id" >/dev/null 2>&1 &
+  local runner=$!
+  wait_until 15 task_running "$id"
+  local status
+  status=$(task_status "$id")
+  capture ct task ps "$id"
+  local ps_rc=$RC ps_out=$OUT
+  capture ct task exec --fifo-dir "$WORK/fifo" --exec-id cat "$id" cat /tmp/s
+  local e_out=$OUT e_err=$ERR
+  ct task kill "$id" >/dev/null 2>&1
+  local code
+  wait "$runner"
+  code=$?
+  local after  # the foreground task start deletes the task it waited for
+  after=$(task_status "$id")
+  cremove "$id"
+  # The default cgroup (no --cgroup in container create): /<namespace>/<id>.
+  rmdir "/sys/fs/cgroup/$NS" 2>/dev/null
+  assert_eq 0 "$c_rc" "container create ($c_err)" && assert_eq 1 "$listed" "container ls" || return 1
+  assert_eq "" "$before" "no task before task start" || return 1
+  assert_eq RUNNING "$status" "task ls after start" || return 1
+  assert_eq 0 "$ps_rc" "task ps" || return 1
+  [ "$(printf '%s\n' "$ps_out" | grep -cE '^[0-9]+')" -ge 1 ] || { fail "no pid in task ps: $ps_out"; return 1; }
+  assert_eq started "$e_out" "exec in the started task ($e_err)" || return 1
+  assert_eq 5 "$code" "task start's status: the TERM trap's exit 5" &&
+    assert_eq "" "$after" "task ls after task start returned"
 }
 
 check_kill_signals() {
@@ -376,6 +440,8 @@ run_check "missing command fails with a clear error" check_missing_command
 run_check "task pause/resume, ps, metrics" check_pause_resume_ps_metrics
 run_check "task kill -s USR1 reaches the trap" check_kill_signal_reaches_trap
 run_check "task exec --cwd --user, exec -d, kill --exec-id" check_task_exec_flags
+run_check "task kill -s SIGKILL --exec-id ends the exec alone" check_kill_exec_sigkill
+run_check "container create, task start, task ls/ps, exec" check_create_then_start
 run_check "task kill -s HUP, USR2, INT reach their traps" check_kill_signals
 run_check "task kill --all" check_kill_all
 run_check "run --read-only --mount --memory-limit --cpus" check_run_flags

@@ -292,6 +292,49 @@ check_network_none() {
   assert_eq 0 "$RC" "exit status ($ERR)" && assert_eq "lo " "$OUT" "interfaces"
 }
 
+check_publish_port() {
+  # -p 127.0.0.1:PORT:8080 through podman's CNI bridge and portmap. podman runs in a network
+  # namespace of this check's own (nsenter --net only: cgroups and mounts stay the host's),
+  # so the bridge and portmap's NAT rules go into that namespace, never the host's firewall.
+  # A user connects to 127.0.0.1:PORT there; nothing answers after rm -f.
+  local ns=sshim-pub-$$-$RANDOM net=pub$$x$RANDOM port=$((20000 + RANDOM % 20000)) had_cni=0
+  local had_nets=0
+  [ -e /var/lib/cni ] && had_cni=1
+  [ -e /var/lib/cni/networks ] && had_nets=1
+  ip netns add "$ns" || { fail "ip netns add $ns"; return 1; }
+  ip -n "$ns" link set lo up
+  local N=(timeout 60 nsenter "--net=/run/netns/$ns")
+  CN=$(uniq_name pub)
+  capture "${N[@]}" "${PODMAN[@]}" network create "$net"
+  local n_rc=$RC n_err=$ERR
+  capture "${N[@]}" "${PODMAN[@]}" run -d --pull never --cgroup-parent "$CGROUP_PARENT" --name "$CN" \
+    --network "$net" -p "127.0.0.1:$port:8080" "$IMG" \
+    sh -c 'mkdir /w && echo published >/w/i.html && exec httpd -f -p 8080 -h /w'
+  local r_rc=$RC r_err=$ERR url=http://127.0.0.1:$port/i.html
+  wait_until 10 "${N[@]}" timeout 2 "$BUSYBOX" wget -q -O /dev/null "$url"
+  # On gVisor one fetch in a few got no answer at all ("wget: error getting response": 2 of 6
+  # runs on a busy host, runc 0 of 4; not yet explained, docs/DOCKER.md): up to 5 tries.
+  local try got g_err after
+  for try in 1 2 3 4 5; do
+    capture "${N[@]}" timeout 10 "$BUSYBOX" wget -q -O - "$url"
+    got=$OUT g_err=$ERR
+    case $got in *published*) break ;; esac
+    log "fetch $try through the published port: '$got' ($g_err)"
+    sleep 0.5
+  done
+  "${N[@]}" "${PODMAN[@]}" rm -f -t 0 "$CN" >/dev/null 2>&1
+  after=$("${N[@]}" timeout 5 "$BUSYBOX" wget -q -O - "$url" 2>/dev/null)
+  "${N[@]}" "${PODMAN[@]}" network rm -f "$net" >/dev/null 2>&1
+  ip netns del "$ns"
+  # CNI's host-local leases and result cache live in /var/lib/cni whatever podman's dirs say.
+  rm -rf "/var/lib/cni/networks/$net"
+  [ "$had_nets" = 1 ] || rmdir /var/lib/cni/networks 2>/dev/null
+  [ "$had_cni" = 1 ] || rm -rf /var/lib/cni
+  assert_eq 0 "$n_rc" "network create ($n_err)" && assert_eq 0 "$r_rc" "run -d -p ($r_err)" || return 1
+  assert_contains "$got" published "HTTP to the published port 127.0.0.1:$port ($g_err, try $try)" &&
+    assert_eq "" "$after" "an answer on 127.0.0.1:$port after rm -f"
+}
+
 check_cpus_host_cgroup() {
   # --cpus 0.5 is a CFS quota on the container's host cgroup (the whole sandbox's, on gVisor).
   pstart --cpus 0.5 "$IMG" sleep 300 || return 1
@@ -351,6 +394,7 @@ run_check "--restart on-failure:2" check_restart_policy
 run_check "cp into a created container" check_cp
 run_check "--network host" check_network_host
 run_check "--network none: only lo" check_network_none
+run_check "-p 127.0.0.1:PORT:8080 through CNI portmap (private netns)" check_publish_port
 run_check "--init runs the init as pid 1" check_init
 run_check "--memory 64m enforced" check_memory_inside
 run_check "--cpus 0.5 reaches the host cgroup" check_cpus_host_cgroup

@@ -134,6 +134,9 @@ cri_call() { # METHOD [REQUEST_JSON]: the answer as JSON on stdout
   [ -n "$req" ] || req='{}'
   timeout "${T:-120}" "$CRI_PYTHON" "$CRI_CLIENT" --socket "$CRI_SOCK" call "$1" "$req"
 }
+cri_port_forward() { # POD_ID PORT: stdin to the pod's PORT; its answer on stdout, errors on stderr
+  timeout "${T:-120}" "$CRI_PYTHON" "$CRI_CLIENT" --socket "$CRI_SOCK" --timeout 15 portforward "$1" "$2"
+}
 cri_exec_stream() { # CONTAINER_ID CMD...
   timeout "${T:-120}" "$CRI_PYTHON" "$CRI_CLIENT" --socket "$CRI_SOCK" exec -- "$@"
 }

@@ -67,6 +67,7 @@ METHODS = {
              {"container_id": (1, STR), "cmd": (2, rep(STR)), "tty": (3, BOOL), "stdin": (4, BOOL),
               "stdout": (5, BOOL), "stderr": (6, BOOL)},
              {"url": (1, STR)}),
+    "PortForward": ("RuntimeService", {"pod_sandbox_id": (1, STR), "port": (2, rep(INT))}, {"url": (1, STR)}),
     "ImageStatus": ("ImageService", {"image": (1, IMAGE_SPEC)},
                     {"image": (1, {"id": (1, STR), "repo_tags": (2, rep(STR))})}),
 }

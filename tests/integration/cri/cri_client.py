@@ -3,6 +3,8 @@
 
   cri_client.py --socket SOCK call METHOD [REQUEST_JSON]   # prints the response as JSON
   cri_client.py --socket SOCK exec CONTAINER_ID CMD...     # streaming Exec (websocket)
+  cri_client.py --socket SOCK portforward POD_ID PORT      # stdin to the pod's PORT, the
+                                                           # answer on stdout (websocket)
 
 METHOD is a CRI v1 method named in cri_api.METHODS (RunPodSandbox, CreateContainer,
 ExecSync, ...); the request is JSON with the proto's field names. Bytes in answers are
@@ -52,11 +54,21 @@ def main():
     e = sub.add_parser("exec")
     e.add_argument("container_id")
     e.add_argument("cmd", nargs="+")
+    f = sub.add_parser("portforward")
+    f.add_argument("pod_id")
+    f.add_argument("port", type=int)
     a = ap.parse_args()
     try:
         if a.verb == "call":
             print(json.dumps(printable(call(a.socket, a.method, json.loads(a.request), a.timeout))))
             return 0
+        if a.verb == "portforward":
+            import stream_portforward
+            url = call(a.socket, "PortForward", {"pod_sandbox_id": a.pod_id, "port": [a.port]})["url"]
+            data, err = stream_portforward.run(url, a.port, sys.stdin.buffer.read(), a.timeout)
+            sys.stdout.buffer.write(data)
+            sys.stderr.buffer.write(err)
+            return 1 if err else 0
         import stream_exec
         url = call(a.socket, "Exec", {"container_id": a.container_id, "cmd": a.cmd, "stdout": True,
                                       "stderr": True})["url"]
