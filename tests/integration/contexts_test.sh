@@ -62,12 +62,17 @@ setup() { # BACKEND
   SID=$(uniq_name "c-$1")
   WS=$WORK/ws-$SID
   mkdir -p "$WS" && chmod 777 "$WS"
-  S --backend "$(real_backend "$1")" session create "$SID" --rootfs "$WORK/rootfs" --workspace "$WS" --network proxy >/dev/null ||
-    return $(fail "session create")
-  [ "$1" != gvisor-spare ] || warm_spare "$SID" || return
+  # gvisor-spare: the session warms two spares (session create --context-spares), so the
+  # first create claims both: "default" and platform (every check then runs on claimed ones).
+  local warm=()
+  [ "$1" != gvisor-spare ] || warm=(--context-spares 2)
+  S --backend "$(real_backend "$1")" session create "$SID" --rootfs "$WORK/rootfs" --workspace "$WS" --network proxy \
+    "${warm[@]}" >/dev/null || return $(fail "session create")
+  [ "$1" != gvisor-spare ] || assert_eq "2 2" "$(spares "$SID" ready) $(spares "$SID" depth)" "spares ready at session create" ||
+    return
   S session context create "$SID" platform --env PLATFORM_TOKEN=s3cr3t-42 --user 2000 >/dev/null ||
     return $(fail "context create")
-  [ "$1" != gvisor-spare ] || assert_claimed "$SID" platform || return
+  [ "$1" != gvisor-spare ] || { assert_claimed "$SID" default && assert_claimed "$SID" platform; } || return
   px '(sleep 4242 </dev/null >/dev/null 2>&1 &)' || return $(fail "platform background process")
 }
 teardown() { S session delete "$SID" >/dev/null || fail "session delete"; }
@@ -641,6 +646,13 @@ check_bad_input() {
   assert_ne 0 "$RC" "--secret before secrets exist" || { S session delete "$sid"; return 1; }
   [ -z "$(ls "$ROOT/@sessions/$sid/contexts" 2>/dev/null)" ] || { S session delete "$sid"; return $(fail "contexts left by bad input"); }
   S session delete "$sid" || return $(fail "session delete")
+  # --context-spares out of range, or with --pool: refused before anything is made.
+  for bad in "--context-spares 0" "--context-spares 5" "--context-spares x" "--context-spares 2 --pool nosuch"; do
+    capture S session create "$sid" --rootfs "$WORK/rootfs" --workspace "$ws" $bad
+    assert_ne 0 "$RC" "session create $bad" || return
+    assert_eq 1 "$(printf '%s\n' "$ERR" | grep -c .)" "one line: $ERR" || return
+    [ ! -e "$ROOT/@sessions/$sid" ] || { S session delete "$sid"; return $(fail "session left by $bad"); }
+  done
 }
 
 backends=${CONTEXTS_BACKEND:-gvisor gvisor-spare native}
