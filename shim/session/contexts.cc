@@ -98,8 +98,13 @@ std::vector<std::vector<net::SecretRuleSpec>> OtherContextSecrets(const std::fil
 // A native context's own relay: the session's arguments, but a control socket of its own
 // (the session's stays the session relay's).
 std::vector<std::string> ContextRelayArgs(std::vector<std::string> args, const std::filesystem::path& cdir) {
-  for (size_t i = 0; i + 1 < args.size(); ++i)
+  bool bound = false;
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
     if (args[i] == "--secrets-socket") args[i + 1] = ContextSecretSocket(cdir).string();
+    // Bound to this context: its namespace is the only one that reaches this relay.
+    if (args[i] == "--bound-context") args[i + 1] = cdir.filename().string(), bound = true;
+  }
+  if (!bound) args.insert(args.end(), {"--bound-context", cdir.filename().string()});
   return args;
 }
 
