@@ -81,6 +81,8 @@ void RegisterProxy(Verbs& v) {
   sub->add_option("--secrets-ca-cert", o.secrets_ca_cert, "with --secrets: the session CA's certificate (PEM)");
   sub->add_option("--secrets-trust", o.secrets_trust, "with --secrets: CA bundle intercepted origins are verified with (default: the system's)");
   sub->add_option("--contexts-file", o.contexts_file, "credential contexts: per-context proxy credentials and rules (JSON)");
+  sub->add_option("--bound-context", o.bound_context,
+                  "the one context whose connections reach this relay; other contexts' credentials get 403");
   sub->add_option("--max-connections", o.max_connections, "concurrent connections; more get 503")->capture_default_str();
   sub->add_option("--max-header-bytes", o.max_header_bytes, "request head size limit; larger get 431")->capture_default_str();
   sub->add_option("--idle-timeout", o.idle_timeout_s, "seconds without traffic before a tunnel is closed")->capture_default_str();

@@ -5,6 +5,9 @@
 #include "shim/cli/env_arg.h"
 #include "shim/cli/session_common.h"
 #include "shim/core/ids.h"
+#include "shim/core/log.h"
+#include "shim/session/context_spare.h"
+#include "shim/session/contexts.h"
 #include "shim/session/resolve_profile.h"
 
 namespace sandshim::cli {
@@ -20,6 +23,7 @@ struct SessionCreateArgs {
   bool allow_private = false;
   double cpus = 0;
   int64_t pids = 0;
+  int context_spares = 0;  // gVisor: spare context containers made now (docs/CONTEXTS.md)
   bool json = false, read_only_root = false;
 };
 
@@ -75,10 +79,26 @@ static Result<bundle::SessionProfile> Profile(const SessionCreateArgs& a, CLI::A
   return p;
 }
 
+// The session asked for spare context containers: made before we return, so its first
+// context create (which also makes "default") claims them. A failure leaves a working session
+// whose creates go cold: a warning, not an error.
+static void WarmContextSpares(const GlobalOpts& g, session::Sessions& sessions, const std::string& id, int depth) {
+  auto opts = RuntimeOptions(g);
+  if (!opts) return log::Warn("session create " + id + ": --context-spares: " + opts.error().msg);
+  session::Contexts contexts(*opts, sessions);
+  auto refill = SelfArgv(g);
+  if (!refill.empty()) refill.insert(refill.end(), {"session", "context", "refill"});
+  contexts.SetRefillArgv(std::move(refill));
+  if (auto w = contexts.WarmSpares(id, depth); !w)
+    log::Warn("session create " + id + ": --context-spares: " + w.error().msg + " (context creates go cold)");
+}
+
 void RegisterSessionCreate(Verbs& v, CLI::App* parent) {
   auto a = std::make_shared<SessionCreateArgs>();
   auto self = std::make_shared<CLI::App*>(nullptr);
   auto* sub = v.Add("create", "create a session around a workspace and start it", [&v, a, self] {
+    if (!a->pool.empty() && a->context_spares > 0)
+      return ExitWith(Status(MakeError("session create: --context-spares is not for --pool sessions", EINVAL)));
     if (!a->pool.empty()) {  // a pre-booted member (docs/POOL.md)
       auto in = Inputs(*a, *self, nullptr);
       if (!in) return ExitWith(Status(in.error().Wrap("session create")));
@@ -97,6 +117,7 @@ void RegisterSessionCreate(Verbs& v, CLI::App* parent) {
     }
     auto r = s->Create(a->id, a->name, *p, a->resolve);
     if (!r) return ExitWith(Status(r.error().Wrap("session create " + a->id)));
+    if (a->context_spares > 0) WarmContextSpares(v.global, *s, r->id, a->context_spares);
     if (a->json) PrintJson(SessionJson(*r));
     else std::cout << r->id << "\t" << r->backend << "\t" << r->workspace << "\n";
     return 0;
@@ -165,6 +186,10 @@ void RegisterSessionCreate(Verbs& v, CLI::App* parent) {
   sub->add_option("--tmp-size", a->tmp_size, "size of the tmpfs /tmp (default 256m)");
   sub->add_flag("--read-only-root", a->read_only_root,
                 "no writable layer: the root is the base, read-only (default: a private writable layer)");
+  sub->add_option("--context-spares", a->context_spares,
+                  "gVisor: keep N spare context containers (made now, ~9 MiB each), so the first context create "
+                  "(it also makes \"default\") and the next ones claim instead of going cold (docs/CONTEXTS.md)")
+      ->check(CLI::Range(1, session::kMaxSpareDepth));
   sub->add_flag("--json", a->json, "print the session as JSON");
 }
 

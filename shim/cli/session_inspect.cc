@@ -25,14 +25,16 @@ void RegisterSessionInspect(Verbs& v, CLI::App* parent) {
     o["workspace_bytes"] = i->workspace_bytes;
     boost::json::array contexts;
     session::SpareCount spares;
+    int depth = 0;
     if (auto opts = RuntimeOptions(v.global)) {
       if (auto all = session::Contexts(*opts, *s).List(*ref))
         for (const auto& c : *all) contexts.push_back({{"name", c.name}, {"container_id", c.container_id}, {"status", c.status}});
       // Spare context containers (gVisor, context_spare.h): not contexts, counted apart.
       spares = session::CountSpares(opts->root / "@sessions" / i->record.id);
+      depth = session::AskedSpareDepth(opts->root / "@sessions" / i->record.id);  // 0: not asked for
     }
     o["contexts"] = std::move(contexts);
-    o["spare_contexts"] = {{"ready", spares.ready}, {"making", spares.making}};
+    o["spare_contexts"] = {{"ready", spares.ready}, {"making", spares.making}, {"depth", depth}};
     if (*json) {
       PrintJson(o, /*pretty=*/true);
       return 0;

@@ -175,6 +175,11 @@ class Conn : public std::enable_shared_from_this<Conn> {
     if (srv_->opts.contexts) {  // which context asks: its rules (Proxy-* never goes upstream)
       auto who = srv_->opts.contexts->Identify(std::string_view(req[http::field::proxy_authorization]));
       if (!who) return Reply(407, who.error().msg, "deny", "context-credentials");
+      const auto& bound = srv_->opts.bound_context;
+      if (!bound.empty() && who->context != bound) {
+        rec_.context = bound;  // who asks is the path's context, whatever it sent
+        return Reply(403, "credentials of context " + who->context + " used from context " + bound, "deny", "context-path");
+      }
       rec_.context = who->context;
       if (who->rules) rules = who->rules;
     }

@@ -46,6 +46,11 @@ struct ProxyOptions {
   std::string session;
   // The session's credential contexts (context_egress.h); null: every request is the session's.
   std::shared_ptr<ContextEgress> contexts;
+  // Native: the one context whose namespace reaches this relay (docs/CONTEXTS.md): the
+  // connection's path names the context, so another context's credentials replayed here are
+  // refused (403 "context-path"). Empty: the credentials alone say who asks (gVisor, where
+  // every context reaches the one session relay).
+  std::string bound_context;
   size_t max_connections = 512;
   size_t max_header_bytes = 16 * 1024;
   std::chrono::milliseconds header_timeout{30'000};

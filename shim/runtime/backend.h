@@ -92,6 +92,18 @@ class Backend {
   // Host pids that make up the container (what `ps --format json` prints).
   virtual Result<std::vector<pid_t>> Pids(const ContainerRecord& c) = 0;
   virtual Result<std::string> PsTable(const ContainerRecord& c) = 0;
+  // How many processes the container has, its init included: PsTable's rows but the header.
+  virtual Result<size_t> ProcessCount(const ContainerRecord& c) {
+    auto table = TRY(PsTable(c));
+    size_t rows = 0;
+    for (size_t at = 0; at < table.size();) {
+      auto end = table.find('\n', at);
+      if (end == std::string::npos) end = table.size();
+      if (end > at) ++rows;
+      at = end + 1;
+    }
+    return rows > 0 ? rows - 1 : 0;
+  }
   virtual Result<boost::json::value> Stats(const ContainerRecord& c) = 0;
   virtual Status Update(const ContainerRecord& c, const boost::json::object& resources) = 0;
   // Undoes one journal step of a kind this backend writes (Containers::Undo routes each step

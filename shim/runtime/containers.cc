@@ -312,6 +312,12 @@ Result<std::string> Containers::PsTable(std::string_view id) {
   return BackendNamed(rec.backend).PsTable(rec);
 }
 
+Result<size_t> Containers::ProcessCount(std::string_view id) {
+  auto rec = TRY(store_.Load(id));
+  TRY(Require(id, LiveStatus(rec), "ps", {S::kCreated, S::kRunning, S::kPaused}));
+  return BackendNamed(rec.backend).ProcessCount(rec);
+}
+
 Result<json::value> Containers::Stats(std::string_view id) {
   auto rec = TRY(store_.Load(id));
   TRY(Require(id, LiveStatus(rec), "get stats of", {S::kCreated, S::kRunning, S::kPaused}));

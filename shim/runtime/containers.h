@@ -68,6 +68,7 @@ class Containers {
   Status Resume(std::string_view id);
   Result<std::vector<pid_t>> Pids(std::string_view id);
   Result<std::string> PsTable(std::string_view id);
+  Result<size_t> ProcessCount(std::string_view id);  // its init included
   Result<boost::json::value> Stats(std::string_view id);
   Status Update(std::string_view id, const boost::json::object& resources);
   std::vector<ContainerRecord> List();

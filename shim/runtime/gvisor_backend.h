@@ -40,6 +40,7 @@ class GvisorBackend : public Backend {
   Status Resume(const ContainerRecord& c) override;
   Result<std::vector<pid_t>> Pids(const ContainerRecord& c) override;
   Result<std::string> PsTable(const ContainerRecord& c) override;
+  Result<size_t> ProcessCount(const ContainerRecord& c) override;
   Result<boost::json::value> Stats(const ContainerRecord& c) override;
   Status Update(const ContainerRecord& c, const boost::json::object& resources) override;
   Status Undo(const ContainerStep& s) override;

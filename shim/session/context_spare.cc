@@ -91,8 +91,26 @@ Result<std::optional<UniqueFd>> WaitForRefill(const std::filesystem::path& sessi
 
 Status PrepareSpares(const std::filesystem::path& session_dir) { return fs::MkdirAll(SparesDir(session_dir), 0700); }
 
-void StartRefill(const std::vector<std::string>& argv) {
-  if (argv.empty()) return;
+Status SetSpareDepth(const std::filesystem::path& session_dir, int depth) {
+  if (depth < 1 || depth > kMaxSpareDepth)
+    return MakeError("--context-spares: " + std::to_string(depth) + " is not in 1.." + std::to_string(kMaxSpareDepth), EINVAL);
+  TRY(PrepareSpares(session_dir));
+  return fs::WriteFileAtomic(SparesDir(session_dir) / "depth", std::to_string(depth), 0600, /*sync=*/false);
+}
+
+int AskedSpareDepth(const std::filesystem::path& session_dir) {
+  auto text = fs::ReadFile(SparesDir(session_dir) / "depth");
+  if (!text) return 0;
+  int d = 0;
+  for (char c : *text) {
+    if (c < '0' || c > '9' || d > kMaxSpareDepth) return 0;  // not ours: as if none was asked for
+    d = d * 10 + (c - '0');
+  }
+  return d >= 1 && d <= kMaxSpareDepth ? d : 0;
+}
+
+Status StartRefill(const std::vector<std::string>& argv, bool wait) {
+  if (argv.empty()) return Ok();
   process::ProcessSpec spec;
   spec.argv = argv;
   spec.exe = argv[0];
@@ -105,9 +123,15 @@ void StartRefill(const std::vector<std::string>& argv) {
   auto child = process::Spawn(spec);
   if (!child) {
     log::Warn("spare context refill: " + child.error().msg);
-    return;
+    return Status(child.error());
   }
-  child->Release();  // it outlives us; init (or our subreaper) reaps it
+  if (!wait) {
+    child->Release();  // it outlives us; init (or our subreaper) reaps it
+    return Ok();
+  }
+  auto st = TRY(child->Wait());
+  if (st && !st->Success()) return MakeError("spare context refill: " + st->Describe(), EIO);
+  return Ok();
 }
 
 // The refill: runs detached (StartRefill), in the session sandbox's cgroups. The slow part
@@ -119,18 +143,35 @@ Status Contexts::Refill(const std::string& session_ref) {
   runtime::StateStore store(opts_.root / "@sessions");
   auto dir = store.Dir(s.id);
   auto refill = TRY(TryLockRefill(dir));
-  if (!refill) return Ok();  // another refill runs (it makes the one spare), or no contexts yet
+  if (!refill) return Ok();  // another refill runs (it makes the spares), or no contexts yet
   auto sandbox = TRY(containers_.State(s.container_id));
   TRY_CTX(JoinSessionCgroups(sandbox.init.pid), "spare refill");
+  // One at a time up to the depth (each re-checked under the session lock): a claim made
+  // meanwhile is refilled by this same run, since a second refill exits at once.
+  for (int i = 0; i < 2 * kMaxSpareDepth; ++i)
+    if (!TRY(RefillOne(s.id))) return Ok();
+  return Ok();
+}
+
+// Makes one spare; false when none is needed (enough ready, no contexts asked for, or the
+// session is not running). Runs with the refill lock held.
+Result<bool> Contexts::RefillOne(const std::string& session_id) {
+  runtime::StateStore store(opts_.root / "@sessions");
+  auto dir = store.Dir(session_id);
+  SessionRecord s;
   Spare spare;
   bundle::Spec spec;
   {
-    auto lock = TRY(store.Lock(s.id));
-    s = TRY(sessions_.Get(s.id));
-    // Only for a running session that has contexts (stop removes them), one spare at most.
-    if (s.status != "running" || CountContexts(dir) == 0) return Ok();
+    auto lock = TRY(store.Lock(session_id));
+    s = TRY(sessions_.Get(session_id));
+    // Only for a running session (stop removes spares) that has contexts or asked for spares.
+    int depth = AskedSpareDepth(dir);
+    if (depth == 0 && CountContexts(dir) > 0) depth = 1;
+    if (s.status != "running" || depth == 0) return false;
+    int ready = 0;
     for (const auto& d : SpareDirs(dir))
-      if (fs::Exists(ReadyMarker(d)) && Running(containers_, d.filename().string())) return Ok();
+      ready += fs::Exists(ReadyMarker(d)) && Running(containers_, d.filename().string());
+    if (ready >= depth) return false;
     spare.container_id = TRY(NewSpareId(s.id));
     spare.dir = SparesDir(dir) / spare.container_id;
     auto journal = TRY(SessionJournal::Load(dir / "journal.json", /*durable=*/false));  // as a context's
@@ -165,7 +206,7 @@ Status Contexts::Refill(const std::string& session_ref) {
   if (TRY(sessions_.Get(s.id)).status != "running") return MakeError("session " + s.id + " stopped meanwhile", ESRCH);
   TRY(fs::WriteFileAtomic(ReadyMarker(spare.dir), "", 0600, /*sync=*/false));  // dies with the kernel anyway
   ready = true;
-  return Ok();
+  return true;
 }
 
 Status UndoSpare(runtime::Containers& containers, const step::SessionContextSpare& data) {

@@ -58,10 +58,20 @@ Result<std::optional<UniqueFd>> WaitForRefill(const std::filesystem::path& sessi
 // session delete that runs next waits for the refill rather than racing it.
 Status PrepareSpares(const std::filesystem::path& session_dir);
 
+// The spare depth: how many ready spares the refill keeps (`spares/depth`, written by
+// `session create --context-spares N`; without it 1, made only once the session has
+// contexts). A session that asked for spares gets them before its first context, so its
+// first create (which also makes "default") and the next claim instead of going cold.
+inline constexpr int kMaxSpareDepth = 4;
+Status SetSpareDepth(const std::filesystem::path& session_dir, int depth);
+// 0 when none was asked for (then 1 once contexts exist).
+int AskedSpareDepth(const std::filesystem::path& session_dir);
+
 // Runs argv (`sandshim [global flags] session context refill ID`) detached: its own session
 // and process group, /dev/null stdio, no inherited fd, a bare environment. A caller that
-// reads our output through a pipe sees EOF when we exit.
-void StartRefill(const std::vector<std::string>& argv);
+// reads our output through a pipe sees EOF when we exit. wait: the caller waits for it
+// (session create --context-spares) and gets its failure; else it is left running.
+Status StartRefill(const std::vector<std::string>& argv, bool wait = false);
 
 // The session layer's hooks (sessions.cc, session_gc.cc), as for contexts.
 Status UndoSpare(runtime::Containers& containers, const step::SessionContextSpare& data);

@@ -98,8 +98,13 @@ std::vector<std::vector<net::SecretRuleSpec>> OtherContextSecrets(const std::fil
 // A native context's own relay: the session's arguments, but a control socket of its own
 // (the session's stays the session relay's).
 std::vector<std::string> ContextRelayArgs(std::vector<std::string> args, const std::filesystem::path& cdir) {
-  for (size_t i = 0; i + 1 < args.size(); ++i)
+  bool bound = false;
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
     if (args[i] == "--secrets-socket") args[i + 1] = ContextSecretSocket(cdir).string();
+    // Bound to this context: its namespace is the only one that reaches this relay.
+    if (args[i] == "--bound-context") args[i + 1] = cdir.filename().string(), bound = true;
+  }
+  if (!bound) args.insert(args.end(), {"--bound-context", cdir.filename().string()});
   return args;
 }
 
@@ -183,9 +188,23 @@ Result<ContextRecord> Contexts::Create(const std::string& session_ref, const Con
   if (made && InSandbox(s)) {
     std::vector<std::string> argv = refill_argv_;
     if (!argv.empty()) argv.push_back(s.id);
-    StartRefill(argv);
+    (void)StartRefill(argv);  // its failure is logged; the next create goes cold
   }
   return made;
+}
+
+Status Contexts::WarmSpares(const std::string& session_ref, int depth) {
+  auto s = TRY(sessions_.Get(session_ref));
+  if (!InSandbox(s)) return Ok();  // native contexts have no spares (~100 ms cold)
+  runtime::StateStore store(opts_.root / "@sessions");
+  {
+    auto lock = TRY(store.Lock(s.id));  // as PrepareSpares at a first create: delete waits for the refill
+    TRY(SetSpareDepth(store.Dir(s.id), depth));
+  }
+  std::vector<std::string> argv = refill_argv_;
+  if (argv.empty()) return MakeError("no refill command", EINVAL);
+  argv.push_back(s.id);
+  return StartRefill(argv, /*wait=*/true);
 }
 
 Result<ContextRecord> Contexts::CreateInSession(const std::string& id, const ContextOptions& o) {
@@ -208,15 +227,7 @@ Result<ContextRecord> Contexts::CreateInSession(const std::string& id, const Con
 // and signal every context's (theirs is the parent PID namespace). The first context is
 // refused while there are any: nothing but the idle init (a shell and its sleep) may run.
 Status Contexts::RequireIdleRoot(const SessionRecord& s) {
-  auto table = TRY_CTX(containers_.PsTable(s.container_id), "processes of session " + s.id);
-  size_t rows = 0;
-  for (size_t at = 0; at < table.size();) {
-    auto end = table.find('\n', at);
-    if (end == std::string::npos) end = table.size();
-    if (end > at) ++rows;
-    at = end + 1;
-  }
-  size_t processes = rows > 0 ? rows - 1 : 0;  // the header
+  size_t processes = TRY_CTX(containers_.ProcessCount(s.container_id), "processes of session " + s.id);
   if (processes > 2)
     return MakeError("session " + s.id + " has " + std::to_string(processes - 2) +
                          " processes left by plain execs; they would see every context's: end them before the first "
@@ -272,7 +283,9 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
 
   // gVisor: a spare that runs already, taken here (after every check: a refused create must
   // not cost it) and journaled with the context below; else the container is made cold.
-  auto spare = InSandbox(s) && o.name != kDefaultContext ? TakeReadySpare(containers_, dir) : std::nullopt;
+  // "default" too: it is a context container like any other (a session that asked for
+  // spares has one ready for it at its first create).
+  auto spare = InSandbox(s) ? TakeReadySpare(containers_, dir) : std::nullopt;
   // The context's spec says what its execs run; a spare made by an older sandshim has no
   // exec client bound (its container's own spec, kept in its bundle until the claim below).
   if (spare && BindsRunClient(spec)) {

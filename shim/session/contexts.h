@@ -44,14 +44,18 @@ class Contexts {
   // gVisor: how a create starts the spare refill in the background (`sandshim [global flags]
   // session context refill`; the session id is appended). Empty: no refill (creates go cold).
   void SetRefillArgv(std::vector<std::string> argv) { refill_argv_ = std::move(argv); }
-  // Makes the session's spare context container unless one is ready or being made
-  // (context_spare.cc; run by the detached refill).
+  // Makes the session's spare context containers up to its depth (context_spare.cc; run by
+  // the detached refill).
   Status Refill(const std::string& session_ref);
+  // session create --context-spares N (gVisor): records the depth and makes the spares now
+  // (the refill, waited for), so the first context create claims instead of going cold.
+  Status WarmSpares(const std::string& session_ref, int depth);
 
  private:
   Result<ContextRecord> CreateInSession(const std::string& id, const ContextOptions& o);
   Result<ContextRecord> CreateLocked(const SessionRecord& s, const ContextOptions& o);
   Status RequireIdleRoot(const SessionRecord& s);
+  Result<bool> RefillOne(const std::string& session_id);
 
   runtime::Options opts_;
   Sessions& sessions_;

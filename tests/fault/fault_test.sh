@@ -332,6 +332,25 @@ check_spare_points() {
     sess delete "$id" || return $(fail "$p: delete failed")
     assert_session_gone "$id" || { REASON="$p: $REASON"; return 1; }
   done
+  # session create --context-spares: the refill it waits for dies at a point; the session is
+  # made all the same (a warning), gc removes the half-made spare, the first context goes cold.
+  for p in session.context.spare.after-journal session.context.spare.after-container; do
+    id=$(uniq_name "$SESS-warm")
+    SANDSHIM_FAULT=$p sess_create "$id" --context-spares 2 >/dev/null 2>"$WORK/warm.err" ||
+      return $(fail "$p: session create --context-spares failed: $(cat "$WORK/warm.err")")
+    grep -q "context-spares" "$WORK/warm.err" || return $(fail "$p: no warning from session create: $(cat "$WORK/warm.err")")
+    echo "$p" >>"$FIRED"
+    grep -q session-context-spare "$ROOT/@sessions/$id/journal.json" || return $(fail "$p: control: no spare journaled")
+    [ "$p" != session.context.spare.after-container ] || [ -n "$(ls "$ROOT/@sessions/$id/spares" | grep -v '^depth$')" ] ||
+      return $(fail "$p: control: no half-made spare")
+    sess gc >/dev/null || return $(fail "$p: session gc failed")
+    [ -z "$(ls "$ROOT/@sessions/$id/spares" | grep -v '^depth$')" ] || return $(fail "$p: spare left after gc")
+    assert_eq ok "$(sess context create "$id" one >/dev/null && sess exec --context one "$id" -- echo ok)" \
+      "$p: first context after gc" || return
+    wait_until 60 refill_done "$id"
+    sess delete "$id" || return $(fail "$p: delete failed")
+    assert_session_gone "$id" || { REASON="$p: $REASON"; return 1; }
+  done
   id=$(uniq_name "$SESS-claim")
   sess_create "$id" >/dev/null || return $(fail "session create failed")
   sess context create "$id" one >/dev/null || return $(fail "context create")

@@ -62,12 +62,17 @@ setup() { # BACKEND
   SID=$(uniq_name "c-$1")
   WS=$WORK/ws-$SID
   mkdir -p "$WS" && chmod 777 "$WS"
-  S --backend "$(real_backend "$1")" session create "$SID" --rootfs "$WORK/rootfs" --workspace "$WS" --network proxy >/dev/null ||
-    return $(fail "session create")
-  [ "$1" != gvisor-spare ] || warm_spare "$SID" || return
+  # gvisor-spare: the session warms two spares (session create --context-spares), so the
+  # first create claims both: "default" and platform (every check then runs on claimed ones).
+  local warm=()
+  [ "$1" != gvisor-spare ] || warm=(--context-spares 2)
+  S --backend "$(real_backend "$1")" session create "$SID" --rootfs "$WORK/rootfs" --workspace "$WS" --network proxy \
+    "${warm[@]}" >/dev/null || return $(fail "session create")
+  [ "$1" != gvisor-spare ] || assert_eq "2 2" "$(spares "$SID" ready) $(spares "$SID" depth)" "spares ready at session create" ||
+    return
   S session context create "$SID" platform --env PLATFORM_TOKEN=s3cr3t-42 --user 2000 >/dev/null ||
     return $(fail "context create")
-  [ "$1" != gvisor-spare ] || assert_claimed "$SID" platform || return
+  [ "$1" != gvisor-spare ] || { assert_claimed "$SID" default && assert_claimed "$SID" platform; } || return
   px '(sleep 4242 </dev/null >/dev/null 2>&1 &)' || return $(fail "platform background process")
 }
 teardown() { S session delete "$SID" >/dev/null || fail "session delete"; }
@@ -364,6 +369,36 @@ ctx_egress() {
   # refused by them; the user (default): the reverse, by the session's rules.
   assert_eq "platform platform.test 502 resolve;platform session.test 403 default-deny;default platform.test 403 default-deny;default session.test 502 resolve; platform.test 407 context-credentials;" \
     "$decided" "the relay's decisions per context (audit)"
+}
+
+# Replaying another context's proxy credentials (red team): the default context sends the
+# platform's real ctx-platform:TOKEN (read from the platform context: the token is real, and
+# the platform's own request with it passes: controls). Native: each context reaches only its
+# own relay, bound to it, so the replay is refused (403 context-path, audited as the default
+# context's). gVisor: every context reaches the one session relay and the credentials alone
+# name the context: the replay still passes (the open gap, docs/CONTEXTS.md), asserted so a
+# change in either is seen.
+ctx_replay() { # BACKEND
+  local sid=$(uniq_name replay) ws=$WORK/ws-replay own cred decided
+  mkdir -p "$ws" && chmod 777 "$ws"
+  S --backend "$1" session create "$sid" --rootfs "$WORK/rootfs" --workspace "$ws" --network proxy \
+    --allow-domain session.test >/dev/null || return $(fail "session create")
+  S session context create "$sid" platform --allow-domain platform.test >/dev/null ||
+    { S session delete "$sid"; return $(fail "context create"); }
+  own=$(S session exec --context platform "$sid" -- sh -c 'echo "$http_proxy"')
+  cred=${own#http://} cred=${cred%@*}
+  S session exec --context platform "$sid" -- sh -c 'wget -q -O- http://platform.test/ >/dev/null 2>&1; true'
+  S session exec "$sid" -- sh -c "http_proxy=http://$cred@\${http_proxy#http://} wget -q -O- http://platform.test/ >/dev/null 2>&1; true"
+  decided=$(jq -r 'select(.event=="egress") | "\(.context) \(.host) \(.status) \(.rule)"' "$WORK/audit/$sid.jsonl" | tr '\n' ';')
+  S session delete "$sid" >/dev/null || return $(fail "session delete")
+  case "$cred" in ctx-platform:?????*) ;; *) return $(fail "control: no platform credentials read: '$own'") ;; esac
+  if [ "$1" = native ]; then
+    assert_eq "platform platform.test 502 resolve;default platform.test 403 context-path;" "$decided" \
+      "native: the platform's request passes (control), its token replayed from default is refused"
+  else
+    assert_eq "platform platform.test 502 resolve;platform platform.test 502 resolve;" "$decided" \
+      "gvisor: the replay passes as the platform (the open gap; control for native's refusal)"
+  fi
 }
 
 # Per-context secrets: an origin host (a network namespace joined to the host by a veth, a
@@ -669,6 +704,13 @@ check_bad_input() {
   assert_ne 0 "$RC" "--secret before secrets exist" || { S session delete "$sid"; return 1; }
   [ -z "$(ls "$ROOT/@sessions/$sid/contexts" 2>/dev/null)" ] || { S session delete "$sid"; return $(fail "contexts left by bad input"); }
   S session delete "$sid" || return $(fail "session delete")
+  # --context-spares out of range, or with --pool: refused before anything is made.
+  for bad in "--context-spares 0" "--context-spares 5" "--context-spares x" "--context-spares 2 --pool nosuch"; do
+    capture S session create "$sid" --rootfs "$WORK/rootfs" --workspace "$ws" $bad
+    assert_ne 0 "$RC" "session create $bad" || return
+    assert_eq 1 "$(printf '%s\n' "$ERR" | grep -c .)" "one line: $ERR" || return
+    [ ! -e "$ROOT/@sessions/$sid" ] || { S session delete "$sid"; return $(fail "session left by $bad"); }
+  done
 }
 
 backends=${CONTEXTS_BACKEND:-gvisor gvisor-spare native}
@@ -682,6 +724,7 @@ for be in $backends; do
   run_check "contexts on $be: a platform port cannot be taken over" with_setup "$be" ctx_port_takeover
   run_check "contexts on $be: a platform port cannot be reached" with_setup "$be" ctx_port_reach
   run_check "contexts on $be: egress identity and rules per context" ctx_egress "$be"
+  [ "$be" = gvisor-spare ] || run_check "contexts on $be: another context's proxy token replayed from default" ctx_replay "$be"
   run_check "contexts on $be: a context's secret is injected for it only, refused (audited) for the user" ctx_secrets "$be"
   run_check "contexts on $be: list, inspect, audit, private files" with_setup "$be" ctx_list_inspect_audit
   run_check "contexts on $be: rm ends the context and leaves nothing" with_setup "$be" ctx_rm
