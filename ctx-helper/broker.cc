@@ -2,7 +2,7 @@
 // (the sandbox's exec lands in the root one, and gVisor has no setns on a network namespace,
 // so only a process already inside can start the context's commands), then serves:
 //  - execs: a root-only unix socket under the context's own /tmp; each request forks a command
-//    here (spawn.h) and answers its pid, then its wait status. A client that goes away first
+//    here (spawn.h) and answers its wait status when it ends. A client that goes away first
 //    (killed, e.g. by the session exec's timeout) takes the command's tree with it.
 //  - egress: a port on the namespace's loopback whose connections the outside half carries to
 //    the relay link (it alone is in the namespace that reaches it).
@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -36,13 +37,6 @@
 
 namespace sandshim::ctx {
 namespace {
-
-int g_child_pipe[2] = {-1, -1};
-void OnChild(int) {
-  int saved = errno;
-  (void)!::write(g_child_pipe[1], "c", 1);
-  errno = saved;
-}
 
 [[noreturn]] void Die(const char* what) {
   Say(std::string("broker: ") + what, errno);
@@ -211,7 +205,8 @@ bool Serve(Pending& q, std::vector<Exec>& execs, uint64_t init_caps) {
     Answer(q.conn, Reply::kError, -pid);
     return false;
   }
-  Answer(q.conn, Reply::kPid, pid);
+  // No kPid answer: the client needs none (a signal it forwards early waits on the socket,
+  // behind the request, until this command is in execs), and one wake-up less for it.
   execs.push_back({q.conn, pid});
   return true;
 }
@@ -253,6 +248,9 @@ void StartPump(int client, int up) {
   pid_t pid = ::fork();
   if (pid == 0) {
     ::signal(SIGCHLD, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
     CloseAllBut(client, up);
     Pump(client, up);
     ::_exit(0);
@@ -270,11 +268,21 @@ void StartPump(int client, int up) {
   // Before anything else: a command forked without it can never get it back (bounding set).
   if (!DropCaps(init_caps & (uint64_t{1} << 21))) Die("dropping CAP_SYS_ADMIN");
   ::signal(SIGPIPE, SIG_IGN);
-  if (::pipe2(g_child_pipe, O_CLOEXEC | O_NONBLOCK) != 0) Die("pipe");
+  // A command's end as a readable signalfd, not a handler: no signal frame, no sigreturn and
+  // no poll interrupted to go round again (each a trip through the Sentry, on every exec's
+  // way back). The mask is inherited: a command's child unblocks everything (spawn.cc).
+  // (A handler of our own, never run while blocked: the init's writes to the init's pipe, and
+  // a default disposition would let a Sentry discard the signal as ignored.)
   struct sigaction sa{};
-  sa.sa_handler = OnChild;
+  sa.sa_handler = [](int) {};
   sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
   ::sigaction(SIGCHLD, &sa, nullptr);
+  sigset_t chld;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  ::sigprocmask(SIG_BLOCK, &chld, nullptr);
+  int child_fd = ::signalfd(-1, &chld, SFD_NONBLOCK | SFD_CLOEXEC);
+  if (child_fd < 0) Die("signalfd");
   int exec_listener = ExecListener();
   SpawnSetup();
   int egress = f.listen_port ? EgressListener(f.listen_port) : -1;
@@ -282,7 +290,7 @@ void StartPump(int client, int up) {
   std::vector<Pending> pending;
   std::deque<int> waiting;  // accepted egress clients, in the order their upstreams were asked for
   for (;;) {
-    std::vector<pollfd> p = {{g_child_pipe[0], POLLIN, 0}, {exec_listener, POLLIN, 0}, {link, POLLIN, 0},
+    std::vector<pollfd> p = {{child_fd, POLLIN, 0}, {exec_listener, POLLIN, 0}, {link, POLLIN, 0},
                              {egress, static_cast<short>(egress >= 0 ? POLLIN : 0), 0}};
     for (const auto& e : execs) p.push_back({e.conn, static_cast<short>(e.conn >= 0 ? POLLIN : 0), 0});
     const size_t first_pending = p.size();
@@ -299,8 +307,8 @@ void StartPump(int client, int up) {
       Die("poll");
     }
     if (p[0].revents) {
-      char drain[64];
-      while (::read(g_child_pipe[0], drain, sizeof(drain)) > 0) {
+      signalfd_siginfo drain[8];
+      while (::read(child_fd, drain, sizeof(drain)) == static_cast<ssize_t>(sizeof(drain))) {
       }
       Reap(execs);
     }

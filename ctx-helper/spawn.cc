@@ -58,9 +58,13 @@ void Raw(const char* a, const char* b = "", const char* c = "") {
     if ((g_ignored >> s) & 1) ::signal(s, SIG_DFL);
   // Out of the way first (a received descriptor may have a number below nfds), then into place;
   // dup2 leaves the copies without close-on-exec.
+  // (Most often every received number is above nfds already: straight into place, half the
+  // syscalls, each a trip through the Sentry.)
   int high[kMaxClientFds];
+  bool clash = false;
+  for (int i = 0; i < nfds; ++i) clash = clash || fds[i] < nfds;
   for (int i = 0; i < nfds; ++i)
-    if ((high[i] = ::fcntl(fds[i], F_DUPFD_CLOEXEC, kMaxClientFds)) < 0) ::_exit(125);
+    if ((high[i] = clash ? ::fcntl(fds[i], F_DUPFD_CLOEXEC, kMaxClientFds) : fds[i]) < 0) ::_exit(125);
   for (int i = 0; i < nfds; ++i)
     if (::dup2(high[i], i) < 0) ::_exit(125);
   // A session of its own, whose id is the command's pid: what the command starts and lets go

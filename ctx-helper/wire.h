@@ -29,8 +29,9 @@ struct Request {
 std::string Encode(const Request& r);
 bool Decode(const std::string& bytes, Request& out);
 
-// The broker's answers, in order: kPid once the command runs (or kError with an errno and no
-// command), then kStatus with its wait status.
+// The broker's answer, one per request: kStatus with the command's wait status when it ended,
+// or kError with an errno and no command. (kPid, once sent as the command started, is no
+// longer sent: the client ignores it from an older broker.)
 enum class Reply : int32_t { kPid = 1, kStatus = 2, kError = 3 };
 struct ReplyMsg {
   Reply kind;

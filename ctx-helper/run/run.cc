@@ -202,28 +202,24 @@ void PutHex(uint64_t v) {
   PutBytes(buf, static_cast<size_t>(n));
 }
 
-// The bounding set as /proc/self/status shows it (CapBnd); false where it does not.
-bool BoundingFromStatus(uint64_t& out) {
-  int fd = static_cast<int>(Sys(__NR_openat, kAT_FDCWD, reinterpret_cast<long>("/proc/self/status"), kO_RDONLY | kO_CLOEXEC));
-  if (fd < 0) return false;
-  char buf[4096];
-  long n = Sys(__NR_read, fd, reinterpret_cast<long>(buf), sizeof(buf) - 1);
-  Sys(__NR_close, fd);
-  if (n <= 0) return false;
-  buf[n] = '\0';
-  for (long i = 0; i + 8 < n; ++i) {
-    if (buf[i] != '\n' || buf[i + 1] != 'C' || buf[i + 2] != 'a' || buf[i + 3] != 'p' || buf[i + 4] != 'B' ||
-        buf[i + 5] != 'n' || buf[i + 6] != 'd' || buf[i + 7] != ':')
-      continue;
-    const char* p = buf + i + 8;
+// /proc/self/status's "NAME:" line as a number (hex, or decimal for NoNewPrivs); false
+// where the file has no such line (an older Sentry may not show CapAmb or NoNewPrivs).
+bool StatusField(const char* buf, long n, const char* name, int base, uint64_t& out) {
+  size_t k = Len(name);
+  for (long i = 0; i + static_cast<long>(k) + 1 < n; ++i) {
+    if (i > 0 && buf[i - 1] != '\n') continue;
+    size_t j = 0;
+    while (j < k && buf[i + static_cast<long>(j)] == name[j]) ++j;
+    if (j < k || buf[i + static_cast<long>(k)] != ':') continue;
+    const char* p = buf + i + k + 1;
     while (*p == ' ' || *p == '\t') ++p;
     uint64_t v = 0;
     int digits = 0;
     for (;; ++p, ++digits) {
       char c = *p;
       int x = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-      if (x < 0) break;
-      v = (v << 4) | static_cast<uint64_t>(x);
+      if (x < 0 || x >= base) break;
+      v = v * static_cast<uint64_t>(base) + static_cast<uint64_t>(x);
     }
     if (digits == 0 || digits > 16 || (*p != '\n' && *p != '\0')) return false;
     out = v;
@@ -233,17 +229,32 @@ bool BoundingFromStatus(uint64_t& out) {
 }
 
 // Our credentials are the ones the exec asked for, but for the user: the broker gives the
-// command the same capability sets and no_new_privs.
+// command the same capability sets and no_new_privs. All five sets and no_new_privs are in
+// /proc/self/status (three syscalls); a set it lacks is asked for as before (capget, one
+// prctl per capability), each a trip through the Sentry.
 void PutCredentials() {
-  __user_cap_header_struct h{_LINUX_CAPABILITY_VERSION_3, 0};
-  __user_cap_data_struct d[2] = {};
-  uint64_t eff = 0, perm = 0, inh = 0, bound = 0, amb = 0;
-  if (Sys(__NR_capget, reinterpret_cast<long>(&h), reinterpret_cast<long>(d)) == 0) {
-    eff = d[0].effective | (uint64_t{d[1].effective} << 32);
-    perm = d[0].permitted | (uint64_t{d[1].permitted} << 32);
-    inh = d[0].inheritable | (uint64_t{d[1].inheritable} << 32);
+  char buf[4096];
+  long n = 0;
+  int fd = static_cast<int>(Sys(__NR_openat, kAT_FDCWD, reinterpret_cast<long>("/proc/self/status"), kO_RDONLY | kO_CLOEXEC));
+  if (fd >= 0) {
+    n = Sys(__NR_read, fd, reinterpret_cast<long>(buf), sizeof(buf) - 1);
+    Sys(__NR_close, fd);
   }
-  if (!BoundingFromStatus(bound)) {
+  if (n < 0) n = 0;
+  buf[n] = '\0';
+  uint64_t eff = 0, perm = 0, inh = 0, bound = 0, amb = 0, nnp = 0;
+  if (!StatusField(buf, n, "CapEff", 16, eff) || !StatusField(buf, n, "CapPrm", 16, perm) ||
+      !StatusField(buf, n, "CapInh", 16, inh)) {
+    __user_cap_header_struct h{_LINUX_CAPABILITY_VERSION_3, 0};
+    __user_cap_data_struct d[2] = {};
+    eff = perm = inh = 0;
+    if (Sys(__NR_capget, reinterpret_cast<long>(&h), reinterpret_cast<long>(d)) == 0) {
+      eff = d[0].effective | (uint64_t{d[1].effective} << 32);
+      perm = d[0].permitted | (uint64_t{d[1].permitted} << 32);
+      inh = d[0].inheritable | (uint64_t{d[1].inheritable} << 32);
+    }
+  }
+  if (!StatusField(buf, n, "CapBnd", 16, bound)) {
     bound = 0;
     for (int c = 0; c < 64; ++c) {
       long b = Sys(__NR_prctl, PR_CAPBSET_READ, c);
@@ -251,11 +262,15 @@ void PutCredentials() {
       if (b) bound |= uint64_t{1} << c;
     }
   }
-  // An ambient capability is permitted and inheritable: only those can be set (usually none).
-  uint64_t could = perm & inh;
-  for (int c = 0; c < 64; ++c)
-    if (((could >> c) & 1) && Sys(__NR_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, c, 0, 0) == 1) amb |= uint64_t{1} << c;
-  PutHex(Sys(__NR_prctl, PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1);
+  if (!StatusField(buf, n, "CapAmb", 16, amb)) {
+    // An ambient capability is permitted and inheritable: only those can be set (usually none).
+    amb = 0;
+    uint64_t could = perm & inh;
+    for (int c = 0; c < 64; ++c)
+      if (((could >> c) & 1) && Sys(__NR_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, c, 0, 0) == 1) amb |= uint64_t{1} << c;
+  }
+  if (!StatusField(buf, n, "NoNewPrivs", 10, nnp)) nnp = Sys(__NR_prctl, PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1;
+  PutHex(nnp != 0);
   for (uint64_t c : {eff, perm, inh, bound, amb}) PutHex(c);
 }
 
@@ -386,10 +401,12 @@ int Run(int argc, char** argv, char** envp) {
     Say("sending the request to the broker", "", rc < 0 ? -rc : 0);
     return 125;
   }
-  bool started = false;
+  // One wake-up: the broker answers only when the command ended (or could not start). A
+  // signal that comes before the command runs goes on the socket after the request, where
+  // the broker reads it once it has started the command, and sends it on then.
   for (;;) {
     PollFd p[2] = {{sock, kPOLLIN, 0}, {sigfd, kPOLLIN, 0}};
-    rc = Sys(__NR_poll, reinterpret_cast<long>(p), started ? 2 : 1, -1);
+    rc = Sys(__NR_poll, reinterpret_cast<long>(p), 2, -1);
     if (rc == -kEINTR) continue;
     if (rc < 0) return 125;
     if (p[1].revents & kPOLLIN) {
@@ -401,13 +418,12 @@ int Run(int argc, char** argv, char** envp) {
       if (k > 0) (void)WriteAll(sock, reinterpret_cast<char*>(sigs), static_cast<size_t>(k));  // the broker sends them on
     }
     if (!(p[0].revents & (kPOLLIN | kPOLLHUP | kPOLLERR))) continue;
-    int32_t reply[2];  // wire.h's ReplyMsg: kind (1 pid, 2 status, 3 error), value
+    int32_t reply[2];  // wire.h's ReplyMsg: kind (1 pid: an older broker's, 2 status, 3 error), value
     if (!ReadAll(sock, reinterpret_cast<char*>(reply), sizeof(reply))) {
       Say("the context's broker went away before the command ended");
       return 255;
     }
-    if (reply[0] == 1) started = true;
-    else if (reply[0] == 2) EndAs(reply[1]);
+    if (reply[0] == 2) EndAs(reply[1]);
     else if (reply[0] == 3) {
       Say("the broker could not start the command", "", reply[1]);
       return 125;
