@@ -321,8 +321,9 @@ check_create_then_start() {
   local after  # the foreground task start deletes the task it waited for
   after=$(task_status "$id")
   cremove "$id"
-  # The default cgroup (no --cgroup in container create): /<namespace>/<id>.
-  rmdir "/sys/fs/cgroup/$NS" 2>/dev/null
+  # The default cgroup (no --cgroup in container create): /<namespace>/<id>, in every
+  # hierarchy (cgroup v1 has one per controller); the parent goes only if empty.
+  find /sys/fs/cgroup -maxdepth 2 -type d -name "$NS" -exec rmdir {} + 2>/dev/null
   assert_eq 0 "$c_rc" "container create ($c_err)" && assert_eq 1 "$listed" "container ls" || return 1
   assert_eq "" "$before" "no task before task start" || return 1
   assert_eq RUNNING "$status" "task ls after start" || return 1
