@@ -105,4 +105,29 @@ Result<std::vector<std::string>> SweepSharedControlNetns(const std::filesystem::
   return removed;
 }
 
+namespace {
+
+class SystemKeeper final : public ControlNetnsKeeper {
+ public:
+  std::filesystem::path SharedFor(const std::filesystem::path& root) const override { return SharedControlNetns(root); }
+  Status Hold(const std::filesystem::path& netns, const std::string& user, const std::string& id) override {
+    return HoldSharedControlNetns(netns, user, id);
+  }
+  Status Release(const std::filesystem::path& netns, const std::string& user) override {
+    return ReleaseSharedControlNetns(netns, user);
+  }
+  Result<std::filesystem::path> MakePrivate(const std::filesystem::path& path) override {
+    TRY(CreateControlNetns(path));
+    return path;
+  }
+  Status RemovePrivate(const std::filesystem::path& path) override { return RemoveControlNetns(path); }
+};
+
+}  // namespace
+
+ControlNetnsKeeper& SystemControlNetns() {
+  static SystemKeeper keeper;
+  return keeper;
+}
+
 }  // namespace sandshim::runsc

@@ -48,4 +48,25 @@ Status ReleaseSharedControlNetns(const std::filesystem::path& netns, const std::
 // namespace if nothing holds it. Returns what it removed.
 Result<std::vector<std::string>> SweepSharedControlNetns(const std::filesystem::path& root);
 
+// Who makes, holds and removes the namespaces above for the gVisor backend and the probe: the
+// seam that lets unit tests drive them over a fake runsc (which binds no socket) without
+// CAP_SYS_ADMIN, as native::Sys is for the native runtime's system calls. Production has only
+// SystemControlNetns(); the unprivileged one is a test fake (tests/fakes/caller_netns.h).
+class ControlNetnsKeeper {
+ public:
+  virtual ~ControlNetnsKeeper() = default;
+  // The namespace a root's new containers run every runsc verb in, journaled and recorded
+  // (empty: the caller's own, entered by no one).
+  virtual std::filesystem::path SharedFor(const std::filesystem::path& root) const = 0;
+  virtual Status Hold(const std::filesystem::path& netns, const std::string& user, const std::string& id) = 0;
+  virtual Status Release(const std::filesystem::path& netns, const std::string& user) = 0;
+  // The probe's private namespace pinned at path: what to enter (empty: none).
+  virtual Result<std::filesystem::path> MakePrivate(const std::filesystem::path& path) = 0;
+  virtual Status RemovePrivate(const std::filesystem::path& path) = 0;
+};
+
+// The real one: the functions above (SharedControlNetns, Hold/ReleaseSharedControlNetns,
+// Create/RemoveControlNetns).
+ControlNetnsKeeper& SystemControlNetns();
+
 }  // namespace sandshim::runsc

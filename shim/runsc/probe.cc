@@ -37,7 +37,8 @@ std::string ProbeSpec() {
 }
 
 // Boots one sandbox on platform; empty string on success, else why not.
-std::string TryPlatform(const std::string& runsc, const std::string& platform, const std::filesystem::path& dir) {
+std::string TryPlatform(const std::string& runsc, const std::string& platform, const std::filesystem::path& dir,
+                        ControlNetnsKeeper& keeper) {
   // --ignore-cgroups: a probe killed on timeout (kvm hangs here) would leak its cgroups.
   Global g{runsc, dir / "root", {"--network=none", "--ignore-cgroups", "--platform=" + platform}};
   std::string id = "probe-" + std::to_string(::getpid()) + "-" + platform;
@@ -45,11 +46,11 @@ std::string TryPlatform(const std::string& runsc, const std::string& platform, c
   // The probe's sandbox binds its abstract control socket in the namespace of the runsc that
   // makes it (see control_netns.h): a private one, as for every container, so no local user
   // can reach it in the host namespace while it boots.
-  auto ns_path = dir / "control.netns";
-  if (auto s = CreateControlNetns(ns_path); !s) return "control netns: " + s.error().msg;
+  auto ns_path = keeper.MakePrivate(dir / "control.netns");
+  if (!ns_path) return "control netns: " + ns_path.error().msg;
   std::string why;
   {
-    auto ns = NetnsScope::Enter(ns_path);
+    auto ns = NetnsScope::Enter(*ns_path);
     if (!ns) {
       why = "control netns: " + ns.error().msg;
     } else {
@@ -61,11 +62,12 @@ std::string TryPlatform(const std::string& runsc, const std::string& platform, c
     }
   }
   (void)KillProcesses(Owner{g.root, id, dir / "bundle"});
-  (void)RemoveControlNetns(ns_path);
+  (void)keeper.RemovePrivate(dir / "control.netns");
   return why;
 }
 
-ProbeResult RunProbe(const std::string& binary, const std::filesystem::path& cache_dir, const std::string& forced) {
+ProbeResult RunProbe(const std::string& binary, const std::filesystem::path& cache_dir, const std::string& forced,
+                     ControlNetnsKeeper& keeper) {
   ProbeResult r;
   r.binary = binary;
   auto ver = process::Run({.argv = {binary, "--version"}, .timeout = std::chrono::seconds(10)});
@@ -87,7 +89,7 @@ ProbeResult RunProbe(const std::string& binary, const std::filesystem::path& cac
     candidates = PlatformCandidates(help ? help->out : "", ::access("/dev/kvm", R_OK | W_OK) == 0);
   }
   for (const auto& p : candidates) {
-    std::string why = TryPlatform(binary, p, dir);
+    std::string why = TryPlatform(binary, p, dir, keeper);
     if (why.empty()) {
       r.usable = true;
       r.platform = p;
@@ -147,7 +149,8 @@ std::string BinaryIdentity(const std::string& path) {
          std::to_string(st.st_mtim.tv_nsec);
 }
 
-ProbeResult Probe(const std::string& runsc, const std::filesystem::path& cache_dir, const std::string& forced) {
+ProbeResult Probe(const std::string& runsc, const std::filesystem::path& cache_dir, const std::string& forced,
+                  ControlNetnsKeeper& keeper) {
   std::string binary = process::FindOnHost(runsc);
   if (binary.empty()) return ProbeResult{.error = "runsc (\"" + runsc + "\") is not installed or not executable"};
   std::string identity = BinaryIdentity(binary) + (forced.empty() ? "" : "|" + forced);
@@ -159,7 +162,7 @@ ProbeResult Probe(const std::string& runsc, const std::filesystem::path& cache_d
   if (lock.valid()) ::flock(lock.get(), LOCK_EX);
   if (auto cached = FromCache(file, identity)) return *cached;
   log::Info("probing runsc " + binary + " (first use of this runsc binary)");
-  ProbeResult r = RunProbe(binary, cache_dir, forced);
+  ProbeResult r = RunProbe(binary, cache_dir, forced, keeper);
   (void)fs::WriteFileAtomic(file, json::serialize(ToJson(r, identity)));
   return r;
 }

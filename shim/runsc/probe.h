@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "shim/core/result.h"
+#include "shim/runsc/control_netns.h"
 
 namespace sandshim::runsc {
 
@@ -27,8 +28,9 @@ std::vector<std::string> PlatformCandidates(const std::string& platforms_help, b
 // The cache key of a binary: "<path>:<size>:<mtime>" (empty if missing).
 std::string BinaryIdentity(const std::string& path);
 
-// Probes (or reads the cached verdict). forced_platform: skip probing others.
+// Probes (or reads the cached verdict). forced_platform: skip probing others. netns makes
+// the probe sandbox's private control namespace.
 ProbeResult Probe(const std::string& runsc, const std::filesystem::path& cache_dir,
-                  const std::string& forced_platform = "");
+                  const std::string& forced_platform = "", ControlNetnsKeeper& netns = SystemControlNetns());
 
 }  // namespace sandshim::runsc

@@ -29,8 +29,9 @@ static std::filesystem::path NormalRoot(const std::filesystem::path& root) {
 
 Containers::Containers(Options o)
     : opts_(std::move(o)), store_((opts_.root = NormalRoot(opts_.root))) {
-  probe_ = std::make_shared<ProbedRunsc>(opts_.config);
-  gvisor_ = std::make_unique<GvisorBackend>(opts_.root, opts_.config, opts_.runsc_flags, probe_, opts_.debug);
+  probe_ = std::make_shared<ProbedRunsc>(opts_.config, *opts_.control_netns);
+  gvisor_ = std::make_unique<GvisorBackend>(opts_.root, opts_.config, opts_.runsc_flags, probe_, opts_.debug,
+                                            *opts_.control_netns);
   native_ = std::make_unique<NativeBackend>(opts_.root);
 }
 Containers::~Containers() = default;

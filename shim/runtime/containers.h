@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "shim/runsc/control_netns.h"
 #include "shim/runtime/backend.h"
 #include "shim/runtime/backend_select.h"
 #include "shim/runtime/config.h"
@@ -23,6 +24,9 @@ struct Options {
   std::string backend_flag;              // --backend
   std::vector<std::string> runsc_flags;  // --runsc-flag, after the config's
   bool debug = false;
+  // Makes the gVisor sandboxes' private control namespaces (CAP_SYS_ADMIN). Only unit tests
+  // over a fake runsc pass another (tests/fakes/caller_netns.h).
+  runsc::ControlNetnsKeeper* control_netns = &runsc::SystemControlNetns();
 };
 
 struct GcReport {

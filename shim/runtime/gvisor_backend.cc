@@ -61,12 +61,13 @@ class HostNetns {
 }  // namespace
 
 GvisorBackend::GvisorBackend(std::filesystem::path root, Config config, std::vector<std::string> user_flags,
-                             std::shared_ptr<ProbedRunsc> probe, bool debug)
+                             std::shared_ptr<ProbedRunsc> probe, bool debug, runsc::ControlNetnsKeeper& netns)
     : root_(std::move(root)),
       config_(std::move(config)),
       user_flags_(std::move(user_flags)),
       probe_(std::move(probe)),
-      debug_(debug) {}
+      debug_(debug),
+      netns_(netns) {}
 
 runsc::Client GvisorBackend::ClientFor(const std::vector<std::string>& flags, const std::filesystem::path& state_dir,
                                        const std::filesystem::path& netns) const {
@@ -121,12 +122,12 @@ Result<std::vector<std::string>> GvisorBackend::PrepareCreate(const CreateReques
                          .bundle = r.bundle.string(),
                          .runsc_bundle = (r.state_dir / "bundle").string(),
                          .cgroups_path = r.spec.cgroups_path,
-                         .control_netns = runsc::SharedControlNetns(root_).string(),
+                         .control_netns = netns_.SharedFor(root_).string(),
                          .flags = flags};
   // Set when sandshim runs the hooks (gvisor_hooks.h): poststop's state needs the real id.
   if (hooks_by_sandshim) e.container_id = r.id;
   TRY(j.Append(e));
-  TRY(runsc::HoldSharedControlNetns(runsc::SharedControlNetns(root_), RunscId(root_, r.id), r.id));
+  TRY(netns_.Hold(netns_.SharedFor(root_), RunscId(root_, r.id), r.id));
   return flags;
 }
 
@@ -222,7 +223,7 @@ Result<Created> GvisorBackend::Create(const CreateRequest& r, ContainerJournal& 
   CreateRequest for_runsc = r;
   auto blkio_weights = runsc::TakeBlkioWeights(for_runsc.spec.doc);
   auto bundle_dir = TRY(RunscBundle(for_runsc, flags, TRY(host.Path()), /*hooks_by_sandshim=*/true));
-  TRY(ClientFor(flags, r.state_dir, runsc::SharedControlNetns(root_)).Create(RunscId(root_, r.id), {.bundle = bundle_dir, .pid_file = pid_file, .console_socket = r.console_socket}));
+  TRY(ClientFor(flags, r.state_dir, netns_.SharedFor(root_)).Create(RunscId(root_, r.id), {.bundle = bundle_dir, .pid_file = pid_file, .console_socket = r.console_socket}));
   if (!blkio_weights.empty()) TRY(ApplyBlkioWeights(r, blkio_weights));
   pid_t pid = TRY(ReadPidFile(pid_file));
   auto start = proc::StartTime(pid);
@@ -241,7 +242,7 @@ Result<Created> GvisorBackend::Create(const CreateRequest& r, ContainerJournal& 
                       .network = runsc::EffectiveNetwork(flags),
                       .cgroups_path = r.spec.cgroups_path,
                       .control = runsc::ControlProtocolFor(probe_->Get().version),
-                      .control_netns = runsc::SharedControlNetns(root_).string()};
+                      .control_netns = netns_.SharedFor(root_).string()};
   return c;
 }
 
@@ -252,7 +253,7 @@ Result<int> GvisorBackend::Run(const CreateRequest& r, ContainerJournal& j) {
   fault::Point("run.after-journal");
   HostNetns host;
   auto bundle_dir = TRY(RunscBundle(r, flags, TRY(host.Path()), /*hooks_by_sandshim=*/false));
-  return ClientFor(flags, r.state_dir, runsc::SharedControlNetns(root_)).Run(RunscId(root_, r.id), {.bundle = bundle_dir, .pid_file = r.pid_file, .console_socket = r.console_socket});
+  return ClientFor(flags, r.state_dir, netns_.SharedFor(root_)).Run(RunscId(root_, r.id), {.bundle = bundle_dir, .pid_file = r.pid_file, .console_socket = r.console_socket});
 }
 
 Status GvisorBackend::Start(const ContainerRecord& c) {
@@ -335,7 +336,7 @@ Status GvisorBackend::Undo(const ContainerStep& s) {
   auto destroyed = client.Destroy({runsc_root, id, e->runsc_bundle}, e->cgroups_path);
   // The root's shared namespace loses this container's hold (the last one removes it); an
   // older container's own namespace goes with it.
-  auto removed = runsc::IsSharedControlNetns(recorded) ? runsc::ReleaseSharedControlNetns(recorded, id)
+  auto removed = runsc::IsSharedControlNetns(recorded) ? netns_.Release(recorded, id)
                  : netns.empty()                        ? Status(Ok())
                                                         : runsc::RemoveControlNetns(netns);
   if (!destroyed) return destroyed;

@@ -11,6 +11,7 @@
 #include "shim/runtime/config.h"
 #include "shim/runtime/probed_runsc.h"
 #include "shim/runsc/client.h"
+#include "shim/runsc/control_netns.h"
 
 namespace sandshim::runtime {
 
@@ -25,8 +26,10 @@ class GvisorBackend : public Backend {
   // probe: the platform new sandboxes get and `runsc --version` (which control protocol they
   // speak), asked for only when a sandbox is made.
   // user_flags (--runsc-flag) come after the config's flags and a request's own, and win.
+  // netns: who makes the control namespaces (control_netns.h).
   GvisorBackend(std::filesystem::path root, Config config, std::vector<std::string> user_flags,
-                std::shared_ptr<ProbedRunsc> probe, bool debug);
+                std::shared_ptr<ProbedRunsc> probe, bool debug,
+                runsc::ControlNetnsKeeper& netns = runsc::SystemControlNetns());
   std::string_view Name() const override { return "gvisor"; }
   Result<Created> Create(const CreateRequest& r, ContainerJournal& j) override;
   Result<int> Run(const CreateRequest& r, ContainerJournal& j) override;
@@ -77,6 +80,7 @@ class GvisorBackend : public Backend {
   std::vector<std::string> user_flags_;
   std::shared_ptr<ProbedRunsc> probe_;
   bool debug_;
+  runsc::ControlNetnsKeeper& netns_;
 };
 
 }  // namespace sandshim::runtime

@@ -73,7 +73,7 @@ Result<Created> GvisorBackend::CreateInPod(const CreateRequest& r, ContainerJour
                                     .cgroups_path = r.spec.cgroups_path,
                                     .control_netns = netns.string(),
                                     .flags = flags}));
-  if (runsc::IsSharedControlNetns(netns)) TRY(runsc::HoldSharedControlNetns(netns, cid, r.id));
+  if (runsc::IsSharedControlNetns(netns)) TRY(netns_.Hold(netns, cid, r.id));
   CreateRequest joined = r;
   runsc::RewriteSandboxId(joined.spec.doc, sandbox_runsc_id);
   runsc::UnsharePidNamespace(joined.spec.doc);

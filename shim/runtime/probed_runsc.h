@@ -12,10 +12,11 @@ namespace sandshim::runtime {
 
 class ProbedRunsc {
  public:
-  explicit ProbedRunsc(const Config& c) : runsc_(c.runsc), cache_dir_(c.cache_dir), forced_(c.platform) {}
+  explicit ProbedRunsc(const Config& c, runsc::ControlNetnsKeeper& netns = runsc::SystemControlNetns())
+      : runsc_(c.runsc), cache_dir_(c.cache_dir), forced_(c.platform), netns_(netns) {}
   // The first call probes (runsc::Probe keeps its verdict on disk for the next process).
   const runsc::ProbeResult& Get() {
-    if (!result_) result_ = runsc::Probe(runsc_, cache_dir_, forced_);
+    if (!result_) result_ = runsc::Probe(runsc_, cache_dir_, forced_, netns_);
     return *result_;
   }
 
@@ -23,6 +24,7 @@ class ProbedRunsc {
   std::string runsc_;
   std::filesystem::path cache_dir_;
   std::string forced_;
+  runsc::ControlNetnsKeeper& netns_;
   std::optional<runsc::ProbeResult> result_;
 };
 

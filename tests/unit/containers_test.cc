@@ -1,5 +1,6 @@
 // Containers driven end to end against the fake runsc: the lifecycle, the status guards, and
-// the rollback that a failing create must run.
+// the rollback that a failing create must run. No root needed: the control namespaces come
+// from the CallerNetns keeper, which makes none (the fake binds no socket to guard).
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -11,6 +12,7 @@
 #include "shim/runtime/gvisor_backend.h"
 #include "shim/runtime/journal_steps.h"
 #include "test_helpers.h"
+#include "tests/fakes/caller_netns.h"
 
 using namespace sandshim;
 using namespace sandshim::runtime;
@@ -21,6 +23,7 @@ struct Fixture {
   testing::TempDir dir;
   pid_t init = 0;
   std::filesystem::path calls = dir.path() / "calls.log";
+  testing::CallerNetns netns;
 
   Fixture() {
     init = ::fork();
@@ -45,6 +48,7 @@ struct Fixture {
     o.root = dir.path() / "root";
     o.config.runsc = testing::FakeRunsc();
     o.config.cache_dir = dir.path() / "cache";
+    o.control_netns = &netns;
     return Containers(o);
   }
   CreateRequest Request(const std::string& id) {

@@ -11,6 +11,7 @@
 #include "shim/runsc/runsc_cli.h"
 #include "shim/runsc/spec_fixups.h"
 #include "test_helpers.h"
+#include "tests/fakes/caller_netns.h"
 
 using namespace sandshim;
 using namespace sandshim::runsc;
@@ -145,11 +146,12 @@ TEST_CASE("probe: verdict cached per binary identity; a missing runsc is a clear
   CHECK(missing.error.find("not installed") != std::string::npos);
   auto log = d.path() / "calls.log";
   ::setenv("FAKE_RUNSC_LOG", log.c_str(), 1);
-  auto first = Probe(testing::FakeRunsc(), d.path());
+  testing::CallerNetns netns;  // the fake binds no socket: no private namespace (no root)
+  auto first = Probe(testing::FakeRunsc(), d.path(), "", netns);
   CHECK(first.usable);
   CHECK(first.platform == "ptrace");
   auto calls = *fs::ReadFile(log);
-  auto second = Probe(testing::FakeRunsc(), d.path());
+  auto second = Probe(testing::FakeRunsc(), d.path(), "", netns);
   CHECK(second.usable);
   CHECK(*fs::ReadFile(log) == calls);  // no runsc call the second time
   ::unsetenv("FAKE_RUNSC_LOG");

@@ -1,7 +1,7 @@
 // Sessions driven in-process: the session layer over the real Containers and gVisor backend,
-// whose runsc is the fake (tests/fakes/fake-runsc.sh, the seam containers_test uses too). Like
-// containers_test it needs root: the backend makes the root's private control network
-// namespace (CAP_SYS_ADMIN), fake runsc or not. What
+// whose runsc is the fake (tests/fakes/fake-runsc.sh, the seam containers_test uses too). It
+// needs no root: the control network namespaces (CAP_SYS_ADMIN) come from the CallerNetns
+// keeper, which makes none (the fake runsc binds no socket to guard). What
 // is covered here is the session's own logic: the record, the journal and its undo, stop and
 // start, and a teardown past a journal it cannot read. What runsc does is the integration
 // suites' (session_test.sh, real runsc).
@@ -15,6 +15,7 @@
 #include "shim/runtime/gvisor_backend.h"
 #include "shim/session/sessions.h"
 #include "test_helpers.h"
+#include "tests/fakes/caller_netns.h"
 
 using namespace sandshim;
 
@@ -27,6 +28,7 @@ struct Fixture {
   std::filesystem::path root = dir.path() / "root";
 
   std::vector<pid_t> inits;
+  testing::CallerNetns netns;
 
   // The fake runsc reports FAKE_RUNSC_PID as the sandbox; a stop kills it, so every sandbox
   // started gets a live one of its own.
@@ -61,6 +63,7 @@ struct Fixture {
     o.config.runsc = testing::FakeRunsc();
     o.config.cache_dir = dir.path() / "cache";
     o.config.audit_dir = dir.path() / "audit";
+    o.control_netns = &netns;
     return session::Sessions(o);
   }
   bundle::SessionProfile Profile() {
