@@ -1,5 +1,9 @@
 #include "shim/runsc/spec_fixups.h"
 
+#include <errno.h>
+
+#include <algorithm>
+
 namespace sandshim::runsc {
 namespace json = boost::json;
 
@@ -33,7 +37,45 @@ static bool MovePidsLimit(json::object& doc) {
   return true;
 }
 
-bool FixupSpec(json::object& doc) { return MovePidsLimit(doc); }
+static bool AnswersEnosys(const json::object& rule) {
+  const auto* action = rule.if_contains("action");
+  const auto* ret = rule.if_contains("errnoRet");
+  return action && *action == "SCMP_ACT_ERRNO" && ret && ret->is_number() && ret->to_number<int64_t>() == ENOSYS &&
+         !rule.if_contains("args");
+}
+
+// Only where one rule names clone3, answering ENOSYS: a profile that says more of clone3 (an
+// EPERM of its own, conditions) is left as it is rather than given a second, conflicting rule.
+static bool AllowClone3(json::object& doc) {
+  auto* linux_obj = doc.if_contains("linux") ? doc["linux"].if_object() : nullptr;
+  auto* seccomp = linux_obj && linux_obj->if_contains("seccomp") ? (*linux_obj)["seccomp"].if_object() : nullptr;
+  auto* rules = seccomp && seccomp->if_contains("syscalls") ? (*seccomp)["syscalls"].if_array() : nullptr;
+  if (!rules) return false;
+  json::object* only = nullptr;
+  for (auto& v : *rules) {
+    auto* rule = v.if_object();
+    const auto* names = rule && rule->if_contains("names") ? rule->at("names").if_array() : nullptr;
+    if (!names || std::find(names->begin(), names->end(), json::value("clone3")) == names->end()) continue;
+    if (only) return false;
+    only = rule;
+  }
+  if (!only || !AnswersEnosys(*only)) return false;
+  auto& names = (*only)["names"].as_array();
+  if (names.size() == 1) {
+    (*only)["action"] = "SCMP_ACT_ALLOW";
+    only->erase("errnoRet");
+    return true;
+  }
+  names.erase(std::find(names.begin(), names.end(), json::value("clone3")));
+  rules->push_back(json::object{{"names", json::array{"clone3"}}, {"action", "SCMP_ACT_ALLOW"}});
+  return true;
+}
+
+bool FixupSpec(json::object& doc) {
+  bool pids = MovePidsLimit(doc);
+  bool clone3 = AllowClone3(doc);
+  return pids || clone3;
+}
 
 json::object TakeBlkioWeights(json::object& doc) {
   json::object out;

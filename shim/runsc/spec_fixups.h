@@ -8,6 +8,14 @@
 //    mount, so `docker cp` into /tmp is invisible inside and files written there never reach
 //    the container's rootfs (`docker cp` out, `docker commit`), where runc keeps them. A bind
 //    of the image's own /tmp keeps runc's behaviour.
+//  - seccomp's errnoRet: runsc (2022) answers every SCMP_ACT_ERRNO rule with EPERM, whatever
+//    errnoRet says (measured: a getppid rule with errnoRet 22 gives EPERM). Docker's profile
+//    and ours answer clone3 with ENOSYS (its flags are in memory, out of a filter's reach), on
+//    which glibc (2.34+) falls back to clone; on EPERM it gives up instead, so posix_spawn,
+//    system() and popen() failed in every gVisor container's init and its children (not in
+//    execs: runsc gives exec'd processes no filter). So clone3's ENOSYS rule becomes an allow:
+//    this runsc has no clone3 and answers ENOSYS itself (measured), and a Sentry that had one
+//    would make a namespace only with CAP_SYS_ADMIN, which it checks itself.
 #pragma once
 
 #include <cstdint>

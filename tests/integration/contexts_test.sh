@@ -252,6 +252,12 @@ broker_exec_cases() { # SID PLAIN WS
   else
     return $(fail "gcc -static: cannot build the forging client")
   fi
+  # glibc's posix_spawn and system() (clone3, then clone on ENOSYS): a context's commands run
+  # under its init's seccomp filter, where runsc answered clone3 with EPERM (a plain exec gets
+  # no filter from runsc, so the plain session is the control).
+  gcc -O2 -static -o "$ws/spawn_probe" "$(dirname "$0")/lib/spawn_probe.c" || return $(fail "gcc -static: spawn_probe")
+  assert_eq spawn-ok "$(P -- /workspace/spawn_probe)" "control: posix_spawn and system() in a plain session" || return
+  both "posix_spawn and system()" -- /workspace/spawn_probe || return
   # SIGTERM to the session exec's own process reaches the command (its trap runs).
   for t in plain ctx; do
     rm -f "$ws/term-$t"

@@ -194,6 +194,34 @@ TEST_CASE("spec fixups: a pids limit is enforced inside as RLIMIT_NPROC, the hos
   CHECK_FALSE(FixupSpec(plain));
 }
 
+TEST_CASE("spec fixups: clone3's ENOSYS rule becomes an allow (runsc answers every errno rule with EPERM)") {
+  auto parse = [](const char* rules) {
+    return boost::json::parse(std::string(R"({"linux":{"seccomp":{"defaultAction":"SCMP_ACT_ERRNO","syscalls":)") + rules + "}}}")
+        .as_object();
+  };
+  auto rules_of = [](boost::json::object& doc) -> boost::json::array& {
+    return doc["linux"].as_object()["seccomp"].as_object()["syscalls"].as_array();
+  };
+  auto alone = parse(R"([{"names":["read"],"action":"SCMP_ACT_ALLOW"},{"names":["clone3"],"action":"SCMP_ACT_ERRNO","errnoRet":38}])");
+  REQUIRE(FixupSpec(alone));
+  CHECK(rules_of(alone)[1].as_object()["action"] == "SCMP_ACT_ALLOW");
+  CHECK_FALSE(rules_of(alone)[1].as_object().contains("errnoRet"));
+  auto shared = parse(R"([{"names":["clone3","bpf"],"action":"SCMP_ACT_ERRNO","errnoRet":38}])");
+  REQUIRE(FixupSpec(shared));
+  REQUIRE(rules_of(shared).size() == 2);
+  CHECK(rules_of(shared)[0].as_object()["names"] == boost::json::array{"bpf"});  // the rest keep their answer
+  CHECK(rules_of(shared)[1].as_object()["names"] == boost::json::array{"clone3"});
+  CHECK(rules_of(shared)[1].as_object()["action"] == "SCMP_ACT_ALLOW");
+  // Left as they are: EPERM asked for; clone3 named twice; conditions; no clone3 at all.
+  for (const char* r : {R"([{"names":["clone3"],"action":"SCMP_ACT_ERRNO","errnoRet":1}])",
+                        R"([{"names":["clone3"],"action":"SCMP_ACT_ERRNO","errnoRet":38},{"names":["clone3"],"action":"SCMP_ACT_KILL"}])",
+                        R"([{"names":["clone3"],"action":"SCMP_ACT_ERRNO","errnoRet":38,"args":[{"index":0,"value":1,"op":"SCMP_CMP_EQ"}]}])",
+                        R"([{"names":["read"],"action":"SCMP_ACT_ALLOW"}])"}) {
+    auto doc = parse(r);
+    CHECK_FALSE(FixupSpec(doc));
+  }
+}
+
 TEST_CASE("netstack: runsc sets up netstack unless told another network") {
   using V = std::vector<std::string>;
   CHECK(UsesNetstack(V{}));  // runsc's default
