@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <linux/capability.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -20,6 +21,7 @@
 
 #include "ctx-helper/fdpass.h"
 #include "ctx-helper/helper.h"
+#include "ctx-helper/wire.h"
 
 namespace sandshim::ctx {
 namespace {
@@ -32,14 +34,35 @@ void OnSignal(int sig) {
   errno = saved;
 }
 
-// A connection to the target, or -1 (the broker closes its client's connection then).
-int Upstream(const sockaddr_in& target) {
+// A connection to the target, started with the path line when there is one; -1 (the broker
+// closes its client's connection then).
+int Upstream(const sockaddr_in& target, const std::string& path_line) {
   int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   timeval t{10, 0};
   ::setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &t, sizeof(t));
-  if (s >= 0 && ::connect(s, reinterpret_cast<const sockaddr*>(&target), sizeof(target)) == 0) return s;
+  if (s >= 0 && ::connect(s, reinterpret_cast<const sockaddr*>(&target), sizeof(target)) == 0 &&
+      (path_line.empty() || WriteAll(s, path_line.data(), path_line.size())))
+    return s;
   if (s >= 0) ::close(s);
   return -1;
+}
+
+// The path line from kPathFile ("" without one: a session whose relay reads none), which then
+// goes from the context's view (while CAP_SYS_ADMIN is held): the key is the host's to give.
+std::string LoadPathLine() {
+  int fd = ::open(kPathFile, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  char buf[128];
+  ssize_t n = ::read(fd, buf, sizeof(buf));
+  ::close(fd);
+  (void)::umount2(kPathFile, MNT_DETACH);
+  std::string key(buf, n > 0 ? static_cast<size_t>(n) : 0);
+  while (!key.empty() && (key.back() == '\n' || key.back() == ' ')) key.pop_back();
+  if (key.size() != 64 || key.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    Say("init: the path file is malformed; egress goes without it");
+    return "";
+  }
+  return std::string(kPathLinePrefix) + key + "\r\n";
 }
 
 }  // namespace
@@ -61,6 +84,10 @@ bool DropCaps(uint64_t mask) {
 }
 
 int RunInit(const Forward& f, uint64_t init_caps) {
+  std::string path_line = f.listen_port ? LoadPathLine() : "";
+  // Neither half's memory (the path key) nor /proc files are for the context's processes,
+  // root's included, which share this PID namespace (commands are dumpable again after execve).
+  (void)::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   int link[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, link) != 0 || ::pipe2(g_signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
     Say("init: socketpair", errno);
@@ -109,7 +136,7 @@ int RunInit(const Forward& f, uint64_t init_caps) {
     if (p[1].revents) {
       char want;
       if (::read(link[0], &want, 1) != 1) continue;  // (its end is seen as SIGCHLD)
-      int up = Upstream(f.target);
+      int up = Upstream(f.target, path_line);
       (void)SendWithFds(link[0], "u", 1, &up, up >= 0 ? 1 : 0);
       if (up >= 0) ::close(up);
     }

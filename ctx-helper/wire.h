@@ -41,4 +41,12 @@ struct ReplyMsg {
 // Requests are bounded (argv + environment): a larger one is refused, not buffered.
 inline constexpr uint32_t kMaxRequest = 4u << 20;
 
+// The context's egress path (docs/CONTEXTS.md, "Replayed tokens"): a host file bound
+// read-only here holds a key (64 hex digits) made with the context's container; the outside
+// half starts every connection it makes to the relay with "SSHIM-PATH <key>\r\n", and the
+// relay, which the session layer told which context holds that key, takes the connection as
+// that context's whatever credentials it then sends (net/context_egress.h reads the line).
+inline constexpr const char* kPathFile = "/.sshim/path";
+inline constexpr const char* kPathLinePrefix = "SSHIM-PATH ";
+
 }  // namespace sandshim::ctx

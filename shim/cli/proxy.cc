@@ -83,6 +83,8 @@ void RegisterProxy(Verbs& v) {
   sub->add_option("--contexts-file", o.contexts_file, "credential contexts: per-context proxy credentials and rules (JSON)");
   sub->add_option("--bound-context", o.bound_context,
                   "the one context whose connections reach this relay; other contexts' credentials get 403");
+  sub->add_flag("--context-paths", o.context_paths,
+                "with --contexts-file: a connection starting with a context's path line is that context's; other contexts' credentials on it get 403");
   sub->add_option("--max-connections", o.max_connections, "concurrent connections; more get 503")->capture_default_str();
   sub->add_option("--max-header-bytes", o.max_header_bytes, "request head size limit; larger get 431")->capture_default_str();
   sub->add_option("--idle-timeout", o.idle_timeout_s, "seconds without traffic before a tunnel is closed")->capture_default_str();

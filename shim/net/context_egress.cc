@@ -47,12 +47,16 @@ Result<ContextEgressTable> ParseContextEgress(std::string_view text) {
     const auto* o = c.if_object();
     const auto* name = o ? o->if_contains("name") : nullptr;
     const auto* token = o ? o->if_contains("token") : nullptr;
-    if (!name || !name->is_string() || !token || !token->is_string() || token->get_string().size() < 16)
-      return MakeError("contexts file: an entry without name or token", EINVAL);
+    const auto* path = o ? o->if_contains("path") : nullptr;
+    bool has_token = token && token->is_string() && token->get_string().size() >= 16;
+    bool has_path = path && path->is_string() && path->get_string().size() >= 16;
+    if (!name || !name->is_string() || (!has_token && !has_path) || (token && !has_token) || (path && !has_path))
+      return MakeError("contexts file: an entry without name, or with neither token nor path", EINVAL);
     std::string n(name->get_string());
     auto allow = TRY_CTX(StringsAt(*o, "allow_domains"), "contexts file: " + n);
     auto deny = TRY_CTX(StringsAt(*o, "deny_domains"), "contexts file: " + n);
-    ContextEgressEntry e{std::string(token->get_string()), std::nullopt};
+    ContextEgressEntry e{has_token ? std::string(token->get_string()) : "", has_path ? std::string(path->get_string()) : "",
+                         std::nullopt};
     if (!allow.empty() || !deny.empty()) e.rules = TRY_CTX(DomainRules::Make(allow, deny), "contexts file: " + n);
     t.emplace(std::move(n), std::move(e));
   }
@@ -110,9 +114,16 @@ Result<EgressIdentity> ContextEgress::Identify(std::string_view proxy_authorizat
   if (!creds || creds->first.substr(0, kPrefix.size()) != kPrefix)
     return MakeError("proxy credentials name no context of this session", EACCES);
   auto it = table_.find(std::string_view(creds->first).substr(kPrefix.size()));
-  if (it == table_.end() || !SameSecret(it->second.token, creds->second))
+  if (it == table_.end() || it->second.token.empty() || !SameSecret(it->second.token, creds->second))
     return MakeError("proxy credentials name no context of this session", EACCES);
   return EgressIdentity{it->first, it->second.rules ? &*it->second.rules : nullptr};
+}
+
+std::optional<std::string> ContextEgress::ContextOfPath(std::string_view key) {
+  Reload();
+  for (const auto& [name, e] : table_)
+    if (!e.path.empty() && SameSecret(e.path, key)) return name;
+  return std::nullopt;
 }
 
 }  // namespace sandshim::net

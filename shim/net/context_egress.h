@@ -6,8 +6,12 @@
 // and in the contexts file, root's, which the relay opens before it drops privileges and
 // re-reads (pread on the kept descriptor) when it changes.
 //
-// File shape: {"contexts": [{"name": "platform", "token": "...", "allow_domains": [...],
-// "deny_domains": [...]}]}. A context without rules of its own gets the session's.
+// File shape: {"contexts": [{"name": "platform", "token": "...", "path": "...",
+// "allow_domains": [...], "deny_domains": [...]}]}. A context without rules of its own gets
+// the session's. "path" (gVisor): the key its container's outside half starts every relay
+// connection with (kPathLinePrefix KEY CRLF): such a connection is that context's, and
+// credentials of another context on it are refused (403 context-path), as on a native
+// context's own relay. The default context has a path and no token.
 #pragma once
 
 #include <sys/stat.h>
@@ -25,8 +29,12 @@
 
 namespace sandshim::net {
 
+// The line a gVisor context's outside half starts its relay connections with (ctx-helper/wire.h).
+inline constexpr std::string_view kPathLinePrefix = "SSHIM-PATH ";
+
 struct ContextEgressEntry {
-  std::string token;
+  std::string token;  // empty: no credentials name this context (the default one)
+  std::string path;   // empty: none
   std::optional<DomainRules> rules;  // nullopt: the session's
 };
 using ContextEgressTable = std::map<std::string, ContextEgressEntry, std::less<>>;
@@ -50,6 +58,8 @@ class ContextEgress {
   // Who sent a request with this Proxy-Authorization value (empty: none); an error (for a
   // 407) when credentials are there but name no context or carry the wrong token.
   Result<EgressIdentity> Identify(std::string_view proxy_authorization);
+  // The context whose path key this is; nullopt for none (not claimed yet, or gone).
+  std::optional<std::string> ContextOfPath(std::string_view key);
 
  private:
   explicit ContextEgress(UniqueFd fd) : fd_(std::move(fd)) {}

@@ -30,6 +30,7 @@ std::vector<std::string> ProxyArgs(const ProxyProcessOptions& o) {
   one("--secrets-trust", o.secrets_trust);
   one("--contexts-file", o.contexts_file);
   one("--bound-context", o.bound_context);
+  if (o.context_paths) a.emplace_back("--context-paths");
   a.insert(a.end(), {"--max-connections", std::to_string(o.max_connections), "--max-header-bytes",
                      std::to_string(o.max_header_bytes), "--idle-timeout", std::to_string(o.idle_timeout_s),
                      "--relay-mode", o.relay_mode});

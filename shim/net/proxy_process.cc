@@ -119,6 +119,8 @@ static Result<ProxyOptions> BuildOptions(const ProxyProcessOptions& o) {
   if (!o.contexts_file.empty()) p.contexts = TRY(ContextEgress::Open(o.contexts_file));
   if (!o.bound_context.empty() && !p.contexts) return MakeError("--bound-context needs --contexts-file", EINVAL);
   p.bound_context = o.bound_context;
+  if (o.context_paths && !p.contexts) return MakeError("--context-paths needs --contexts-file", EINVAL);
+  p.context_paths = o.context_paths;
   p.max_connections = o.max_connections;
   p.max_header_bytes = o.max_header_bytes;
   p.idle_timeout = std::chrono::seconds(o.idle_timeout_s);

@@ -22,6 +22,7 @@ struct ProxyProcessOptions {
   std::string session;
   std::string contexts_file;  // credential contexts' identities and rules (context_egress.h)
   std::string bound_context;  // native: the context this relay serves (ProxyOptions::bound_context)
+  bool context_paths = false;  // gVisor: connections may carry a context's path (ProxyOptions::context_paths)
   size_t max_connections = 512;
   size_t max_header_bytes = 16 * 1024;
   unsigned idle_timeout_s = 600;

@@ -124,10 +124,36 @@ class Conn : public std::enable_shared_from_this<Conn> {
   }
 
   void Start() {
+    client_.expires_after(srv_->opts.header_timeout);
+    if (srv_->opts.context_paths && srv_->opts.contexts) return ReadPathLine();
+    ReadHead();
+  }
+
+  // gVisor: the context's outside half starts the connection with its path line; anything
+  // else is a request as it is (a process in the sandbox's root namespace: no context's).
+  void ReadPathLine() {
+    auto have = std::string_view(static_cast<const char*>(buf_.data().data()), buf_.size());
+    auto prefix = kPathLinePrefix.substr(0, std::min(have.size(), kPathLinePrefix.size()));
+    if (have.substr(0, prefix.size()) != prefix) return ReadHead();
+    if (auto eol = have.find("\r\n"); have.size() >= kPathLinePrefix.size() && eol != std::string_view::npos) {
+      auto who = srv_->opts.contexts->ContextOfPath(have.substr(kPathLinePrefix.size(), eol - kPathLinePrefix.size()));
+      buf_.consume(eol + 2);
+      if (!who) return Reply(403, "the connection's context path names no context of this session", "deny", "context-path");
+      path_context_ = *who;
+      return ReadHead();
+    }
+    if (have.size() > 128) return Reply(400, "malformed context path line", "error", "malformed");
+    client_.async_read_some(buf_.prepare(256), [self = shared_from_this()](error_code ec, size_t n) {
+      if (ec) return self->Close();
+      self->buf_.commit(n);
+      self->ReadPathLine();
+    });
+  }
+
+  void ReadHead() {
     parser_.emplace();
     parser_->header_limit(static_cast<uint32_t>(srv_->opts.max_header_bytes));
     parser_->eager(false);
-    client_.expires_after(srv_->opts.header_timeout);
     http::async_read_header(client_, buf_, *parser_,
                             [self = shared_from_this()](error_code ec, size_t) { self->OnHead(ec); });
   }
@@ -175,7 +201,7 @@ class Conn : public std::enable_shared_from_this<Conn> {
     if (srv_->opts.contexts) {  // which context asks: its rules (Proxy-* never goes upstream)
       auto who = srv_->opts.contexts->Identify(std::string_view(req[http::field::proxy_authorization]));
       if (!who) return Reply(407, who.error().msg, "deny", "context-credentials");
-      const auto& bound = srv_->opts.bound_context;
+      const auto& bound = path_context_.empty() ? srv_->opts.bound_context : path_context_;
       if (!bound.empty() && who->context != bound) {
         rec_.context = bound;  // who asks is the path's context, whatever it sent
         return Reply(403, "credentials of context " + who->context + " used from context " + bound, "deny", "context-path");
@@ -525,6 +551,7 @@ class Conn : public std::enable_shared_from_this<Conn> {
   std::shared_ptr<ProxyServer::Impl> srv_;
   beast::tcp_stream client_, dst_;
   beast::flat_buffer buf_, upbuf_;
+  std::string path_context_;  // the context the connection's path line named (context_paths)
   std::optional<http::request_parser<http::empty_body>> parser_;
   std::optional<http::response_parser<http::empty_body>> up_parser_;
   asio::steady_timer timer_;

@@ -51,6 +51,9 @@ struct ProxyOptions {
   // refused (403 "context-path"). Empty: the credentials alone say who asks (gVisor, where
   // every context reaches the one session relay).
   std::string bound_context;
+  // gVisor: a connection may start with a context's path line (context_egress.h), which binds
+  // it to that context as bound_context binds a whole relay.
+  bool context_paths = false;
   size_t max_connections = 512;
   size_t max_header_bytes = 16 * 1024;
   std::chrono::milliseconds header_timeout{30'000};

@@ -54,13 +54,16 @@ Result<std::string> NewContextToken() {
 }
 
 Status AddContextEgress(const std::filesystem::path& file, const std::string& name, const std::string& token,
-                        const std::vector<std::string>& allow, const std::vector<std::string>& deny) {
+                        const std::vector<std::string>& allow, const std::vector<std::string>& deny,
+                        const std::string& path) {
   auto entries = TRY(ReadEntries(file));
   json::array kept;
   for (auto& e : entries)
     if (!e.is_object() || e.as_object()["name"] != name.c_str()) kept.push_back(e);
-  kept.push_back(json::object{{"name", name}, {"token", token}, {"allow_domains", Strings(allow)},
-                              {"deny_domains", Strings(deny)}});
+  json::object entry{{"name", name}, {"allow_domains", Strings(allow)}, {"deny_domains", Strings(deny)}};
+  if (!token.empty()) entry["token"] = token;
+  if (!path.empty()) entry["path"] = path;
+  kept.push_back(std::move(entry));
   TRY(net::ParseContextEgress(json::serialize(json::object{{"contexts", kept}})));  // what the relay will read
   return WriteInPlace(file, kept);
 }

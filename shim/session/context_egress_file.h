@@ -16,8 +16,11 @@ namespace sandshim::session {
 
 // A random token for a context's proxy credentials (hex, 256 bits from getrandom).
 Result<std::string> NewContextToken();
+// A context's entry (context_egress.h): its token (empty: none, the default context), rules
+// and path key (empty: none).
 Status AddContextEgress(const std::filesystem::path& file, const std::string& name, const std::string& token,
-                        const std::vector<std::string>& allow, const std::vector<std::string>& deny);
+                        const std::vector<std::string>& allow, const std::vector<std::string>& deny,
+                        const std::string& path = "");
 // Idempotent: a name that is not there is not an error.
 Status RemoveContextEgress(const std::filesystem::path& file, const std::string& name);
 // HTTP(S)_PROXY and lowercase forms naming the context at the relay on 127.0.0.1:port.

@@ -16,6 +16,7 @@
 #include "shim/core/remove_tree.h"
 #include "shim/core/scope_exit.h"
 #include "shim/runtime/journal.h"
+#include "shim/session/context_egress_file.h"
 #include "shim/runtime/record_rebase.h"
 #include "shim/session/contexts.h"
 #include "shim/session/relay_cgroup.h"
@@ -180,7 +181,11 @@ Result<bool> Contexts::RefillOne(const std::string& session_id) {
     TRY(fs::MkdirAll(spare.dir / "bundle", 0700));
     ContextPlacement at{.in_session_sandbox = InSandbox(s), .session_container = s.container_id};
     auto session_spec = TRY(bundle::LoadSpec(dir / "bundle")).doc;
-    TRY(PlaceBroker(dir, s, session_spec, at));  // a cold context's container exactly
+    TRY(PlaceBroker(dir, s, session_spec, spare.dir, at));  // a cold context's container exactly
+    if (!at.path_file.empty()) {
+      auto key = TRY(NewContextToken());
+      TRY(fs::WriteFileAtomic(at.path_file, key + "\n", 0600, /*sync=*/false));
+    }
     auto doc = TRY(ContextContainerSpec(std::move(session_spec), at));
     TRY(fs::WriteFileAtomic(spare.dir / "bundle" / "config.json", json::serialize(doc), 0600, /*sync=*/false));
     spec = TRY(bundle::SpecFromJson(std::move(doc)));

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "bundle/session_spec.h"
+#include "ctx-helper/wire.h"
 #include "shim/session/ctx_helper.h"
 
 namespace sandshim::session {
@@ -157,6 +158,7 @@ Result<json::object> ContextSpec(json::object spec, const ContextOptions& o, con
       };
       bind(kCtxHelperPath, at.broker_path);
       if (!at.run_path.empty()) bind(kCtxRunPath, at.run_path);
+      if (!at.path_file.empty()) bind(ctx::kPathFile, at.path_file);
     }
   } else {
     // Empty: the host network (--network host), which the spec already shares.

@@ -63,6 +63,9 @@ struct ContextPlacement {
   // gVisor with a broker, proxy mode: "PORT=ADDR:PORT", the loopback port the broker serves
   // and the relay address its outside half carries the connections to.
   std::string forward;
+  // gVisor with a broker, proxy mode, a relay that reads path lines: the host path of the
+  // container's path key file (PathKeyFile), bound read-only at ctx::kPathFile.
+  std::string path_file;
 };
 
 // gVisor: whether contexts of a session with this spec get a network namespace of their own

@@ -161,8 +161,15 @@ std::string RelayHost(const std::filesystem::path& session_dir) {
   return !net::IsNetns(NetworkPaths(session_dir).relay_netns) ? "127.0.0.1" : bundle::kRelayAddress;
 }
 
+std::vector<std::string> ContextPathArgs(const std::string& backend) {
+  if (runtime::TraitsOf(backend).contexts_in_sandbox) return {"--context-paths"};
+  return {"--bound-context", std::string(kDefaultContext)};
+}
+
+std::filesystem::path PathKeyFile(const std::filesystem::path& container_dir) { return container_dir / "path"; }
+
 Status PlaceBroker(const std::filesystem::path& session_dir, const SessionRecord& s, const json::object& session_spec,
-                   ContextPlacement& at) {
+                   const std::filesystem::path& container_dir, ContextPlacement& at) {
   // gVisor on netstack: a network namespace of the context's own, made and held by its init
   // (the broker), which starts its execs and carries its egress to the relay (ctx-helper/).
   // The same for a cold context and a spare: nothing here names a context.
@@ -172,6 +179,9 @@ Status PlaceBroker(const std::filesystem::path& session_dir, const SessionRecord
   if (s.network == NetworkMode::kProxy) {
     auto port = std::to_string(bundle::kRelayPort);
     at.forward = port + "=" + RelayHost(session_dir) + ":" + port;
+    // (Its file is written with the container; sessions from before path lines have none.)
+    if (std::ranges::find(s.relay_args, "--context-paths") != s.relay_args.end())
+      at.path_file = PathKeyFile(container_dir).string();
   }
   return Ok();
 }
@@ -262,7 +272,7 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   std::string token;
   std::map<std::string, std::string> proxy_env;
   auto session_spec = TRY(bundle::LoadSpec(dir / "bundle")).doc;
-  TRY_CTX(PlaceBroker(dir, s, session_spec, at), "context " + o.name);
+  TRY_CTX(PlaceBroker(dir, s, session_spec, cdir, at), "context " + o.name);
   bool broker = !at.broker_path.empty();
   if (s.network == NetworkMode::kProxy) {
     // A context reaches the relay on its own loopback where it has a namespace of its own
@@ -286,6 +296,18 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   // "default" too: it is a context container like any other (a session that asked for
   // spares has one ready for it at its first create).
   auto spare = InSandbox(s) ? TakeReadySpare(containers_, dir) : std::nullopt;
+  // Its path key: the spare's own (made with it), or a new one for a cold container. The
+  // relay knows it from the contexts file: the default context too (a path, no token).
+  std::string path_key;
+  if (!at.path_file.empty()) {
+    if (spare) {
+      auto text = fs::ReadFile(PathKeyFile(spare->dir));
+      if (text) path_key = text->substr(0, text->find('\n'));  // (a spare from before path keys: none)
+    } else {
+      path_key = TRY(NewContextToken());
+    }
+  }
+  bool paths_entry = !path_key.empty() && !egress;  // (a named context's entry carries it)
   // The context's spec says what its execs run; a spare made by an older sandshim has no
   // exec client bound (its container's own spec, kept in its bundle until the claim below).
   if (spare && BindsRunClient(spec)) {
@@ -302,7 +324,7 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   // atomic); an fsync on a loaded host's /run costs 1-50 ms, the claim's budget is 50.
   auto journal = TRY(SessionJournal::Load(dir / "journal.json", /*durable=*/false));
   step::SessionContext undo{.id = rec.container_id, .dir = cdir.string(), .name = o.name};
-  if (egress) undo.egress = NetworkPaths(dir).contexts.string();
+  if (egress || paths_entry) undo.egress = NetworkPaths(dir).contexts.string();
   if (own_netns) undo.network = true;
   if (!secret_rules.empty()) undo.secrets = SecretPaths(dir).socket.string();
   if (spare) undo.spare = spare->dir.string();  // until it is renamed to cdir
@@ -313,13 +335,15 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
     if (auto u = UndoContext(containers_, undo); !u) log::Warn("context " + o.name + ": rollback: " + u.error().msg);
   });
   fault::Point("session.context.after-journal");
-  if (egress) TRY_CTX(AddContextEgress(NetworkPaths(dir).contexts, o.name, token, o.allow_domains, o.deny_domains),
-                     "context " + o.name + ": egress identity");
+  if (egress || paths_entry)
+    TRY_CTX(AddContextEgress(NetworkPaths(dir).contexts, o.name, token, o.allow_domains, o.deny_domains, path_key),
+            "context " + o.name + ": egress identity");
   if (spare) {
     TRY_CTX(AdoptSpare(opts_, *spare, cdir), "context " + o.name + ": spare " + spare->container_id);
     fault::Point("session.context.claim.after-adopt");
   } else {
     TRY(fs::MkdirAll(cdir / "bundle", 0700));
+    if (!path_key.empty()) TRY(fs::WriteFileAtomic(PathKeyFile(cdir), path_key + "\n", 0600, /*sync=*/false));
   }
   if (own_netns) {
     TRY_CTX(net::CreateNetns(NetworkPaths(cdir).netns), "context " + o.name + ": network namespace");

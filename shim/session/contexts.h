@@ -77,10 +77,22 @@ Result<ExecTarget> ExecTargetFor(const std::filesystem::path& session_dir, const
 // Where the relay answers the session's sandbox: the link address, or loopback (sessions from
 // before the relay link).
 std::string RelayHost(const std::filesystem::path& session_dir);
+// How the session's relay knows a request's context by the way it came (docs/CONTEXTS.md,
+// "Replayed tokens"), as relay flags: native, only the default context's container reaches
+// the session's relay (each context has a relay of its own), so it is bound to "default";
+// gVisor, every context reaches the one relay, each through its outside half, which starts its
+// connections with the context's path line.
+std::vector<std::string> ContextPathArgs(const std::string& backend);
+
 // gVisor on netstack: the broker (its helper written out) and, in proxy mode, its egress
-// forward, into at; nothing for other sessions. Names no context: a spare's is a cold one's.
+// forward and (a relay that reads them) its path key file in container_dir, into at; nothing
+// for other sessions. Names no context: a spare's is a cold one's.
 Status PlaceBroker(const std::filesystem::path& session_dir, const SessionRecord& s,
-                   const boost::json::object& session_spec, ContextPlacement& at);
+                   const boost::json::object& session_spec, const std::filesystem::path& container_dir,
+                   ContextPlacement& at);
+// A gVisor context container's path key (ContextPathArgs): beside its bundle, made with the
+// container (a spare's moves with it to the context that claims it).
+std::filesystem::path PathKeyFile(const std::filesystem::path& container_dir);
 
 // The session layer's hooks (sessions.cc, session_gc.cc).
 Status UndoContext(runtime::Containers& containers, const step::SessionContext& data);

@@ -3,6 +3,7 @@
 #include "bundle/session_profile.h"
 #include "shim/core/fs.h"
 #include "shim/net/relay.h"
+#include "shim/session/contexts.h"
 #include "shim/session/network.h"
 #include "shim/session/relay_cgroup.h"
 
@@ -28,6 +29,7 @@ Result<std::vector<std::string>> BindClaimEgress(runtime::Containers& containers
   auto policy = TRY(CheckEgressRules(p));
   NetworkPaths paths(session_dir);
   auto args = RelayProxyArgs(p, policy, paths, session.id, session.audit, req.resolve);
+  std::ranges::copy(ContextPathArgs(session.backend), std::back_inserter(args));
   if (policy) TRY(fs::WriteFileAtomic(paths.policy, net::PolicyJson(*policy), 0600));
   TRY(fs::MkdirAll(std::filesystem::path(session.audit).parent_path(), 0700));
   TRY(StartSessionRelay(paths, args));

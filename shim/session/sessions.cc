@@ -314,11 +314,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   if (p.network == "proxy") {
     TRY(fs::MkdirAll(std::filesystem::path(r.audit).parent_path(), 0700));
     r.relay_args = RelayProxyArgs(p, relay_policy, net_paths, id, r.audit, resolve);
-    // Native: only the session's container (the default context) reaches this relay; each
-    // context has its own relay in its own namespace (contexts.cc). So the relay a request
-    // came through names its context, and a replayed token of another context is refused.
-    // (gVisor: every context reaches this one relay; docs/CONTEXTS.md.)
-    if (!runtime::TraitsOf(r.backend).contexts_in_sandbox) r.relay_args.insert(r.relay_args.end(), {"--bound-context", std::string(kDefaultContext)});
+    std::ranges::copy(ContextPathArgs(r.backend), std::back_inserter(r.relay_args));
     if (!p.secrets.empty()) std::ranges::copy(SecretRelayArgs(dir, p.secret_trust_bundle), std::back_inserter(r.relay_args));
     TRY(SetUpProxyNetwork(journal, net_paths, relay_policy, r.relay_args));
     TRY(DeliverSecrets(dir, secrets));  // before the sandbox exists: its first request finds them

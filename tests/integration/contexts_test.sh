@@ -387,24 +387,27 @@ ctx_egress() {
 ctx_replay() { # BACKEND
   local sid=$(uniq_name replay) ws=$WORK/ws-replay own cred decided
   mkdir -p "$ws" && chmod 777 "$ws"
-  S --backend "$1" session create "$sid" --rootfs "$WORK/rootfs" --workspace "$ws" --network proxy \
+  S --backend "$(real_backend "$1")" session create "$sid" --rootfs "$WORK/rootfs" --workspace "$ws" --network proxy \
     --allow-domain session.test >/dev/null || return $(fail "session create")
+  [ "$1" != gvisor-spare ] || warm_spare "$sid" || { S session delete "$sid"; return 1; }
   S session context create "$sid" platform --allow-domain platform.test >/dev/null ||
     { S session delete "$sid"; return $(fail "context create"); }
+  [ "$1" != gvisor-spare ] || assert_claimed "$sid" platform || { S session delete "$sid"; return 1; }
+  S session context create "$sid" user >/dev/null || { S session delete "$sid"; return $(fail "user context create"); }
   own=$(S session exec --context platform "$sid" -- sh -c 'echo "$http_proxy"')
   cred=${own#http://} cred=${cred%@*}
   S session exec --context platform "$sid" -- sh -c 'wget -q -O- http://platform.test/ >/dev/null 2>&1; true'
+  # The platform's token replayed from default (no credentials of its own) and from the user
+  # context (credentials of its own, replaced).
   S session exec "$sid" -- sh -c "http_proxy=http://$cred@\${http_proxy#http://} wget -q -O- http://platform.test/ >/dev/null 2>&1; true"
+  S session exec --context user "$sid" -- sh -c "p=\${http_proxy#*@}; http_proxy=http://$cred@\$p wget -q -O- http://platform.test/ >/dev/null 2>&1; true"
   decided=$(jq -r 'select(.event=="egress") | "\(.context) \(.host) \(.status) \(.rule)"' "$WORK/audit/$sid.jsonl" | tr '\n' ';')
   S session delete "$sid" >/dev/null || return $(fail "session delete")
   case "$cred" in ctx-platform:?????*) ;; *) return $(fail "control: no platform credentials read: '$own'") ;; esac
-  if [ "$1" = native ]; then
-    assert_eq "platform platform.test 502 resolve;default platform.test 403 context-path;" "$decided" \
-      "native: the platform's request passes (control), its token replayed from default is refused"
-  else
-    assert_eq "platform platform.test 502 resolve;platform platform.test 502 resolve;" "$decided" \
-      "gvisor: the replay passes as the platform (the open gap; control for native's refusal)"
-  fi
+  # Native: each context's own relay is bound to it; gVisor: each context's outside half
+  # starts its relay connections with the context's path line.
+  assert_eq "platform platform.test 502 resolve;default platform.test 403 context-path;user platform.test 403 context-path;" \
+    "$decided" "$1: the platform's request passes (control), its token replayed from default and from user is refused"
 }
 
 # Per-context secrets: an origin host (a network namespace joined to the host by a veth, a
@@ -730,7 +733,7 @@ for be in $backends; do
   run_check "contexts on $be: a platform port cannot be taken over" with_setup "$be" ctx_port_takeover
   run_check "contexts on $be: a platform port cannot be reached" with_setup "$be" ctx_port_reach
   run_check "contexts on $be: egress identity and rules per context" ctx_egress "$be"
-  [ "$be" = gvisor-spare ] || run_check "contexts on $be: another context's proxy token replayed from default" ctx_replay "$be"
+  run_check "contexts on $be: another context's proxy token replayed from default and from another context" ctx_replay "$be"
   run_check "contexts on $be: a context's secret is injected for it only, refused (audited) for the user" ctx_secrets "$be"
   run_check "contexts on $be: list, inspect, audit, private files" with_setup "$be" ctx_list_inspect_audit
   run_check "contexts on $be: rm ends the context and leaves nothing" with_setup "$be" ctx_rm

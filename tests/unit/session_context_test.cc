@@ -293,4 +293,29 @@ TEST_CASE("context egress: identify by token, re-read when the file changes") {
   std::filesystem::remove(file);
 }
 
+TEST_CASE("context egress: path keys name contexts; the default context has a path and no token") {
+  auto file = std::filesystem::temp_directory_path() / ("ctx-paths-" + std::to_string(::getpid()) + ".json");
+  REQUIRE(fs::WriteFileAtomic(file, "", 0600));
+  auto egress = ContextEgress::Open(file.string()).value();
+  auto tok = session::NewContextToken().value(), path_p = session::NewContextToken().value(),
+       path_d = session::NewContextToken().value();
+  REQUIRE(session::AddContextEgress(file, "p", tok, {}, {}, path_p));
+  REQUIRE(session::AddContextEgress(file, "default", "", {}, {}, path_d));
+  CHECK(egress->ContextOfPath(path_p) == "p");
+  CHECK(egress->ContextOfPath(path_d) == "default");
+  CHECK_FALSE(egress->ContextOfPath(path_p.substr(1) + "0"));
+  CHECK_FALSE(egress->ContextOfPath(""));
+  // No credentials name the default context, an empty password included.
+  std::string empty = "ctx-default:";
+  std::string b64(boost::beast::detail::base64::encoded_size(empty.size()), '\0');
+  b64.resize(boost::beast::detail::base64::encode(b64.data(), empty.data(), empty.size()));
+  CHECK_FALSE(egress->Identify("Basic " + b64));
+  REQUIRE(session::RemoveContextEgress(file, "p"));
+  CHECK_FALSE(egress->ContextOfPath(path_p));  // a removed context's path names nothing
+  CHECK_FALSE(ParseContextEgress(R"({"contexts":[{"name":"p"}]})"));                // neither
+  CHECK_FALSE(ParseContextEgress(R"({"contexts":[{"name":"p","path":"short"}]})"));  // too short
+  CHECK(ParseContextEgress(R"({"contexts":[{"name":"d","path":"0123456789abcdef0"}]})"));
+  std::filesystem::remove(file);
+}
+
 }  // namespace sandshim::net
