@@ -29,18 +29,6 @@ std::vector<std::string> WithErrorLog(std::vector<std::string> argv, const std::
   return argv;
 }
 
-// runsc truncates and chowns regular files it is handed as stdout/stderr, destroying what the
-// caller had written before. In append mode it leaves them alone.
-void ProtectStdio(const std::vector<int>& fds = {1, 2}) {
-  for (int fd : fds) {
-    if (fd != 1 && fd != 2) continue;
-    struct stat st;
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    int fl = ::fcntl(fd, F_GETFL);
-    if (fl >= 0 && !(fl & O_APPEND)) ::fcntl(fd, F_SETFL, fl | O_APPEND);
-  }
-}
-
 // runsc fchowns the stdio it is handed to the sandbox user (measured: `</dev/null` left the
 // host's /dev/null owned by nobody). A device that is not a terminal is swapped for a private
 // node of the same device, made next to our state and unlinked at once: runsc may chown that.
@@ -66,6 +54,16 @@ void LogArgv(const std::vector<std::string>& argv) {
 }
 
 }  // namespace
+
+void ProtectStdio(const std::vector<int>& fds) {
+  for (int fd : fds) {
+    if (fd < 0) continue;
+    struct stat st;
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    int fl = ::fcntl(fd, F_GETFL);
+    if (fl >= 0 && (fl & O_ACCMODE) != O_RDONLY && !(fl & O_APPEND)) ::fcntl(fd, F_SETFL, fl | O_APPEND);
+  }
+}
 
 std::string Client::LastLoggedError() {
   auto text = fs::ReadFile(error_log_);

@@ -57,4 +57,11 @@ class Client {
   std::filesystem::path error_log_;
 };
 
+// Regular files among fds (a caller's stdout and stderr) in append mode. runsc truncates and
+// chowns regular files it is handed as stdout/stderr, destroying what the caller had written
+// before; and the Sentry writes a host file it is handed from its own offset, which starts at
+// 0, not at the caller's (measured: `(echo before; sandshim exec c echo inside) >f` left
+// "inside" over "before"). In append mode both leave what is there and write after it.
+void ProtectStdio(const std::vector<int>& fds = {1, 2});
+
 }  // namespace sandshim::runsc

@@ -208,6 +208,7 @@ Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecThroughControl(const C
   // numbers them by position): stdio, then the extra ones as 3, 4, ...
   std::vector<int> files(stdio.fds.begin(), stdio.fds.end());
   files.insert(files.end(), stdio.extra.begin(), stdio.extra.end());
+  runsc::ProtectStdio({stdio.fds[1], stdio.fds[2]});
   auto answer = conn->Call("containerManager.ExecuteAsync", *args, files);
   if (!answer) {
     // The Sentry's words for a command that is not there (what a shell reports as 127).

@@ -6,6 +6,8 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <charconv>
+
 #include "bundle/spec.h"
 #include "shim/core/fault.h"
 #include "shim/core/fs.h"
@@ -103,11 +105,9 @@ int AskedSpareDepth(const std::filesystem::path& session_dir) {
   auto text = fs::ReadFile(SparesDir(session_dir) / "depth");
   if (!text) return 0;
   int d = 0;
-  for (char c : *text) {
-    if (c < '0' || c > '9' || d > kMaxSpareDepth) return 0;  // not ours: as if none was asked for
-    d = d * 10 + (c - '0');
-  }
-  return d >= 1 && d <= kMaxSpareDepth ? d : 0;
+  auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), d);
+  bool whole = ec == std::errc() && end == text->data() + text->size();
+  return whole && d >= 1 && d <= kMaxSpareDepth ? d : 0;  // not ours: as if none was asked for
 }
 
 Status StartRefill(const std::vector<std::string>& argv, bool wait) {

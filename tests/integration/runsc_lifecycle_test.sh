@@ -256,7 +256,15 @@ check_stdout_file_not_truncated() {
   ss run --bundle "$b" "$(uniq_name trunc)" 1>&3 || return $(fail "run failed")
   exec 3>&-
   assert_eq "before from-container" "$(echo $(cat "$WORK/out.txt"))" "appended output" || return
-  assert_eq "before from-container" "$(echo $(cat "$WORK/out2.txt"))" "output file kept what was there"
+  assert_eq "before from-container" "$(echo $(cat "$WORK/out2.txt"))" "output file kept what was there" || return
+  # exec (the sandbox's control server): the Sentry wrote a handed host file from offset 0,
+  # over what the caller's shell had written before (as runc does: after it).
+  local id=$(uniq_name trunc)
+  b=$(bundle_with trunc-exec '.process.args = ["sleep","30"]')
+  ss run -d --bundle "$b" "$id" </dev/null >/dev/null 2>&1 || return $(fail "run -d failed")
+  { echo before; ss exec "$id" echo from-exec; echo after; } >"$WORK/out3.txt"
+  ss delete --force "$id" >/dev/null 2>&1
+  assert_eq "before from-exec after" "$(echo $(cat "$WORK/out3.txt"))" "exec's output after what the shell wrote"
 }
 
 check_dev_null_owner() {
