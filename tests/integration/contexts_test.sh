@@ -645,6 +645,40 @@ check_spare_crash_gc() {
 
 # The create that starts the detached refill returns at once to a caller that captures its
 # output through pipes (Python's capture_output, bash's $( )): the refill holds none of them.
+# gVisor: the relay's side of the path line, from the relay's own namespace (where the
+# sandbox's link ends): a key that names no context and a context's key with another
+# context's credentials are refused; the platform's key with its own credentials passes
+# (control). A key sent twice (a context's code writing one after its outside half's) is a
+# malformed request.
+check_path_line_forgery() {
+  local sid=$(uniq_name path) ws=$WORK/ws-path out
+  mkdir -p "$ws" && chmod 777 "$ws"
+  S --backend gvisor session create "$sid" --rootfs "$WORK/rootfs" --workspace "$ws" --network proxy \
+    --allow-domain session.test >/dev/null || return $(fail "session create")
+  S session context create "$sid" platform --allow-domain platform.test >/dev/null &&
+    S session context create "$sid" user >/dev/null || { S session delete "$sid"; return $(fail "context create"); }
+  local dir=$ROOT/@sessions/$sid pcred ucred
+  pcred=$(S session exec --context platform "$sid" -- sh -c 'echo "$http_proxy"') pcred=${pcred#http://} pcred=${pcred%@*}
+  ucred=$(S session exec --context user "$sid" -- sh -c 'echo "$http_proxy"') ucred=${ucred#http://} ucred=${ucred%@*}
+  out=$(nsenter --net="$dir/relay.netns" python3 - "$(cat "$dir/contexts/platform/path")" "$pcred" "$ucred" <<'PY'
+import base64, socket, sys
+key, pcred, ucred = sys.argv[1], sys.argv[2], sys.argv[3]
+def ask(prefix, cred):
+    s = socket.create_connection(("10.200.0.1", 3128), timeout=10)
+    auth = "Proxy-Authorization: Basic " + base64.b64encode(cred.encode()).decode() + "\r\n" if cred else ""
+    s.sendall((prefix + "GET http://platform.test/ HTTP/1.1\r\nHost: platform.test\r\n" + auth + "\r\n").encode())
+    head = s.recv(4096).decode(errors="replace").split("\r\n")[0]
+    s.close()
+    return head.split(" ")[1] if " " in head else "none"
+line = "SSHIM-PATH " + key + "\r\n"
+print(ask(line, pcred), ask("SSHIM-PATH " + "0" * 64 + "\r\n", pcred), ask(line, ucred), ask(line + line, pcred))
+PY
+  )
+  S session delete "$sid" >/dev/null || return $(fail "session delete")
+  # 502: allowed, then the name does not resolve (no such host): the control.
+  assert_eq "502 403 403 400" "$out" "platform key+creds, unknown key, platform key+user creds, two path lines"
+}
+
 check_spare_capture_no_hang() {
   local sid=$(uniq_name spare-pipe) rc=0 out
   mkdir -p "$WORK/ws-$sid" && chmod 777 "$WORK/ws-$sid"
@@ -746,6 +780,7 @@ if command -v runsc >/dev/null && [[ " $backends " == *" gvisor "* ]]; then
   run_check "contexts on gvisor: session delete with a spare refill in flight leaves nothing" check_spare_delete_in_flight
   run_check "contexts on gvisor: a killed refill or claim leaves nothing after gc" check_spare_crash_gc
   run_check "contexts on gvisor: a caller capturing create's output does not wait for the refill" check_spare_capture_no_hang
+  run_check "contexts on gvisor: the relay refuses a forged or unknown path line" check_path_line_forgery
 fi
 [[ " $backends " == *" native "* ]] &&
   run_check "contexts on native: a killed context create (namespace, relay) leaves nothing after gc" check_native_proxy_crash
