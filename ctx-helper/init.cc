@@ -47,8 +47,9 @@ int Upstream(const sockaddr_in& target, const std::string& path_line) {
   return -1;
 }
 
-// The path line from kPathFile ("" without one: a session whose relay reads none), which then
-// goes from the context's view (while CAP_SYS_ADMIN is held): the key is the host's to give.
+// The path line from kPathFile ("" without one: a session whose relay reads none). The file
+// is unmounted where the Sentry lets us (this one keeps it: root in the context can read its
+// own key, which gets it nothing: every connection of the context's starts with our line).
 std::string LoadPathLine() {
   int fd = ::open(kPathFile, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return "";
