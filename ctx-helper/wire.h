@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sandshim::ctx {
@@ -45,8 +46,8 @@ inline constexpr uint32_t kMaxRequest = 4u << 20;
 // read-only here holds a key (64 hex digits) made with the context's container; the outside
 // half starts every connection it makes to the relay with "SSHIM-PATH <key>\r\n", and the
 // relay, which the session layer told which context holds that key, takes the connection as
-// that context's whatever credentials it then sends (net/context_egress.h reads the line).
+// that context's whatever credentials it then sends (net/proxy_server.cc reads the line).
 inline constexpr const char* kPathFile = "/.sshim/path";
-inline constexpr const char* kPathLinePrefix = "SSHIM-PATH ";
+inline constexpr std::string_view kPathLinePrefix = "SSHIM-PATH ";
 
 }  // namespace sandshim::ctx

@@ -9,7 +9,7 @@
 // File shape: {"contexts": [{"name": "platform", "token": "...", "path": "...",
 // "allow_domains": [...], "deny_domains": [...]}]}. A context without rules of its own gets
 // the session's. "path" (gVisor): the key its container's outside half starts every relay
-// connection with (kPathLinePrefix KEY CRLF): such a connection is that context's, and
+// connection with (ctx::kPathLinePrefix KEY CRLF, ctx-helper/wire.h): such a connection is that context's, and
 // credentials of another context on it are refused (403 context-path), as on a native
 // context's own relay. The default context has a path and no token.
 #pragma once
@@ -28,9 +28,6 @@
 #include "shim/net/domain_rules.h"
 
 namespace sandshim::net {
-
-// The line a gVisor context's outside half starts its relay connections with (ctx-helper/wire.h).
-inline constexpr std::string_view kPathLinePrefix = "SSHIM-PATH ";
 
 struct ContextEgressEntry {
   std::string token;  // empty: no credentials name this context (the default one)

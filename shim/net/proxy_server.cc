@@ -11,6 +11,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include "ctx-helper/wire.h"
 #include "shim/core/log.h"
 #include "shim/net/http_request.h"
 
@@ -133,10 +134,10 @@ class Conn : public std::enable_shared_from_this<Conn> {
   // else is a request as it is (a process in the sandbox's root namespace: no context's).
   void ReadPathLine() {
     auto have = std::string_view(static_cast<const char*>(buf_.data().data()), buf_.size());
-    auto prefix = kPathLinePrefix.substr(0, std::min(have.size(), kPathLinePrefix.size()));
+    auto prefix = ctx::kPathLinePrefix.substr(0, std::min(have.size(), ctx::kPathLinePrefix.size()));
     if (have.substr(0, prefix.size()) != prefix) return ReadHead();
-    if (auto eol = have.find("\r\n"); have.size() >= kPathLinePrefix.size() && eol != std::string_view::npos) {
-      auto who = srv_->opts.contexts->ContextOfPath(have.substr(kPathLinePrefix.size(), eol - kPathLinePrefix.size()));
+    if (auto eol = have.find("\r\n"); have.size() >= ctx::kPathLinePrefix.size() && eol != std::string_view::npos) {
+      auto who = srv_->opts.contexts->ContextOfPath(have.substr(ctx::kPathLinePrefix.size(), eol - ctx::kPathLinePrefix.size()));
       buf_.consume(eol + 2);
       if (!who) return Reply(403, "the connection's context path names no context of this session", "deny", "context-path");
       path_context_ = *who;
