@@ -110,7 +110,7 @@ ProbeResult RunProbe(const std::string& binary, const std::filesystem::path& cac
                      ControlNetnsKeeper& keeper) {
   ProbeResult r;
   r.binary = binary;
-  auto ver = process::Run({.argv = {binary, "--version"}, .timeout = std::chrono::seconds(10)});
+  auto ver = process::Run({.argv = {binary, "--version"}, .input = "", .timeout = std::chrono::seconds(10)});
   if (!ver || !ver->Success()) {
     r.error = binary + " --version failed";
     return r;

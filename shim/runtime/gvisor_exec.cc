@@ -221,8 +221,13 @@ Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecThroughControl(const C
   runsc::ProtectStdio({stdio.fds[1], stdio.fds[2]});
   auto answer = conn->Call("containerManager.ExecuteAsync", *args, files);
   if (!answer) {
-    // The Sentry's words for a command that is not there (what a shell reports as 127).
-    bool missing = answer.error().msg.find("error finding executable") != std::string::npos;
+    // The Sentry's words for a command that is not there (what a shell reports as 127): by
+    // name ("error finding executable") or by path ("failed to load /x: no such file or
+    // directory"), on 2022's and 2024's runsc alike.
+    const auto& msg = answer.error().msg;
+    bool missing = msg.find("error finding executable") != std::string::npos ||
+                   (msg.find("failed to load") != std::string::npos &&
+                    msg.find("no such file or directory") != std::string::npos);
     return MakeError(answer.error().msg, missing ? ENOENT : answer.error().err_no);
   }
   boost::system::error_code ec;
