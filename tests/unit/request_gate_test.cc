@@ -109,7 +109,8 @@ TEST_CASE("request gate: property: deny by default: only the secret's header, in
       // Case alone: the header; '_', '.', '~', '+' or whitespace: a header origins disagree on.
       bool plain = spelled.find_first_of("_.~+ \t") == std::string::npos;
       CHECK_MESSAGE(v.refused() != plain, spelled);
-      CHECK(Carries(v, "token v-token") == plain);
+      // (Authorization is KEY's template here: the client's is replaced whatever it held.)
+      if (name != "authorization") CHECK(Carries(v, "token v-token") == plain);
     }
   for (std::string_view name : {"x-token", "x-custom", "cookie", "content-type", "accept", "x-debug", "x-echo-me",
                                 "link", "x-original-url", "destination", "location"}) {
