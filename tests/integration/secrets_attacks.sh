@@ -131,7 +131,8 @@ check_reflection_attacks() { # BACKEND: header spellings against wsgiref and Nod
 }
 
 check_scope_attacks() { # BACKEND: a POST /v1/ secret never reaches another path or method (run after the above)
-  local BE=$1 d=$WORK/attacks-$BE s f leaks="" bad=""
+  local BE=$1 d s f leaks="" bad=""
+  d=$WORK/attacks-$BE
   backend_ok "$BE" || return $(skip "no runsc")
   [ -d "$d" ] || return $(fail "$BE: the attack run did not happen")
   for s in $WSGI_HTTPS $NODE_HTTPS; do  # control: in scope, over TLS, the echo shows SCOPED's value
