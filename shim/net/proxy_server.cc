@@ -123,6 +123,11 @@ class Conn : public std::enable_shared_from_this<Conn> {
     if (ec) return Reply(400, "malformed request: " + ec.message(), "error", "malformed");
     auto head = HeadOf(*parser_);
     rec_.method = head.method;
+    // Where it asks to go, for the audit line of any refusal, the credentials' included (the gate parses it again).
+    auto t = head.method == "CONNECT" ? ParseConnectTarget(head.target) : ParseAbsoluteTarget(head.target);
+    if (!t) return Reply(400, t.error().msg, "error", "malformed");
+    rec_.host = t->host;
+    rec_.port = t->port;
     auto who = WhoAsks(std::string_view(parser_->get()[http::field::proxy_authorization]));
     if (!who) return;
     verdict_ = GateProxyRequest(head, *who, srv_->opts.secrets ? &srv_->opts.secrets->book : nullptr);
