@@ -8,6 +8,8 @@
 #           verified TLS to the origin).
 # The client is the same Python for every path, one new connection per request.
 #   REQUESTS (default 200) per latency series; BULK_BYTES (default 256 MiB) per transfer; ROUNDS (3).
+#   OLD_SANDSHIM_BIN: an older build, run beside the new one as a third "secrets" proxy with the
+#   same rules and value, interleaved in the same rounds: injection's cost, old against new.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -35,9 +37,10 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -su
   -keyout "$W/sca.key" -out "$W/sca.pem" 2>/dev/null
 cat "$W/oca.pem" "$W/sca.pem" >"$W/client-trust.pem"  # the client trusts both (direct, tunnel, intercepted)
 head -c 40 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$W/value"
-echo '[{"name":"BENCH","hosts":["bench.test"],"header":"Authorization: Bearer {}","placeholder":"sshim-secret-0123456789abcdef0123456789abcdef"}]' >"$W/rules.json"
-
 HP=$(free_port) SP=$(free_port)
+# Plain HTTP injection is opt-in (scheme=http, the port named); older builds ignore "schemes".
+echo '[{"name":"BENCH","hosts":["bench.test:'"$HP"'","bench.test:'"$SP"'"],"schemes":["http","https"],"header":"Authorization: Bearer {}","placeholder":"sshim-secret-0123456789abcdef0123456789abcdef"}]' >"$W/rules.json"
+OLD=${OLD_SANDSHIM_BIN:-}
 python3 "$here/secrets_bench.py" origin "$HP" & PIDS+=($!)
 python3 "$here/secrets_bench.py" origin "$SP" "$W/srv.pem" "$W/srv.key" & PIDS+=($!)
 COMMON=(--allow-domain bench.test --resolve bench.test=127.0.0.1 --allow-cidr 127.0.0.1/32)
@@ -47,8 +50,19 @@ PIDS+=($!)
   --secrets "$W/rules.json" --secrets-socket "$W/control.sock" --secrets-ca-key "$W/sca.key" \
   --secrets-ca-cert "$W/sca.pem" --secrets-trust "$W/oca.pem" 2>"$W/sec.log" &
 PIDS+=($!)
+if [ -n "$OLD" ]; then
+  "$OLD" proxy --listen 127.0.0.1:0 --pid-file "$W/old.pid" "${COMMON[@]}" --audit "$W/old.audit" \
+    --secrets "$W/rules.json" --secrets-socket "$W/old.sock" --secrets-ca-key "$W/sca.key" \
+    --secrets-ca-cert "$W/sca.pem" --secrets-trust "$W/oca.pem" 2>"$W/old.log" &
+  PIDS+=($!)
+fi
 for _ in $(seq 50); do [ -s "$W/plain.pid" ] && [ -s "$W/sec.pid" ] && [ -S "$W/control.sock" ] && break; sleep 0.1; done
 py set "$W/control.sock" BENCH "$W/value" || { cat "$W/sec.log"; exit 1; }
+if [ -n "$OLD" ]; then
+  for _ in $(seq 50); do [ -s "$W/old.pid" ] && [ -S "$W/old.sock" ] && break; sleep 0.1; done
+  py set "$W/old.sock" BENCH "$W/value" || { cat "$W/old.log"; exit 1; }
+  OLDP=127.0.0.1:$(jq -r .listen "$W/old.pid" | sed 's/.*://')
+fi
 PLAIN=127.0.0.1:$(jq -r .listen "$W/plain.pid" | sed 's/.*://')
 SEC=127.0.0.1:$(jq -r .listen "$W/sec.pid" | sed 's/.*://')
 T=$W/client-trust.pem
@@ -60,8 +74,10 @@ for scheme in http https; do
   [ $scheme = https ] && port=$SP
   url=$scheme://bench.test:$port/small
   py latency "$url" 10 "$T" "$SEC" >/dev/null  # warm: the leaf is minted on first use
+  [ -z "$OLD" ] || py latency "$url" 10 "$T" "$OLDP" >/dev/null
   for r in $(seq "$ROUNDS"); do  # interleaved, so machine noise hits every path alike
     L[$scheme-direct]+="$(lat "$url") " L[$scheme-plain]+="$(lat "$url" "$PLAIN") " L[$scheme-secret]+="$(lat "$url" "$SEC") "
+    [ -z "$OLD" ] || L[$scheme-old]+="$(lat "$url" "$OLDP") "
   done
 done
 best() { tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -n | head -1; }
@@ -79,7 +95,11 @@ for scheme in http https; do
   d=$(best "${L[$scheme-direct]}") p=$(best "${L[$scheme-plain]}") s=$(best "${L[$scheme-secret]}")
   printf '  %-5s direct %7.3f  proxy %7.3f  proxy+secret %7.3f  injection adds %+7.3f ms over the proxy (%.2fx), %+7.3f over direct\n' \
     "$scheme" "$d" "$p" "$s" "$(echo "$s - $p" | bc)" "$(echo "scale=3; $s / $p" | bc)" "$(echo "$s - $d" | bc)"
+  [ -z "$OLD" ] || { o=$(best "${L[$scheme-old]}")
+    printf '  %-5s old build: proxy+secret %7.3f, injection adds %+7.3f ms; new minus old %+7.3f ms\n' \
+      "$scheme" "$o" "$(echo "$o - $p" | bc)" "$(echo "$s - $o" | bc)"; }
 done
+[ -z "$OLD" ] || grep -q '"decision":"inject"' "$W/old.audit" || { echo "secrets_bench: the old build injected nothing"; exit 1; }
 d=$(med "${B[direct]}") t=$(med "${B[tunnel]}") i=$(med "${B[intercept]}")
 printf 'HTTPS download %d MiB, median of %d (MB/s): direct %.1f  opaque tunnel %.1f (%.3fx)  intercepted %.1f (%.3fx of direct, %.3fx of tunnel)\n' \
   "$((BULK_BYTES >> 20))" "$ROUNDS" "$d" "$t" "$(echo "scale=3; $t / $d" | bc)" "$i" "$(echo "scale=3; $i / $d" | bc)" \

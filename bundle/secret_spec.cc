@@ -25,6 +25,7 @@ std::string HeaderName(std::string_view header) { return std::string(header.subs
 
 Status CheckHeaderTemplate(std::string_view header) {
   auto colon = header.find(':');
+  if (colon == std::string_view::npos && IsToken(header)) return Ok();  // a bare header name
   if (colon == std::string_view::npos || !IsToken(header.substr(0, colon)))
     return MakeError("header template \"" + std::string(header) + "\": want \"Name: text {}\"", EINVAL);
   for (char c : header)
@@ -39,7 +40,7 @@ Status CheckHeaderTemplate(std::string_view header) {
 Result<SecretSpec> ParseSecretSpec(std::string_view text) {
   auto bad = [&](const std::string& why) {
     return MakeError("--secret \"" + std::string(text.substr(0, text.find(':'))) + ":...\": " + why +
-                         " (want NAME:host=HOST[,host=HOST][:header=Name: text {}])",
+                         " (want NAME:host=HOST[,path=/PREFIX][,method=M][,scheme=http][:header=Name: text {}])",
                      EINVAL);
   };
   SecretSpec s;
@@ -48,20 +49,26 @@ Result<SecretSpec> ParseSecretSpec(std::string_view text) {
   s.name = std::string(text.substr(0, colon));
   TRY(CheckName(s.name, "--secret"));
   std::string_view rest = text.substr(colon + 1);
-  std::string_view hosts = rest;
+  std::string_view items = rest;
   if (auto h = rest.find(":header="); h != std::string_view::npos) {
-    hosts = rest.substr(0, h);
+    items = rest.substr(0, h);
     s.header = std::string(rest.substr(h + 8));
     if (auto st = CheckHeaderTemplate(s.header); !st) return bad(st.error().msg);
   }
-  if (!hosts.starts_with("host=")) return bad("no hosts");
+  if (!items.starts_with("host=")) return bad("no hosts");
+  std::vector<std::string>* into = &s.hosts;
   size_t start = 0;
-  while (start <= hosts.size()) {
-    size_t end = std::min(hosts.find(',', start), hosts.size());
-    auto item = hosts.substr(start, end - start);
-    if (item.starts_with("host=")) item.remove_prefix(5);
-    if (item.empty()) return bad("an empty host");
-    s.hosts.emplace_back(item);
+  while (start <= items.size()) {
+    size_t end = std::min(items.find(',', start), items.size());
+    auto item = items.substr(start, end - start);
+    for (auto [key, list] : {std::pair{"host=", &s.hosts}, {"path=", &s.paths}, {"method=", &s.methods},
+                             {"scheme=", &s.schemes}})
+      if (item.starts_with(key)) {
+        item.remove_prefix(std::string_view(key).size());
+        into = list;
+      }
+    if (item.empty()) return bad("an empty item");
+    into->emplace_back(item);
     start = end + 1;
   }
   return s;

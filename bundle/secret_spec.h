@@ -17,8 +17,10 @@ namespace sandshim::bundle {
 struct SecretSpec {
   std::string name;
   std::vector<std::string> hosts;  // domain-rule forms: api.github.com, *.openai.com, host:443
-  std::string header;              // "Name: text {} text", or empty: replace the placeholder
+  std::string header;              // "Name: text {} text", "Name" (the one header for the placeholder), or empty
   std::string placeholder;         // made per session by the session layer
+  // Scope (docs/SECRETS.md): request-path prefixes, methods, and schemes (empty: https only).
+  std::vector<std::string> paths, methods, schemes;
 };
 
 enum class SecretSourceKind { kFile, kFd, kEnv };
@@ -29,12 +31,16 @@ struct SecretSource {
   std::string where;  // path, fd number or variable name
 };
 
-// "NAME:host=api.example.com[,host=*.x.com][:header=Authorization: Bearer {}]" (the header
-// template takes the rest of the text, colons included; "host=a,b" also lists two hosts).
+// "NAME:host=api.example.com[,host=*.x.com][,path=/v1/][,method=POST][,scheme=http]
+// [:header=Authorization: Bearer {}]" (the header template, or a bare header name, takes the
+// rest of the text, colons included; an item without "key=" continues the previous key, so
+// "host=a,b" lists two hosts). What the scope means is checked by the proxy's rules
+// (net::CheckSecretScope, at session create).
 Result<SecretSpec> ParseSecretSpec(std::string_view text);
 // "NAME=PATH" / "NAME=FD" / "NAME=VAR" for --secret-file / --secret-fd / --secret-env.
 Result<SecretSource> ParseSecretSource(SecretSourceKind kind, std::string_view text);
-// A header template: a token name, ": ", exactly one "{}", no control characters.
+// A header template: a token name, ": ", exactly one "{}", no control characters; or a bare
+// token name (no ':', no "{}").
 Status CheckHeaderTemplate(std::string_view header);
 // The text before the first ':' of a template ("Authorization").
 std::string HeaderName(std::string_view header);

@@ -53,15 +53,16 @@ Status ApplySecretsJson(const json::value& v, SessionProfile* p) {
   for (const auto& e : v.as_array()) {
     if (!e.is_object()) return MakeError(shape, EINVAL);
     std::string name, header;
-    std::vector<std::string> hosts;
+    std::vector<std::string> hosts, paths, methods, schemes;
     std::optional<std::pair<SecretSourceKind, std::string>> source;
     for (const auto& [k, f] : e.as_object()) {
       std::string key = "secrets." + std::string(k);
       if (k == "name") name = TRY(Str(f, key));
       else if (k == "header") header = TRY(Str(f, key));
-      else if (k == "hosts") {
+      else if (k == "hosts" || k == "paths" || k == "methods" || k == "schemes") {
         if (!f.is_array()) return MakeError("profile: \"" + key + "\" must be an array of strings", EINVAL);
-        for (const auto& h : f.as_array()) hosts.push_back(TRY(Str(h, key)));
+        auto& list = k == "hosts" ? hosts : k == "paths" ? paths : k == "methods" ? methods : schemes;
+        for (const auto& h : f.as_array()) list.push_back(TRY(Str(h, key)));
       } else if (k == "from_file" || k == "from_env" || k == "from_fd") {
         auto kind = k == "from_file" ? SecretSourceKind::kFile : k == "from_env" ? SecretSourceKind::kEnv : SecretSourceKind::kFd;
         std::string where = f.is_int64() ? std::to_string(f.as_int64()) : TRY(Str(f, key));
@@ -72,6 +73,8 @@ Status ApplySecretsJson(const json::value& v, SessionProfile* p) {
     }
     std::string text = name + ":host=";
     for (size_t i = 0; i < hosts.size(); ++i) text += (i ? "," : "") + hosts[i];
+    for (auto [key, list] : {std::pair{"path=", &paths}, {"method=", &methods}, {"scheme=", &schemes}})
+      for (const auto& item : *list) text += "," + std::string(key) + item;
     if (!header.empty()) text += ":header=" + header;
     p->secrets.push_back(TRY(ParseSecretSpec(text)));
     if (source) p->secret_sources.push_back(TRY(ParseSecretSource(source->first, name + "=" + source->second)));
@@ -168,7 +171,9 @@ static json::value PolicySummary(const std::string& text) {
 static json::array SecretsSummary(const std::vector<SecretSpec>& secrets) {
   json::array out;
   for (const auto& s : secrets)
-    out.push_back(json::object{{"name", s.name}, {"hosts", json::value_from(s.hosts)}, {"header", s.header}});
+    out.push_back(json::object{{"name", s.name}, {"hosts", json::value_from(s.hosts)}, {"header", s.header},
+                               {"paths", json::value_from(s.paths)}, {"methods", json::value_from(s.methods)},
+                               {"schemes", json::value_from(s.schemes.empty() ? std::vector<std::string>{"https"} : s.schemes)}});
   return out;
 }
 

@@ -13,6 +13,7 @@ RUNTIME_PKGS=(runsc runc crun docker.io containerd podman skopeo busybox-static
   iproute2 iptables procps psmisc jq util-linux bc python3 debootstrap zstd
   curl  # egress_test.sh: plain HTTP and CONNECT through the proxy
   debian-archive-keyring  # fetch-runsc-trixie.sh: Debian 13's runsc for the test matrix
+  nodejs  # secrets_test.sh: a second real origin server (Node's http) beside Python's
   containernetworking-plugins python3-grpcio)  # cri_test.sh: pod networks (bridge, host-local, loopback), the CRI client
 
 missing=()

@@ -13,7 +13,11 @@
 
 #include "ctx-helper/wire.h"
 #include "shim/core/log.h"
+#include "shim/net/beast_head.h"
 #include "shim/net/http_request.h"
+#include "shim/net/origin_writer.h"
+#include "shim/net/request_gate.h"
+#include "shim/net/tunnel_dir.h"
 
 namespace sandshim::net {
 
@@ -23,44 +27,6 @@ namespace http = beast::http;
 using asio::ip::tcp;
 using boost::system::error_code;
 using Clock = std::chrono::steady_clock;
-
-static std::string Base64(std::string_view in) {
-  static const char* k = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    uint32_t v = uint8_t(in[i]) << 16 | uint8_t(in[i + 1]) << 8 | uint8_t(in[i + 2]);
-    for (int s = 18; s >= 0; s -= 6) out += k[(v >> s) & 63];
-  }
-  if (i < in.size()) {
-    uint32_t v = uint8_t(in[i]) << 16 | (i + 1 < in.size() ? uint8_t(in[i + 1]) << 8 : 0);
-    out += k[(v >> 18) & 63];
-    out += k[(v >> 12) & 63];
-    out += i + 1 < in.size() ? k[(v >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
-
-Result<UpstreamProxy> ParseProxyUrl(const std::string& url) {
-  UpstreamProxy u;
-  std::string_view s = url;
-  if (s.rfind("http://", 0) != 0) return MakeError("--proxy '" + url + "': only http:// upstream proxies", EINVAL);
-  s.remove_prefix(7);
-  if (auto slash = s.find('/'); slash != std::string_view::npos) s = s.substr(0, slash);
-  if (auto at = s.rfind('@'); at != std::string_view::npos) {
-    u.authorization = "Basic " + Base64(s.substr(0, at));
-    s = s.substr(at + 1);
-  }
-  // Reuse the CONNECT authority parser; the port is optional here.
-  auto t = ParseConnectTarget(s.find(':') == std::string_view::npos || (s.front() == '[' && s.back() == ']')
-                                  ? std::string(s) + ":80"
-                                  : std::string(s));
-  if (!t) return t.error().Wrap("--proxy '" + url + "'");
-  u.host = t->host;
-  u.port = t->port;
-  return u;
-}
 
 struct ProxyServer::Impl : std::enable_shared_from_this<Impl> {
   asio::io_context& io;
@@ -81,26 +47,6 @@ struct ProxyServer::Impl : std::enable_shared_from_this<Impl> {
 
 namespace {
 
-constexpr size_t kPipeSize = 1 << 20;
-// Per direction per tunnel, allocated when the tunnel starts: 512 tunnels cost 256 MiB at most.
-constexpr size_t kCopyBuf = 256 << 10;
-
-const char* StatusText(int status) {
-  switch (status) {
-    case 200: return "Connection established";
-    case 400: return "Bad Request";
-    case 403: return "Forbidden";
-    case 407: return "Proxy Authentication Required";
-    case 408: return "Request Timeout";
-    case 411: return "Length Required";
-    case 431: return "Request Header Fields Too Large";
-    case 502: return "Bad Gateway";
-    case 503: return "Service Unavailable";
-    case 504: return "Gateway Timeout";
-  }
-  return "Error";
-}
-
 std::string EndpointText(const tcp::socket& s) {
   error_code ec;
   auto ep = s.remote_endpoint(ec);
@@ -118,9 +64,7 @@ class Conn : public std::enable_shared_from_this<Conn> {
     if (counted_) ++srv_->active;
   }
   ~Conn() {
-    for (auto* d : {&up_, &down_})
-      for (int fd : d->pipe)
-        if (fd >= 0) ::close(fd);
+    for (auto& [k, v] : verdict_.headers) Wipe(v.data(), v.size());  // refused after the gate
     if (counted_) --srv_->active;
   }
 
@@ -168,18 +112,6 @@ class Conn : public std::enable_shared_from_this<Conn> {
   }
 
  private:
-  struct Dir {
-    int pipe[2] = {-1, -1};
-    size_t held = 0;  // bytes read from src, not yet written to dst
-    bool eof = false, done = false;
-    uint64_t bytes = 0;
-    std::vector<char> copybuf;
-    size_t off = 0;
-    // Bytes still to be read from src and forwarded; unset: no limit (CONNECT tunnels and
-    // answers). A plain-HTTP request's body: nothing after it is read.
-    std::optional<uint64_t> limit;
-  };
-
   void OnHead(error_code ec) {
     if (ec == http::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset) {
       return Close();  // opened and closed without a request: nothing to decide or audit
@@ -189,51 +121,50 @@ class Conn : public std::enable_shared_from_this<Conn> {
                    "max-header-bytes");
     if (ec == beast::error::timeout) return Reply(408, "no complete request head in time", "error", "header-timeout");
     if (ec) return Reply(400, "malformed request: " + ec.message(), "error", "malformed");
-    auto& req = parser_->get();
-    rec_.method = std::string(req.method_string());
-    std::string_view target(req.target().data(), req.target().size());
-    connect_ = req.method() == http::verb::connect;
-    auto t = connect_ ? ParseConnectTarget(target) : ParseAbsoluteTarget(target);
+    auto head = HeadOf(*parser_);
+    rec_.method = head.method;
+    // Where it asks to go, for the audit line of any refusal, the credentials' included (the gate parses it again).
+    auto t = head.method == "CONNECT" ? ParseConnectTarget(head.target) : ParseAbsoluteTarget(head.target);
     if (!t) return Reply(400, t.error().msg, "error", "malformed");
-    target_ = std::move(*t);
-    rec_.host = target_.host;
-    rec_.port = target_.port;
-    const DomainRules* rules = &srv_->opts.rules;
-    if (srv_->opts.contexts) {  // which context asks: its rules (Proxy-* never goes upstream)
-      auto who = srv_->opts.contexts->Identify(std::string_view(req[http::field::proxy_authorization]));
-      if (!who) return Reply(407, who.error().msg, "deny", "context-credentials");
-      const auto& bound = path_context_.empty() ? srv_->opts.bound_context : path_context_;
-      if (!bound.empty() && who->context != bound) {
-        rec_.context = bound;  // who asks is the path's context, whatever it sent
-        return Reply(403, "credentials of context " + who->context + " used from context " + bound, "deny", "context-path");
-      }
-      rec_.context = who->context;
-      if (who->rules) rules = who->rules;
-    }
-    auto d = rules->Decide(target_.host, target_.port);
-    rec_.rule = d.rule;
-    if (!d.allowed) return Reply(403, d.reason, "deny", d.rule);
-    reason_ = d.reason;
-    if (!connect_ && !ApplySecrets()) return;
-    intercept_ = connect_ && srv_->opts.secrets && srv_->opts.secrets->book.Intercepts(target_.host, target_.port);
-    if (!connect_) {
-      auto length = parser_->content_length();
-      auto body = PlainBodyLength(req.count(http::field::transfer_encoding) > 0, length.has_value(), length.value_or(0));
-      if (!body) return Reply(411, body.error().msg, "error", "transfer-encoding");
-      up_.limit = *body;
-    }
-    bool ip_literal = IsIpLiteral(target_.host);
-    if (ip_literal) {
+    rec_.host = t->host;
+    rec_.port = t->port;
+    auto who = WhoAsks(std::string_view(parser_->get()[http::field::proxy_authorization]));
+    if (!who) return;
+    verdict_ = GateProxyRequest(head, *who, srv_->opts.secrets ? &srv_->opts.secrets->book : nullptr);
+    for (auto& [k, v] : head.headers) Wipe(v.data(), v.size());
+    rec_.host = verdict_.target.host;
+    rec_.port = verdict_.target.port;
+    if (verdict_.refused()) return Reply(verdict_.status, verdict_.reason, verdict_.decision, verdict_.rule);
+    rec_.rule = verdict_.rule;
+    reason_ = verdict_.reason;
+    const auto& host = verdict_.target.host;
+    up_.limit = verdict_.connect ? std::nullopt : std::optional<uint64_t>(verdict_.body);
+    if (IsIpLiteral(host)) {
       // An IP literal needs no resolution, and is checked even when an upstream proxy
       // resolves names: the address is known here.
-      auto a = ParseAddress(target_.host);
+      auto a = ParseAddress(host);
       if (!a) return Reply(400, a.error().msg, "error", "malformed");
       return OnResolved(Addresses{*a});
     }
     if (!srv_->opts.upstream.empty()) return ConnectUpstream();
-    srv_->resolver->Resolve(target_.host, [self = shared_from_this()](Result<Addresses> r) {
-      self->OnResolved(std::move(r));
-    });
+    srv_->resolver->Resolve(host, [self = shared_from_this()](Result<Addresses> r) { self->OnResolved(std::move(r)); });
+  }
+
+  // Which context asks, and with which rules (Proxy-* never goes upstream); nullopt: refused.
+  std::optional<Asker> WhoAsks(std::string_view proxy_authorization) {
+    Asker a{"", &srv_->opts.rules};
+    if (!srv_->opts.contexts) return a;
+    auto who = srv_->opts.contexts->Identify(proxy_authorization);
+    if (!who) return Reply(407, who.error().msg, "deny", "context-credentials"), std::nullopt;
+    const auto& bound = path_context_.empty() ? srv_->opts.bound_context : path_context_;
+    if (!bound.empty() && who->context != bound) {
+      rec_.context = bound;  // who asks is the path's context, whatever it sent
+      Reply(403, "credentials of context " + who->context + " used from context " + bound, "deny", "context-path");
+      return std::nullopt;
+    }
+    rec_.context = a.context = who->context;
+    if (who->rules) a.rules = who->rules;
+    return a;
   }
 
   void OnResolved(Result<Addresses> r) {
@@ -244,7 +175,7 @@ class Conn : public std::enable_shared_from_this<Conn> {
       auto d = srv_->opts.addresses.Check(a);
       if (!d.allowed) {
         rec_.address = a.to_string();
-        return Reply(403, target_.host + " resolves to " + d.reason, "deny", d.rule);
+        return Reply(403, verdict_.target.host + " resolves to " + d.reason, "deny", d.rule);
       }
     }
     if (!srv_->opts.upstream.empty()) return ConnectUpstream();
@@ -255,8 +186,8 @@ class Conn : public std::enable_shared_from_this<Conn> {
   // Connects to the checked addresses in turn; the endpoint comes from the checked list,
   // never from a new lookup: this is the pin.
   void ConnectNext(size_t i) {
-    if (i >= addrs_.size()) return Reply(502, "cannot connect to " + Authority(target_.host, target_.port) + ": " + last_error_, "error", "connect");
-    tcp::endpoint ep(addrs_[i], target_.port);
+    if (i >= addrs_.size()) return Reply(502, "cannot connect to " + Authority(verdict_.target.host, verdict_.target.port) + ": " + last_error_, "error", "connect");
+    tcp::endpoint ep(addrs_[i], verdict_.target.port);
     rec_.address = addrs_[i].to_string();
     dst_.expires_after(srv_->opts.connect_timeout);
     dst_.async_connect(ep, [self = shared_from_this(), i](error_code ec) {
@@ -287,7 +218,7 @@ class Conn : public std::enable_shared_from_this<Conn> {
   }
 
   void UpstreamConnect() {
-    std::string auth = Authority(target_.host, target_.port);
+    std::string auth = Authority(verdict_.target.host, verdict_.target.port);
     out_ = "CONNECT " + auth + " HTTP/1.1\r\nHost: " + auth + "\r\n";
     if (!srv_->opts.upstream.authorization.empty())
       out_ += "Proxy-Authorization: " + srv_->opts.upstream.authorization + "\r\n";
@@ -307,54 +238,29 @@ class Conn : public std::enable_shared_from_this<Conn> {
     });
   }
 
-  // Plain HTTP: the head's headers, with secrets put in (or the request refused: false).
-  bool ApplySecrets() {
-    for (const auto& f : parser_->get()) headers_.emplace_back(std::string(f.name_string()), std::string(f.value()));
-    if (!srv_->opts.secrets) return true;
-    auto inj = srv_->opts.secrets->book.Apply(target_.host, target_.port, target_.origin_form, headers_, rec_.context,
-                                                      parser_->get().method_string());
-    if (inj.refused) {
-      Reply(403, inj.reason, "deny", inj.rule);
-      return false;
-    }
-    injected_ = std::move(inj.injected);
-    return true;
-  }
-
-  void AuditInjections() {
-    std::string path = target_.origin_form.substr(0, target_.origin_form.find('?'));
-    for (const auto& name : injected_) {
-      AuditRecord a = rec_;
-      a.decision = "inject";
-      a.rule = a.secret = name;
-      a.path = path;
-      srv_->audit.Write(a);
-    }
-  }
-
   void OnConnected() {
     dst_.expires_never();
     client_.expires_never();
     error_code ignored;
     dst_.socket().set_option(tcp::no_delay(true), ignored);
     client_.socket().set_option(tcp::no_delay(true), ignored);
-    if (intercept_) {
+    if (verdict_.intercept) {
       // From here the interceptor owns both sockets; this object stays alive (and counted
       // against --max-connections) as long as it does.
       finished_ = true;
       timer_.cancel();
-      return InterceptTls(srv_->opts.secrets, client_.release_socket(), dst_.release_socket(), target_, rec_,
+      return InterceptTls(srv_->opts.secrets, client_.release_socket(), dst_.release_socket(), verdict_.target, rec_,
                           shared_from_this());
     }
     rec_.status = 200;
     rec_.decision = "allow";
     std::string to_dst;
-    if (connect_) {
+    if (verdict_.connect) {
       out_ = "HTTP/1.1 200 Connection established\r\n\r\n";
     } else {
       out_.clear();
-      to_dst = OriginRequest();
-      AuditInjections();
+      to_dst = WriteOriginHead(rec_.method, verdict_, 80);
+      AuditInjections(srv_->audit, rec_, verdict_);
     }
     // Bytes the client sent after its head (a TLS ClientHello, a request body) go first;
     // for plain HTTP only the body: a pipelined request after it was not checked.
@@ -386,18 +292,9 @@ class Conn : public std::enable_shared_from_this<Conn> {
     asio::async_write(client_, asio::buffer(out_), after_client);
   }
 
-  std::string OriginRequest() {
-    auto head = OriginHead(rec_.method, target_, headers_);
-    for (auto& [k, v] : headers_) Wipe(v.data(), v.size());
-    return head;
-  }
-
   void StartTunnel() {
-    for (auto* d : {&up_, &down_}) {
-      if (!srv_->opts.splice) break;
-      if (::pipe2(d->pipe, O_NONBLOCK | O_CLOEXEC) != 0) return Finish();
-      ::fcntl(d->pipe[1], F_SETPIPE_SZ, kPipeSize);  // best effort: a larger pipe means fewer splices
-    }
+    for (auto* d : {&up_, &down_})
+      if (srv_->opts.splice && !d->OpenPipe()) return Finish();
     error_code ignored;
     client_.socket().native_non_blocking(true, ignored);
     dst_.socket().native_non_blocking(true, ignored);
@@ -425,7 +322,7 @@ class Conn : public std::enable_shared_from_this<Conn> {
   // starving the others on this single thread.
   void Pump(bool up) {
     if (finished_) return;
-    Dir& d = up ? up_ : down_;
+    TunnelDir& d = up ? up_ : down_;
     tcp::socket& src = up ? client_.socket() : dst_.socket();
     tcp::socket& dst = up ? dst_.socket() : client_.socket();
     auto self = shared_from_this();
@@ -444,7 +341,7 @@ class Conn : public std::enable_shared_from_this<Conn> {
         return;
       }
       if (d.held == 0 && !d.eof) {
-        ssize_t n = Fill(d, src.native_handle());
+        ssize_t n = d.Fill(src.native_handle(), srv_->opts.splice);
         if (n > 0) {
           if (d.limit) *d.limit -= static_cast<uint64_t>(n);
           d.held = static_cast<size_t>(n);
@@ -457,7 +354,7 @@ class Conn : public std::enable_shared_from_this<Conn> {
         }
       }
       if (d.held > 0) {
-        ssize_t n = Drain(d, dst.native_handle());
+        ssize_t n = d.Drain(dst.native_handle(), srv_->opts.splice);
         if (n > 0) {
           d.held -= static_cast<size_t>(n);
           d.bytes += static_cast<uint64_t>(n);
@@ -479,35 +376,12 @@ class Conn : public std::enable_shared_from_this<Conn> {
     asio::post(srv_->io, [self, up] { self->Pump(up); });
   }
 
-  // --relay-mode copy (default): read/send through a 256 KiB buffer. Measured on loopback
-  // (docs/BENCHMARKS.md) it beats splice: splice parks the sender's skb pages in the pipe
-  // until they are forwarded and the sender pays to allocate fresh ones; a copy frees them
-  // at once. --relay-mode splice: src -> pipe -> dst with splice(2), no user-space copy.
-  ssize_t Fill(Dir& d, int fd) {
-    size_t want = srv_->opts.splice ? kPipeSize : kCopyBuf;
-    if (d.limit) want = static_cast<size_t>(std::min<uint64_t>(want, *d.limit));
-    if (srv_->opts.splice) return ::splice(fd, nullptr, d.pipe[1], nullptr, want, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-    if (d.copybuf.empty()) d.copybuf.resize(kCopyBuf);
-    d.off = 0;
-    return ::read(fd, d.copybuf.data(), want);
-  }
-  ssize_t Drain(Dir& d, int fd) {
-    if (srv_->opts.splice)
-      return ::splice(d.pipe[0], nullptr, fd, nullptr, d.held, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-    ssize_t n = ::send(fd, d.copybuf.data() + d.off, d.held, MSG_NOSIGNAL);
-    if (n > 0) d.off += static_cast<size_t>(n);
-    return n;
-  }
-
   void Reply(int status, const std::string& reason, const std::string& decision, const std::string& rule) {
     rec_.status = status;
     rec_.decision = decision;
     rec_.rule = rule;
     rec_.reason = reason;
-    std::string body = "sandshim: " + reason + "\n";
-    out_ = "HTTP/1.1 " + std::to_string(status) + " " + StatusText(status) +
-           "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: " + std::to_string(body.size()) +
-           "\r\nX-Sandshim-Rule: " + rule + "\r\nConnection: close\r\n\r\n" + body;
+    out_ = RefusalResponse(status, rule, reason);
     dst_.close();
     client_.expires_after(std::chrono::seconds(5));
     asio::async_write(client_, asio::buffer(out_), [self = shared_from_this()](error_code ec, size_t) {
@@ -557,18 +431,14 @@ class Conn : public std::enable_shared_from_this<Conn> {
   std::optional<http::response_parser<http::empty_body>> up_parser_;
   asio::steady_timer timer_;
   bool counted_;
-  bool connect_ = false;
-  bool intercept_ = false;  // a CONNECT to a host a secret is for
   bool finished_ = false;
-  HeaderList headers_;                 // plain HTTP: what goes to the origin
-  std::vector<std::string> injected_;  // plain HTTP: secrets put into headers_
-  Target target_;
+  Verdict verdict_;  // the request gate's: where to, and (plain HTTP) the head with values in
   Addresses addrs_;
   std::string last_error_ = "no address", reason_;
   std::string out_, pending_up_, pending_down_;
   AuditRecord rec_;
   Clock::time_point t0_, last_;
-  Dir up_, down_;
+  TunnelDir up_, down_;
   char scratch_[4096];
 };
 

@@ -1,7 +1,9 @@
 // The filtering proxy: HTTP CONNECT tunnels and absolute-form plain-HTTP forwarding, one
 // single-threaded io_context. Per connection:
 //   1. read the request head (Beast; limit --max-header-bytes -> 431, malformed -> 400);
-//   2. domain rules on the requested host and port (deny wins; 403 names the rule);
+//   2. the request gate (request_gate.h, pure; the TLS interceptor calls the same one): who
+//      asks (context credentials), domain rules on the requested host and port (deny wins;
+//      403 names the rule), and for plain HTTP the body's framing and the secrets;
 //   3. resolve once, check every address against the address policy (any refused -> 403),
 //      connect to a checked address: the connection is pinned to what was checked and the
 //      name is never resolved again for it, so DNS rebinding cannot switch it;
@@ -27,17 +29,9 @@
 #include "shim/net/domain_rules.h"
 #include "shim/net/resolver.h"
 #include "shim/net/tls_intercept.h"
+#include "shim/net/upstream_url.h"
 
 namespace sandshim::net {
-
-struct UpstreamProxy {
-  std::string host;
-  uint16_t port = 0;
-  std::string authorization;  // "Basic ..." from user:password in the URL, or empty
-  bool empty() const { return host.empty(); }
-};
-// "http://[user:password@]host[:port][/]" (port defaults to 3128 then 80 per scheme: 80).
-Result<UpstreamProxy> ParseProxyUrl(const std::string& url);
 
 struct ProxyOptions {
   DomainRules rules;

@@ -2,60 +2,10 @@
 
 #include <strings.h>
 
-#include <boost/json.hpp>
-
+#include "shim/net/header_names.h"
 #include "shim/net/http_request.h"
 
 namespace sandshim::net {
-
-namespace json = boost::json;
-
-std::string FormatSecretRules(const std::vector<SecretRuleSpec>& rules) {
-  json::array a;
-  for (const auto& r : rules)
-  {
-    json::object o{{"name", r.name}, {"hosts", json::value_from(r.hosts)}, {"header", r.header},
-                   {"placeholder", r.placeholder}};
-    if (!r.context.empty()) o["context"] = r.context;
-    a.push_back(std::move(o));
-  }
-  return json::serialize(a);
-}
-
-Result<std::vector<SecretRuleSpec>> ParseSecretRules(std::string_view text) {
-  boost::system::error_code ec;
-  auto v = json::parse(text, ec);
-  if (ec || !v.is_array()) return MakeError("secret rules: not a JSON array", EINVAL);
-  std::vector<SecretRuleSpec> out;
-  try {
-    for (const auto& e : v.as_array()) {
-      const auto& o = e.as_object();
-      SecretRuleSpec r;
-      r.name = std::string(o.at("name").as_string());
-      for (const auto& h : o.at("hosts").as_array()) r.hosts.emplace_back(h.as_string());
-      r.header = std::string(o.at("header").as_string());
-      r.placeholder = std::string(o.at("placeholder").as_string());
-      if (const auto* c = o.if_contains("context")) r.context = std::string(c->as_string());
-      out.push_back(std::move(r));
-    }
-  } catch (const std::exception& e) {
-    return MakeError(std::string("secret rules: ") + e.what(), EINVAL);
-  }
-  return out;
-}
-
-Status CheckSecretHost(std::string_view pattern) {
-  auto r = ParseDomainRule(pattern);
-  if (!r) return MakeError("host \"" + std::string(pattern) + "\" can never match: " + r.error().msg, EINVAL);
-  if (r->any) return MakeError("host \"*\" is every host: a secret must name the hosts it is for", EINVAL);
-  if (r->host.empty() || r->host.find("..") != std::string::npos || r->host.find('*') != std::string::npos)
-    return MakeError("host \"" + std::string(pattern) + "\" can never match a host name", EINVAL);
-  return Ok();
-}
-
-std::string QualifiedName(std::string_view context, std::string_view name) {
-  return context.empty() ? std::string(name) : std::string(context) + "/" + std::string(name);
-}
 
 static Result<std::pair<SecretRuleSpec, DomainRules>> CheckRule(const SecretRuleSpec& r) {
   std::string who = "secret " + QualifiedName(r.context, r.name);
@@ -63,8 +13,7 @@ static Result<std::pair<SecretRuleSpec, DomainRules>> CheckRule(const SecretRule
       r.context == "default")
     return MakeError(who + ": bad name or context", EINVAL);
   if (r.placeholder.size() < 24 || !r.placeholder.starts_with("sshim-secret-")) return MakeError(who + ": bad placeholder", EINVAL);
-  if (r.hosts.empty()) return MakeError(who + ": no hosts", EINVAL);
-  for (const auto& h : r.hosts) TRY_CTX(CheckSecretHost(h), who);
+  TRY_CTX(CheckSecretScope(r), who);
   return std::make_pair(r, TRY_CTX(DomainRules::Make(r.hosts, {}), who));
 }
 
@@ -102,7 +51,7 @@ const SecretBook::Rule* SecretBook::Find(std::string_view name) const {
 
 bool SecretBook::Intercepts(std::string_view host, uint16_t port) const {
   for (const auto& r : rules_)
-    if (r.match.Decide(host, port).allowed) return true;
+    if (SchemeInScope(r.spec, true) && r.match.Decide(host, port).allowed) return true;
   return false;
 }
 
@@ -122,86 +71,102 @@ static void ReplaceAll(std::string& s, std::string_view from, std::string_view t
   for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
 }
 
-// Request headers that origins send back by protocol or by common convention: CORS
-// middleware answers Origin and Access-Control-Request-* in Access-Control-Allow-*, request-id
-// middleware (Rails, Heroku, most API gateways) echoes the id, Stripe echoes Idempotency-Key,
-// error and debug pages quote Referer and User-Agent. A value put into one of them would be
-// handed straight back to the code that must never read it (red team: reflected Origin).
-// This closes the standard echoes only; an origin that quotes any header (an echo endpoint)
-// still returns what it got, which is why secret hosts should be APIs, and a header template
-// (header=) names the only header a value goes into.
-static bool ReflectedHeader(std::string_view name) {
-  static constexpr std::string_view kExact[] = {
-      "origin", "referer", "user-agent", "host", "via", "forwarded", "request-id", "x-request-id",
-      "x-correlation-id", "correlation-id", "x-amzn-trace-id", "traceparent", "tracestate", "idempotency-key",
-      "x-idempotency-key", "timing-allow-origin"};
-  for (auto e : kExact)
-    if (name.size() == e.size() && ::strncasecmp(name.data(), e.data(), e.size()) == 0) return true;
-  static constexpr std::string_view kPrefix[] = {"access-control-", "x-forwarded-", "sec-"};
-  for (auto p : kPrefix)
-    if (name.size() >= p.size() && ::strncasecmp(name.data(), p.data(), p.size()) == 0) return true;
-  return false;
-}
-
 // TRACE (and IIS's TRACK) return the request as the origin received it (RFC 9110 9.3.8).
 static bool EchoMethod(std::string_view m) {
   return (m.size() == 5 && ::strncasecmp(m.data(), "TRACE", 5) == 0) ||
          (m.size() == 5 && ::strncasecmp(m.data(), "TRACK", 5) == 0);
 }
 
-Injection SecretBook::Apply(std::string_view host, uint16_t port, std::string_view target, HeaderList& headers,
-                            std::string_view context, std::string_view method) const {
-  if (context == "default") context = "";
-  Injection out;
-  auto refuse = [&](std::string rule, std::string reason) {
-    out.refused = true;
-    out.rule = std::move(rule);
-    out.reason = std::move(reason);
-    out.injected.clear();
-    return out;
-  };
+// "_method=" in the query: Rails, Laravel and method-override middleware route by it.
+static bool QueryOverridesMethod(std::string_view target) {
+  auto q = target.find('?');
+  if (q == std::string_view::npos) return false;
+  std::string query(target.substr(q));
+  for (auto& c : query) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return query.find("?_method") != std::string::npos || query.find("&_method") != std::string::npos ||
+         query.find("%5fmethod") != std::string::npos;
+}
+
+static Injection Refused(std::string rule, std::string reason) {
+  return {.refused = true, .rule = std::move(rule), .reason = std::move(reason), .injected = {}};
+}
+
+// Where each placeholder of a secret for this request may be: its header, and nowhere an
+// origin could hand it back.
+static Injection CheckPlacement(const SecretRuleSpec& s, std::string_view method, std::string_view target,
+                                const HeaderList& headers) {
+  const auto& ph = s.placeholder;
+  for (const auto& [k, v] : headers) {
+    if (k.find(ph) != std::string::npos)
+      return Refused("secret-reflection", "the placeholder of secret " + s.name + " is in a header name");
+    if (v.find(ph) != std::string::npos && !PlaceholderHeaderAllowed(s, k))
+      return Refused("secret-reflection",
+                     "the placeholder of secret " + s.name + " is in " + k + (ReflectableHeader(k) ? ", a header origins send back" : "") +
+                         "; it may go only in " +
+                         (s.header.empty() ? std::string("Authorization, X-Api-Key, Api-Key, X-Auth-Token or Private-Token")
+                                           : s.header.substr(0, s.header.find(':'))) +
+                         " (name another with header=NAME)");
+    if (MethodOverrideHeader(k) && (!s.methods.empty() || v.find_first_not_of(" \t") == std::string::npos ||
+                                    EchoMethod(v.substr(v.find_first_not_of(" \t"), 5))))
+      return Refused(s.methods.empty() ? "secret-reflection" : "secret-scope",
+                     "secret " + s.name + " is not put into a request that " + k + " turns into another method");
+  }
+  if (!s.methods.empty() && QueryOverridesMethod(target))
+    return Refused("secret-scope", "secret " + s.name + " is for some methods only: _method is refused");
+  if (EchoMethod(method))
+    return Refused("secret-reflection", std::string(method) + " echoes the request back: secret " + s.name +
+                                            " is not put into it");
+  return {};
+}
+
+Injection SecretBook::Guard(const SecretRequest& req, const HeaderList& headers, std::vector<const Rule*>& here) const {
+  std::string_view context = req.context == "default" ? "" : req.context;
   auto carries = [&](std::string_view placeholder) {
-    if (target.find(placeholder) != std::string_view::npos) return true;
+    if (req.target.find(placeholder) != std::string_view::npos) return true;
     for (const auto& [k, v] : headers)
       if (v.find(placeholder) != std::string::npos || k.find(placeholder) != std::string::npos) return true;
     return false;
   };
-  // First the guard, over every secret, before anything is rewritten.
-  std::vector<const Rule*> here;
   for (const auto& r : rules_) {
     bool sent = carries(r.spec.placeholder);
-    bool mine = r.spec.context.empty() || r.spec.context == context;
-    if (!mine) {  // another context's secret: never used here, its placeholder refused everywhere
-      if (sent)
-        return refuse("secret-context", "the request carries the placeholder of secret " + r.spec.name +
-                                            ", which belongs to another context");
+    const auto& name = r.spec.name;
+    if (!r.spec.context.empty() && r.spec.context != context) {  // another context's: refused everywhere
+      if (sent) return Refused("secret-context", "the request carries the placeholder of secret " + name + ", which belongs to another context");
       continue;
     }
-    bool for_host = r.match.Decide(host, port).allowed;
+    bool for_host = r.match.Decide(req.host, req.port).allowed;
     if (sent && !for_host)
-      return refuse("secret-exfiltration", "the request to " + Authority(host, port) + " carries the placeholder of secret " +
-                                               r.spec.name + ", which is not for this host");
+      return Refused("secret-exfiltration", "the request to " + Authority(req.host, req.port) +
+                                                " carries the placeholder of secret " + name + ", which is not for this host");
     if (!for_host) continue;
-    bool has_value = values_.find(QualifiedName(r.spec.context, r.spec.name)) != values_.end();
-    if (sent && !has_value)
-      return refuse("secret-unset", "secret " + r.spec.name + " has no value (set it with `session secret set`)");
-    if (has_value && (sent || !r.spec.header.empty())) here.push_back(&r);
+    bool scheme = SchemeInScope(r.spec, req.tls), method = MethodInScope(r.spec, req.method),
+         path = PathInScope(r.spec, req.target);
+    if (sent && !(scheme && method && path))
+      return Refused("secret-scope", "secret " + name + " is not for this request's " +
+                                         (!scheme ? std::string(req.tls ? "https" : "plain http (add scheme=http)")
+                                                  : !method ? "method " + std::string(req.method) : std::string("path")));
+    if (!(scheme && method && path)) continue;
+    bool has_value = values_.contains(QualifiedName(r.spec.context, name));
+    if (sent && !has_value) return Refused("secret-unset", "secret " + name + " has no value (set it with `session secret set`)");
+    if (has_value && (sent || !TemplateHeader(r.spec).empty())) here.push_back(&r);
   }
-  // Then where the values would go: never where the origin hands them back.
-  if (!here.empty() && EchoMethod(method))
-    return refuse("secret-reflection", std::string(method) + " echoes the request back: secret " + here.front()->spec.name +
-                                           " is not put into it");
   for (const Rule* r : here)
-    for (const auto& [k, v] : headers)
-      if (v.find(r->spec.placeholder) != std::string::npos && ReflectedHeader(k))
-        return refuse("secret-reflection", "the placeholder of secret " + r->spec.name + " is in " + k +
-                                               ", a header origins send back: put it in Authorization or an API-key header");
+    if (auto bad = CheckPlacement(r->spec, req.method, req.target, headers); bad.refused) return bad;
+  return {};
+}
+
+Injection SecretBook::Apply(const SecretRequest& req, HeaderList& headers) const {
+  std::vector<const Rule*> here;
+  if (auto refused = Guard(req, headers, here); refused.refused) return refused;
+  Injection out;
   for (const Rule* r : here) {
     auto value = values_.find(QualifiedName(r->spec.context, r->spec.name))->second.View();
-    for (auto& [k, v] : headers) ReplaceAll(v, r->spec.placeholder, value);
-    if (!r->spec.header.empty()) {
-      std::string name = r->spec.header.substr(0, r->spec.header.find(':'));
-      std::erase_if(headers, [&](const auto& h) { return ::strcasecmp(h.first.c_str(), name.c_str()) == 0; });
+    std::string name = TemplateHeader(r->spec);
+    if (name.empty()) {
+      for (auto& [k, v] : headers) ReplaceAll(v, r->spec.placeholder, value);
+    } else {
+      std::string canonical = CanonicalHeaderName(name);
+      std::erase_if(headers, [&](const auto& h) { return CanonicalHeaderName(h.first) == canonical; });
       std::string text = r->spec.header.substr(name.size() + 1);
       while (!text.empty() && text.front() == ' ') text.erase(0, 1);
       ReplaceAll(text, "{}", value);

@@ -1,25 +1,21 @@
-// The egress proxy's secrets: for each, the hosts it is for, where its value goes and the
-// placeholder the sandbox holds instead of it; the values themselves arrive later, over the
-// control socket (secret_control.h), and live only here, in locked memory.
+// The egress proxy's secrets: their rules (secret_rules.h) and their values, which arrive
+// over the control socket (secret_control.h) and live only here, in locked memory.
 //
-// Apply() is the whole policy for one request head (pure; unit-tested):
+// Apply() is the secrets' part of the request gate (request_gate.h) for one request head
+// (pure; unit-tested), in this order, each refusal naming its rule:
+//   - another context's placeholder anywhere: "secret-context" (docs/CONTEXTS.md);
 //   - a placeholder of a secret that is not for this host, anywhere in the request line or
-//     headers: refused (rule "secret-exfiltration") -- the exfiltration guard;
-//   - a placeholder of a secret for this host whose value is not set: refused ("secret-unset");
-//   - a value would come back to the sandbox: refused ("secret-reflection"): the placeholder
-//     in a header that origins echo by protocol or convention (Origin and the CORS request
-//     headers, Referer, request ids, ...), or a TRACE/TRACK that a value would go into;
-//   - otherwise every such placeholder in a header value becomes the value, and a secret
-//     with a header template sets that header (any header of that name the client sent is
-//     dropped), whether or not the client sent the placeholder.
-//
-// Scoping (credential contexts, docs/CONTEXTS.md): a secret may have an owner context. Its
-// placeholder and template are used only for requests that carry that context's proxy
-// identity (the relay authenticates it and passes it to Apply); a request from any other
-// context (or the default one) carrying its placeholder is refused ("secret-context"), to
-// any host. A secret without an owner is the session's: every context may use it. Owned
-// secrets are declared at run time (Declare, over the control socket) and dropped with
-// their context (Forget); they are addressed as "CONTEXT/NAME" (QualifiedName).
+//     headers: "secret-exfiltration" -- the exfiltration guard;
+//   - a placeholder of a secret for this host but sent outside its scope (scheme, path,
+//     method): "secret-scope"; a template out of scope is simply not set;
+//   - a placeholder whose secret has no value: "secret-unset";
+//   - a value would come back to the sandbox: "secret-reflection": a TRACE/TRACK a value would
+//     go into, a placeholder in a header name, or in any header other than the one the secret
+//     names (or, naming none, the default credential headers), compared as origins compare
+//     names (header_names.h: X_Request_Id is X-Request-Id to a WSGI app);
+//   - a method-scoped secret with a method override (header or "_method=" query): "secret-scope";
+//   - otherwise each placeholder becomes the value, and a template sets its header (every
+//     header of the same canonical name the client sent is dropped).
 #pragma once
 
 #include <cstdint>
@@ -32,28 +28,20 @@
 #include "shim/core/result.h"
 #include "shim/net/domain_rules.h"
 #include "shim/net/secret_bytes.h"
+#include "shim/net/secret_rules.h"
 
 namespace sandshim::net {
 
-// One secret as the proxy is told about it (the rules file, written by the session layer).
-struct SecretRuleSpec {
-  std::string name;
-  std::vector<std::string> hosts;
-  std::string header;  // "Authorization: Bearer {}" or empty
-  std::string placeholder;
-  std::string context;  // the owner context; empty: the session's (every context may use it)
-};
-// "CONTEXT/NAME" for an owned secret, NAME for the session's.
-std::string QualifiedName(std::string_view context, std::string_view name);
-// [{"name","hosts","header","placeholder"}]
-std::string FormatSecretRules(const std::vector<SecretRuleSpec>& rules);
-Result<std::vector<SecretRuleSpec>> ParseSecretRules(std::string_view json_text);
-
-// A secret host pattern, checked alone: a domain rule, but not "*" nor an IP-only wildcard
-// (a secret for every host would make the exfiltration guard meaningless).
-Status CheckSecretHost(std::string_view pattern);
-
 using HeaderList = std::vector<std::pair<std::string, std::string>>;
+
+// What the secrets see of one request.
+struct SecretRequest {
+  std::string_view host;
+  uint16_t port = 0;
+  bool tls = true;  // read inside an intercepted TLS connection; false: plain HTTP
+  std::string_view method, target;
+  std::string_view context;  // the authenticated context ("" or "default": the default one)
+};
 
 struct Injection {
   bool refused = false;
@@ -66,7 +54,7 @@ class SecretBook {
   SecretBook() = default;
   static Result<SecretBook> Make(const std::vector<SecretRuleSpec>& rules);
   bool empty() const { return rules_.empty(); }
-  // True when some secret is for host:port: its CONNECT is intercepted, not tunnelled.
+  // True when some secret may go into TLS to host:port: its CONNECT is intercepted.
   bool Intercepts(std::string_view host, uint16_t port) const;
   // name: NAME (the session's) or CONTEXT/NAME (a context's).
   Status Set(std::string_view name, SecretBytes value);
@@ -75,10 +63,8 @@ class SecretBook {
   Status Declare(const SecretRuleSpec& spec);
   // Drops every secret (rules and values) the context owns.
   void Forget(std::string_view context);
-  // context: the request's authenticated context ("" or "default": the default context).
-  // method: the request's; a value never goes into a TRACE/TRACK (the origin echoes it back).
-  Injection Apply(std::string_view host, uint16_t port, std::string_view target, HeaderList& headers,
-                  std::string_view context = "", std::string_view method = "") const;
+  // Checks headers against the secrets and puts the values in (or refuses: nothing changed).
+  Injection Apply(const SecretRequest& req, HeaderList& headers) const;
 
  private:
   struct Rule {
@@ -86,6 +72,7 @@ class SecretBook {
     DomainRules match;
   };
   const Rule* Find(std::string_view name) const;
+  Injection Guard(const SecretRequest& req, const HeaderList& headers, std::vector<const Rule*>& here) const;
   std::vector<Rule> rules_;
   std::map<std::string, SecretBytes, std::less<>> values_;
 };

@@ -10,7 +10,10 @@
 #include <boost/beast/http.hpp>
 
 #include "shim/core/log.h"
+#include "shim/net/beast_head.h"
 #include "shim/net/domain_rules.h"
+#include "shim/net/origin_writer.h"
+#include "shim/net/request_gate.h"
 
 namespace sandshim::net {
 
@@ -34,13 +37,6 @@ Result<std::unique_ptr<ssl::context>> MakeOriginTls(const std::string& trust_fil
 
 namespace {
 
-// The proxy's refusal shape (as proxy_server's): the reason in the body, the rule in a header.
-std::string Reply(int status, const char* text, const std::string& rule, const std::string& body) {
-  return "HTTP/1.1 " + std::to_string(status) + " " + text + "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: " +
-         std::to_string(body.size() + 11) + "\r\nX-Sandshim-Rule: " + rule + "\r\nConnection: close\r\n\r\nsandshim: " + body +
-         "\n";
-}
-
 class Interceptor : public std::enable_shared_from_this<Interceptor> {
  public:
   Interceptor(std::shared_ptr<InterceptShared> sh, tcp::socket client, tcp::socket origin, Target t, AuditRecord rec)
@@ -52,7 +48,10 @@ class Interceptor : public std::enable_shared_from_this<Interceptor> {
         rec_(std::move(rec)),
         t0_(Clock::now()) {}
 
-  ~Interceptor() { Wipe(head_.data(), head_.size()); }
+  ~Interceptor() {
+    Wipe(head_.data(), head_.size());
+    for (auto& [k, v] : v_.headers) Wipe(v.data(), v.size());
+  }
   std::shared_ptr<void> hold;
 
   void Start() {
@@ -90,7 +89,7 @@ class Interceptor : public std::enable_shared_from_this<Interceptor> {
     rec_.rule = "tls-verify";
     rec_.status = 502;
     rec_.reason = Authority(target_.host, target_.port) + ": " + why;
-    out_ = Reply(502, "Bad Gateway", rec_.rule, rec_.reason);
+    out_ = RefusalResponse(502, rec_.rule, rec_.reason);
     asio::async_write(plain_, asio::buffer(out_), [self = shared_from_this()](error_code, size_t) { self->Finish(); });
   }
 
@@ -123,45 +122,22 @@ class Interceptor : public std::enable_shared_from_this<Interceptor> {
     http::async_read_header(*client_, buf_, *parser_, [self = shared_from_this()](error_code ec, size_t) {
       if (ec == http::error::end_of_stream || ec == asio::error::eof || ec == ssl::error::stream_truncated)
         return self->Finish();
-      if (ec == http::error::header_limit) return self->Refuse(431, "Request Header Fields Too Large", "error", "max-header-bytes", "request head too large");
-      if (ec) return self->Refuse(400, "Bad Request", "error", "malformed", "malformed request: " + ec.message());
+      if (ec == http::error::header_limit) return self->Refuse(431, "error", "max-header-bytes", "request head too large");
+      if (ec) return self->Refuse(400, "error", "malformed", "malformed request: " + ec.message());
       self->OnHead();
     });
   }
 
   void OnHead() {
-    auto& req = parser_->get();
-    rec_.method = std::string(req.method_string());
-    std::string target(req.target());
-    // Only a path: the host is the one the CONNECT named and the certificate was checked for.
-    // An absolute form ("GET http://elsewhere/ ...") wins over Host at the origin (RFC 9112
-    // 3.2.2), so a shared front end would route the injected values to the site it names.
-    if (target.empty() || target.front() != '/')
-      return Refuse(400, "Bad Request", "deny", "request-target",
-                    "inside " + Authority(target_.host, target_.port) + " the request target must be a path, not '" +
-                        target.substr(0, 100) + "'");
-    auto length = parser_->content_length();
-    auto body = PlainBodyLength(req.count(http::field::transfer_encoding) > 0, length.has_value(), length.value_or(0));
-    if (!body) return Refuse(411, "Length Required", "error", "transfer-encoding", body.error().msg);
-    left_ = *body;
-    HeaderList headers;
-    for (const auto& f : req) headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
-    auto inj = sh_->book.Apply(target_.host, target_.port, target, headers, rec_.context, rec_.method);
-    if (inj.refused) return Refuse(403, "Forbidden", "deny", inj.rule, inj.reason);
-    std::string path = target.substr(0, target.find('?'));
-    for (const auto& name : inj.injected) {
-      AuditRecord a = rec_;
-      a.decision = "inject";
-      a.rule = name;
-      a.secret = name;
-      a.path = path;
-      sh_->audit->Write(a);
-    }
-    rec_.path = path;
-    Target t = target_;
-    t.origin_form = target;
-    head_ = OriginHead(rec_.method, t, headers, 443);
-    for (auto& [k, v] : headers) Wipe(v.data(), v.size());
+    auto head = HeadOf(*parser_);
+    rec_.method = head.method;
+    v_ = GateTlsRequest(head, target_, Asker{rec_.context, nullptr}, &sh_->book);
+    for (auto& [k, v] : head.headers) Wipe(v.data(), v.size());
+    if (v_.refused()) return Refuse(v_.status, v_.decision, v_.rule, v_.reason);
+    AuditInjections(*sh_->audit, rec_, v_);
+    rec_.path = AuditPath(v_.target.origin_form);
+    left_ = v_.body;
+    head_ = WriteOriginHead(rec_.method, v_, 443);
     auto extra = buf_.data();
     std::string_view buffered(static_cast<const char*>(extra.data()), extra.size());
     auto [forward, dropped] = SplitAfterHead(buffered, left_);
@@ -231,12 +207,12 @@ class Interceptor : public std::enable_shared_from_this<Interceptor> {
     client_->async_shutdown([self = shared_from_this()](error_code) { self->Finish(); });
   }
 
-  void Refuse(int status, const char* text, const char* decision, const std::string& rule, const std::string& reason) {
+  void Refuse(int status, const std::string& decision, const std::string& rule, const std::string& reason) {
     rec_.status = status;
     rec_.decision = decision;
     rec_.rule = rule;
     rec_.reason = reason;
-    out_ = Reply(status, text, rule, reason);
+    out_ = RefusalResponse(status, rule, reason);
     timer_.expires_after(std::chrono::seconds(5));
     timer_.async_wait([self = shared_from_this()](error_code ec) {
       if (!ec) self->Finish();
@@ -269,6 +245,7 @@ class Interceptor : public std::enable_shared_from_this<Interceptor> {
   boost::beast::flat_buffer buf_;
   std::optional<http::request_parser<http::empty_body>> parser_;
   std::string out_, head_;
+  Verdict v_;  // the request gate's for the one request read
   uint64_t left_ = 0;
   bool finished_ = false;
   Clock::time_point t0_, last_;

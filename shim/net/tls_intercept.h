@@ -5,10 +5,11 @@
 //      the CONNECT with 502 ("tls-verify") and nothing reaches the client's TLS;
 //   2. "200 Connection established", then TLS to the client with a leaf for the name minted
 //      by the session CA;
-//   3. one request head read (size and time limits as for plain HTTP), SecretBook::Apply
-//      (403 inside TLS when refused), one audit line per injected secret (name, host,
-//      method, path; never the value), the rewritten head and its Content-Length body to the
-//      origin ("Connection: close": one request per connection, as for plain HTTP);
+//   3. one request head read (size and time limits as for plain HTTP), judged by the request
+//      gate (request_gate.h, the same function plain HTTP goes through; 403 inside TLS when
+//      refused), the inject audit lines and the rewritten head written by origin_writer.h,
+//      and its Content-Length body to the origin ("Connection: close": one request per
+//      connection, as for plain HTTP);
 //   4. the answer back until the origin closes; one audit line for the connection.
 #pragma once
 

@@ -131,6 +131,7 @@ Result<std::vector<net::SecretRuleSpec>> PlanContextSecrets(const std::filesyste
     if (o.env.contains(sp.name)) return MakeError(who + " is also given with --env", EINVAL);
     if (sp.hosts.empty()) return MakeError(who + ": no hosts", EINVAL);
     if (!sp.header.empty()) TRY_CTX(bundle::CheckHeaderTemplate(sp.header), who);
+    TRY_CTX(net::CheckSecretScope(RuleSpec(sp, "", o.name)), who);
     for (const auto& h : sp.hosts) {
       TRY_CTX(net::CheckSecretHost(h), who);
       auto rule = TRY(net::ParseDomainRule(h));
@@ -139,7 +140,7 @@ Result<std::vector<net::SecretRuleSpec>> PlanContextSecrets(const std::filesyste
     }
     if (!o.secret_values.contains(sp.name))
       return MakeError(who + " has no value: give --secret-file, --secret-fd or --secret-env " + sp.name + "=...", EINVAL);
-    out.push_back({.name = sp.name, .hosts = sp.hosts, .header = sp.header, .placeholder = NewPlaceholder(), .context = o.name});
+    out.push_back(RuleSpec(sp, NewPlaceholder(), o.name));
   }
   for (const auto& [name, v] : o.secret_values)
     if (std::ranges::none_of(out, [&](const auto& r) { return r.name == name; }))

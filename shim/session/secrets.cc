@@ -20,7 +20,13 @@ namespace sandshim::session {
 
 namespace stdfs = std::filesystem;
 
+net::SecretRuleSpec RuleSpec(const bundle::SecretSpec& s, const std::string& placeholder, const std::string& context) {
+  return {.name = s.name, .hosts = s.hosts, .header = s.header, .placeholder = placeholder, .context = context,
+          .paths = s.paths, .methods = s.methods, .schemes = s.schemes};
+}
+
 static Status CheckHosts(const bundle::SecretSpec& s, const net::DomainRules& egress) {
+  TRY_CTX(net::CheckSecretScope(RuleSpec(s, "", "")), "secret " + s.name);
   for (const auto& h : s.hosts) {
     TRY_CTX(net::CheckSecretHost(h), "secret " + s.name);
     auto rule = TRY(net::ParseDomainRule(h));
@@ -186,7 +192,7 @@ Status WriteSecretFiles(const stdfs::path& session_dir, const bundle::SessionPro
   TRY(fs::WriteFileAtomic(paths.ca_cert, ca.cert, 0644));
   TRY(fs::WriteFileAtomic(paths.trust, ImageBundle(p.rootfs) + ca.cert, 0644));
   std::vector<net::SecretRuleSpec> rules;
-  for (const auto& s : p.secrets) rules.push_back({s.name, s.hosts, s.header, s.placeholder});
+  for (const auto& s : p.secrets) rules.push_back(RuleSpec(s, s.placeholder, ""));
   return fs::WriteFileAtomic(paths.rules, net::FormatSecretRules(rules), 0600);
 }
 

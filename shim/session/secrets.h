@@ -21,6 +21,7 @@
 #include "bundle/session_spec.h"
 #include "shim/core/result.h"
 #include "shim/net/secret_bytes.h"
+#include "shim/net/secret_rules.h"
 #include "shim/session/network.h"
 
 namespace sandshim::session {
@@ -54,6 +55,8 @@ Result<net::SecretBytes> ReadSecretValue(const bundle::SecretSource& s);
 Result<SecretValues> ReadSecretValues(const std::vector<bundle::SecretSource>& sources);
 // A fresh placeholder: "sshim-secret-" and 32 random hex digits.
 std::string NewPlaceholder();
+// The proxy's rule for a declared secret (its scope included).
+net::SecretRuleSpec RuleSpec(const bundle::SecretSpec& s, const std::string& placeholder, const std::string& context);
 // Gives every secret its placeholder, and the sandbox NAME=placeholder, the trust variables
 // and the trust bundle's mount (paths under session_dir). Pure apart from the randomness.
 void PlanSecrets(bundle::SessionProfile& p, const std::filesystem::path& session_dir);

@@ -462,7 +462,7 @@ ctx_secrets() {
     return $(fail "session create")
   [ "$1" != gvisor-spare ] || warm_spare "$sid" || { S session delete "$sid" >/dev/null; return 1; }
   S session context create "$sid" platform --allow-domain origin.test \
-    --secret "GIT_TOKEN:host=origin.test" --secret-file "GIT_TOKEN=$WORK/values/git" >/dev/null ||
+    --secret "GIT_TOKEN:host=origin.test:8080,scheme=http" --secret-file "GIT_TOKEN=$WORK/values/git" >/dev/null ||
     { S session delete "$sid" >/dev/null; return $(fail "context create with a secret"); }
   [ "$1" != gvisor-spare ] || assert_claimed "$sid" platform || { S session delete "$sid" >/dev/null; return 1; }
   pget() { S session exec --context platform "$sid" -- sh -c "wget -q -O- --header \"Authorization: token \$GIT_TOKEN\" http://origin.test:8080/$1 2>&1"; }

@@ -11,8 +11,9 @@
 #   SECRETS_BACKENDS="gvisor native" (default: both, gvisor skipped without runsc)
 set -u
 . "$(dirname "$0")/lib/common.sh"
+. "$(dirname "$0")/secrets_attacks.sh"
 require_root
-require_cmds jq python3 curl ip openssl
+require_cmds jq python3 curl ip openssl node
 [ -x "$SANDSHIM_BIN" ] || skip_all "sandshim binary not built: $SANDSHIM_BIN"
 command -v debootstrap >/dev/null || skip_all "no debootstrap (the test image is debootstrap:bookworm+curl,python3)"
 
@@ -99,21 +100,26 @@ wait_until 10 curl -sf --noproxy '*' --cacert "$WORK/tls/trusted/ca.pem" --resol
 wait_until 10 curl -sf --noproxy '*' --cacert "$WORK/tls/untrusted/ca.pem" --resolve "evil.test:8443:$EVIL" \
   https://evil.test:8443/up -o /dev/null || die "evil.test HTTPS not up"
 wait_until 10 curl -sf --noproxy '*' "http://$OTHER:8080/up" -o /dev/null || die "other.test not up"
+start_attack_origins
 : >"$WORK/origin/good-http.jsonl"; : >"$WORK/origin/good-https.jsonl"; : >"$WORK/origin/evil-https.jsonl"
 : >"$WORK/origin/other-http.jsonl"
 
 # --- canaries: the real values, only ever in files --------------------------------------------
 mkdir -p "$WORK/values" && chmod 700 "$WORK/values"
 canary() { printf 'canary-%s-%s\n' "$1" "$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')" >"$WORK/values/$1"; }
-for c in api token evil rotated envonly; do canary "$c"; done
-cat "$WORK/values/api" "$WORK/values/token" "$WORK/values/evil" "$WORK/values/rotated" >"$WORK/values/all"
+for c in api token evil rotated envonly scoped; do canary "$c"; done
+cat "$WORK/values/api" "$WORK/values/token" "$WORK/values/evil" "$WORK/values/rotated" "$WORK/values/scoped" >"$WORK/values/all"
 val() { cat "$WORK/values/$1"; }
 seen() { grep -qF -f "$WORK/values/$1" "$2"; } # VALUE FILE: the value occurs in FILE
 
 EGRESS=(--network proxy --allow-private --allow-domain good.test --allow-domain evil.test --allow-domain other.test
         --egress-resolve "good.test=$GOOD" --egress-resolve "evil.test=$EVIL" --egress-resolve "other.test=$OTHER")
+# API_KEY: a template, HTTPS only (the default). TOKEN: a placeholder in X-Token, opted into plain
+# HTTP on the test ports. SCOPED: a template for POST /v1/ over HTTPS only.
+TOKEN_HOSTS=good.test:8080,good.test:8081,good.test:8082,good.test:8443,good.test:8444,good.test:8445
 SECRETS=(--secret "API_KEY:host=good.test:header=Authorization: Bearer {}" --secret-file "API_KEY=$WORK/values/api"
-         --secret "TOKEN:host=good.test" --secret-env TOKEN=SSHIM_IT_TOKEN_SRC
+         --secret "TOKEN:host=$TOKEN_HOSTS,scheme=http,https:header=X-Token" --secret-env TOKEN=SSHIM_IT_TOKEN_SRC
+         --secret "SCOPED:host=good.test,path=/v1/,method=POST:header=X-Api-Key: {}" --secret-file "SCOPED=$WORK/values/scoped"
          --secret "EVIL_KEY:host=evil.test:header=X-Key: {}" --secret-fd EVIL_KEY=7
          --secret-trust-bundle "$WORK/tls/trusted/ca.pem")
 sx() { "$SANDSHIM_BIN" --root "$ROOT" --backend "$BE" session "$@"; }
@@ -152,9 +158,8 @@ check_http_injection() { # BACKEND: plain HTTP, curl and python, header template
   out=$(inside "$id" sh -c 'curl -s --max-time 10 -H "X-Token: $TOKEN" http://good.test:8080/curl-http')
   assert_contains "$out" "ORIGIN-OK /curl-http" "$BE: curl over HTTP reaches the origin" || return
   last_head good-http >"$WORK/h"
-  seen api "$WORK/h" || return $(fail "$BE: the origin did not get the API_KEY value: $(cat "$WORK/h")")
-  jq -e --rawfile v "$WORK/values/api" '.headers.Authorization == "Bearer " + ($v | rtrimstr("\n"))' "$WORK/h" >/dev/null ||
-    return $(fail "$BE: Authorization is not the template with the value")
+  # TLS by default: API_KEY (no scheme=http) never goes into plain HTTP; TOKEN opted in.
+  ! seen api "$WORK/h" || return $(fail "$BE: the HTTPS-only API_KEY went into plain HTTP")
   jq -e --rawfile v "$WORK/values/token" '.headers["X-Token"] == ($v | rtrimstr("\n"))' "$WORK/h" >/dev/null ||
     return $(fail "$BE: the TOKEN placeholder was not replaced: $(jq -c .headers "$WORK/h")")
   out=$(inside "$id" python3 -c '
@@ -163,10 +168,10 @@ r = urllib.request.Request("http://good.test:8080/py-http", headers={"X-Token": 
 print(urllib.request.urlopen(r, timeout=10).read().decode())')
   assert_contains "$out" "ORIGIN-OK /py-http" "$BE: python over HTTP" || return
   last_head good-http >"$WORK/h"
-  seen token "$WORK/h" && seen api "$WORK/h" || return $(fail "$BE: python's request lacks a value")
+  seen token "$WORK/h" && ! seen api "$WORK/h" || return $(fail "$BE: python's request: TOKEN in, API_KEY out")
   audit_of "$id" >"$WORK/a"
   jq -se '[.[] | select(.decision == "inject" and .host == "good.test" and .path == "/py-http")] |
-          (map(.secret) | sort) == ["API_KEY", "TOKEN"] and all(.method == "GET")' "$WORK/a" >/dev/null ||
+          (map(.secret) | sort) == ["TOKEN"] and all(.method == "GET")' "$WORK/a" >/dev/null ||
     return $(fail "$BE: no inject audit lines for /py-http: $(grep inject "$WORK/a" | tail -2)")
 }
 
@@ -391,6 +396,9 @@ check_bad_input() { # one clear line, non-zero, nothing left
   try "not a regular file" "${EGRESS[@]}" --secret "A:host=good.test" --secret-file "A=$WORK/values" || return
   try "need --network proxy" --secret "A:host=good.test" --secret-file "A=$WORK/values/api" || return
   try "exactly one {}" "${EGRESS[@]}" --secret "A:host=good.test:header=Authorization: Bearer" --secret-file "A=$WORK/values/api" || return
+  try "one origins send back" "${EGRESS[@]}" --secret "A:host=good.test:header=Origin: {}" --secret-file "A=$WORK/values/api" || return
+  try "one origins send back" "${EGRESS[@]}" --secret "A:host=good.test:header=X_Request_Id" --secret-file "A=$WORK/values/api" || return
+  try "must name its port" "${EGRESS[@]}" --secret "A:host=good.test,scheme=http" --secret-file "A=$WORK/values/api" || return
   # A running session: an unknown name for `secret set`, and a value source that is not there.
   local sid
   session_for "$BE" || return $(fail "$REASON")
@@ -449,6 +457,10 @@ for be in gvisor native; do
   run_check "$be: a value never comes back: reflected Origin, CORS preflight, TRACE echo" check_reflection_readback "$be"
   run_check "$be: inside TLS, a request line naming another host is refused" check_absolute_form_in_tls "$be"
   run_check "$be: untrusted origin certificate refused (502, audited)" check_untrusted_origin "$be"
+  run_check "$be: header spellings vs wsgiref and Node, HTTP and HTTPS (controls reflected, placeholders refused)" \
+    check_reflection_attacks "$be"
+  run_check "$be: scoped secret: other paths, dot segments, methods, overrides, plain HTTP never get it" \
+    check_scope_attacks "$be"
   run_check "$be: rotation: set, rm, stop/start then set again" check_rotation "$be"
 done
 run_check "canary sweep: positive control (--env) is found" check_canary_positive_control

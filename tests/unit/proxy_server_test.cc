@@ -321,19 +321,30 @@ TEST_CASE("proxy: secrets: the value goes into plain HTTP to its host only; a pl
   const std::string ph = "sshim-secret-0123456789abcdef0123456789abcdef";
   Proxy proxy(d.path() / "audit.jsonl", [&](ProxyOptions& o) {
     o.secrets = std::make_shared<InterceptShared>();
-    o.secrets->book = SecretBook::Make({{"TOK", {"allowed.test"}, "", ph}}).value();
+    // Plain HTTP only by opting in, on the named port (the origin's, known once it listens).
+    o.secrets->book = SecretBook::Make({{.name = "TOK", .hosts = {"allowed.test:" + std::to_string(origin.port())},
+                                         .header = "X-Token", .placeholder = ph, .schemes = {"http"}},
+                                        {.name = "TLS", .hosts = {"allowed.test"}, .header = "",
+                                         .placeholder = "sshim-secret-ffff0123456789abcdef0123456789ab"}})
+                          .value();
     REQUIRE(o.secrets->book.Set("TOK", SecretBytes::From("the-value").value()).ok());
+    REQUIRE(o.secrets->book.Set("TLS", SecretBytes::From("tls-value").value()).ok());
   });
   auto answer = Parse(proxy.Exchange(Get("allowed.test", origin.port(), "/x?q=1", "X-Token: t " + ph + "\r\n")));
   CHECK(answer.status() == 200);
   REQUIRE(origin.WaitConnections(1));
   CHECK(Parse(origin.received(0)).header("x-token") == "t the-value");
+  // An https-only secret's placeholder over plain HTTP: refused by the same gate, nothing sent.
+  auto clear = Parse(proxy.Exchange(Get("allowed.test", origin.port(), "/",
+                                        "Authorization: sshim-secret-ffff0123456789abcdef0123456789ab\r\n")));
+  CHECK(clear.status() == 403);
+  CHECK(clear.header("x-sandshim-rule") == "secret-scope");
   // The same placeholder to a host the secret is not for: 403, nothing connected.
   auto refused = Parse(proxy.Exchange(Get("hostaddr.test", origin.port(), "/", "X-Leak: " + ph + "\r\n")));
   CHECK(refused.status() == 403);
   CHECK(refused.header("x-sandshim-rule") == "secret-exfiltration");
   CHECK(origin.connections() == 1);
-  auto audit = proxy.Audit(3);
+  auto audit = proxy.Audit(4);
   int injected = 0, denied = 0;
   for (const auto& l : audit) {
     if (Str(l.at("decision")) == "inject") {

@@ -36,6 +36,12 @@ net::SecretBook Book() {
   return std::move(*b);
 }
 
+// The book's verdict on one request (TLS unless told: secrets default to https only).
+net::Injection Apply(const net::SecretBook& b, std::string_view host, uint16_t port, const std::string& target,
+                     net::HeaderList& h, std::string_view context = "", std::string_view method = "GET", bool tls = true) {
+  return b.Apply({.host = host, .port = port, .tls = tls, .method = method, .target = target, .context = context}, h);
+}
+
 std::string Header(const net::HeaderList& h, std::string_view name) {
   for (const auto& [k, v] : h)
     if (k == name) return v;
@@ -100,19 +106,19 @@ TEST_CASE("secret book: header template and placeholder injection, only for the 
   CHECK_FALSE(b.Intercepts("raw.test", 443));
   // The template replaces whatever Authorization the client sent.
   net::HeaderList h{{"authorization", "Bearer client"}, {"Accept", "*/*"}};
-  auto i = b.Apply("api.example.com", 443, "/v1", h);
+  auto i = Apply(b, "api.example.com", 443, "/v1", h);
   CHECK_FALSE(i.refused);
   CHECK(i.injected == std::vector<std::string>{"API"});
   CHECK(Header(h, "Authorization") == "Bearer v-api");
   CHECK(Header(h, "authorization") == "<none>");
   // The placeholder, wherever it is in a header value.
-  net::HeaderList g{{"X-Token", "token " + kPh2 + " and " + kPh2}};
-  i = b.Apply("a.git.test", 443, "/", g);
+  net::HeaderList g{{"Authorization", "token " + kPh2 + " and " + kPh2}};
+  i = Apply(b, "a.git.test", 443, "/", g);
   CHECK(i.injected == std::vector<std::string>{"TOK"});
-  CHECK(Header(g, "X-Token") == "token v-tok and v-tok");
+  CHECK(Header(g, "Authorization") == "token v-tok and v-tok");
   // No placeholder and no template: nothing to do.
   net::HeaderList n{{"Accept", "*/*"}};
-  i = b.Apply("a.git.test", 443, "/", n);
+  i = Apply(b, "a.git.test", 443, "/", n);
   CHECK(i.injected.empty());
   CHECK(n.size() == 1);
 }
@@ -124,53 +130,53 @@ TEST_CASE("secret book: never where the origin sends it back (red team: reflecte
   for (const char* name : {"Origin", "access-control-request-headers", "Referer", "X-Request-Id", "Idempotency-Key",
                            "X-Forwarded-For", "User-Agent"}) {
     net::HeaderList h{{name, kPh2}};
-    auto i = b.Apply("a.git.test", 443, "/", h);
+    auto i = Apply(b, "a.git.test", 443, "/", h);
     CHECK_MESSAGE(i.rule == "secret-reflection", name);
     CHECK(Header(h, name) == kPh2);  // nothing rewritten on a refusal
   }
   // The credential headers still work, and a harmless Origin beside them is fine.
   net::HeaderList ok{{"X-Api-Key", kPh2}, {"Origin", "https://app.test"}};
-  CHECK_FALSE(b.Apply("a.git.test", 443, "/", ok, "", "GET").refused);
+  CHECK_FALSE(Apply(b, "a.git.test", 443, "/", ok, "", "GET").refused);
   CHECK(Header(ok, "X-Api-Key") == "v-tok");
   // TRACE echoes the request: refused when a value (a placeholder or a template) would go in,
   // allowed when none would.
-  net::HeaderList t1{{"X-Token", kPh2}};
-  CHECK(b.Apply("a.git.test", 443, "/", t1, "", "TRACE").rule == "secret-reflection");
+  net::HeaderList t1{{"Authorization", kPh2}};
+  CHECK(Apply(b, "a.git.test", 443, "/", t1, "", "TRACE").rule == "secret-reflection");
   net::HeaderList t2;
-  CHECK(b.Apply("api.example.com", 443, "/", t2, "", "trace").rule == "secret-reflection");  // the template
+  CHECK(Apply(b, "api.example.com", 443, "/", t2, "", "trace").rule == "secret-reflection");  // the template
   net::HeaderList t3;
-  CHECK_FALSE(b.Apply("nothing.test", 80, "/", t3, "", "TRACE").refused);
+  CHECK_FALSE(Apply(b, "nothing.test", 80, "/", t3, "", "TRACE").refused);
 }
 
 TEST_CASE("secret book: the exfiltration guard and unset values") {
   auto b = Book();
   REQUIRE(b.Set("TOK", net::SecretBytes::From("v-tok").value()).ok());
   net::HeaderList h{{"X-Leak", kPh2}};
-  auto i = b.Apply("evil.test", 80, "/", h);
+  auto i = Apply(b, "evil.test", 80, "/", h);
   CHECK(i.refused);
   CHECK(i.rule == "secret-exfiltration");
   CHECK(i.reason.find("TOK") != std::string::npos);
   CHECK(Header(h, "X-Leak") == kPh2);  // nothing rewritten on a refusal
   net::HeaderList q;
-  CHECK(b.Apply("evil.test", 80, "/?k=" + kPh2, q).refused);  // in the URL
+  CHECK(Apply(b, "evil.test", 80, "/?k=" + kPh2, q).refused);  // in the URL
   // Another secret's placeholder to a host that has secrets of its own.
   net::HeaderList c{{"X", kPh2}};
-  CHECK(b.Apply("api.example.com", 443, "/", c).rule == "secret-exfiltration");
+  CHECK(Apply(b, "api.example.com", 443, "/", c).rule == "secret-exfiltration");
   // API has no value: its placeholder is refused; its template alone injects nothing.
   net::HeaderList u{{"Authorization", "Bearer " + kPh1}};
-  CHECK(b.Apply("api.example.com", 443, "/", u).rule == "secret-unset");
+  CHECK(Apply(b, "api.example.com", 443, "/", u).rule == "secret-unset");
   net::HeaderList t{{"Accept", "*/*"}};
-  auto none = b.Apply("api.example.com", 443, "/", t);
+  auto none = Apply(b, "api.example.com", 443, "/", t);
   CHECK_FALSE(none.refused);
   CHECK(none.injected.empty());
   // Rotation and removal.
   REQUIRE(b.Set("TOK", net::SecretBytes::From("v2").value()).ok());
-  net::HeaderList r{{"X", kPh2}};
-  b.Apply("a.git.test", 443, "/", r);
-  CHECK(Header(r, "X") == "v2");
+  net::HeaderList r{{"Authorization", kPh2}};
+  Apply(b, "a.git.test", 443, "/", r);
+  CHECK(Header(r, "Authorization") == "v2");
   REQUIRE(b.Remove("TOK").ok());
-  net::HeaderList after{{"X", kPh2}};
-  CHECK(b.Apply("a.git.test", 443, "/", after).rule == "secret-unset");
+  net::HeaderList after{{"Authorization", kPh2}};
+  CHECK(Apply(b, "a.git.test", 443, "/", after).rule == "secret-unset");
   CHECK_FALSE(b.Set("NOPE", net::SecretBytes::From("x").value()).ok());
   CHECK_FALSE(b.Remove("NOPE").ok());
 }
@@ -339,7 +345,7 @@ TEST_CASE("secret book: a context's secret is used only by its context") {
   CHECK(b.Intercepts("git.origin.test", 443));  // every context's requests there are looked at
   // Its context: injected.
   net::HeaderList h{{"Authorization", "token " + ph}};
-  auto i = b.Apply("git.origin.test", 80, "/", h, "platform");
+  auto i = Apply(b, "git.origin.test", 80, "/", h, "platform");
   CHECK_FALSE(i.refused);
   CHECK(i.injected == std::vector<std::string>{"GIT"});
   CHECK(Header(h, "Authorization") == "token v-git");
@@ -347,7 +353,7 @@ TEST_CASE("secret book: a context's secret is used only by its context") {
   for (std::string_view who : {"user", "default", ""}) {
     for (std::string_view host : {"git.origin.test", "evil.test"}) {
       net::HeaderList o{{"Authorization", "token " + ph}};
-      auto r = b.Apply(host, 80, "/", o, who);
+      auto r = Apply(b, host, 80, "/", o, who);
       CHECK(r.refused);
       CHECK(r.rule == "secret-context");
       CHECK(Header(o, "Authorization") == "token " + ph);
@@ -355,11 +361,11 @@ TEST_CASE("secret book: a context's secret is used only by its context") {
   }
   // The platform's placeholder to a host that is not the secret's: the usual guard.
   net::HeaderList x{{"X", ph}};
-  CHECK(b.Apply("evil.test", 80, "/", x, "platform").rule == "secret-exfiltration");
+  CHECK(Apply(b, "evil.test", 80, "/", x, "platform").rule == "secret-exfiltration");
   // The session's secrets stay every context's.
   REQUIRE(b.Set("TOK", net::SecretBytes::From("v-tok").value()).ok());
-  net::HeaderList s{{"X-Token", kPh2}};
-  CHECK(b.Apply("a.git.test", 443, "/", s, "user").injected == std::vector<std::string>{"TOK"});
+  net::HeaderList s{{"X-Api-Key", kPh2}};
+  CHECK(Apply(b, "a.git.test", 443, "/", s, "user").injected == std::vector<std::string>{"TOK"});
   // A template of a context's secret is set only for that context.
   auto templ = spec;
   templ.name = "KEY";
@@ -368,9 +374,9 @@ TEST_CASE("secret book: a context's secret is used only by its context") {
   REQUIRE(b.Declare(templ).ok());
   REQUIRE(b.Set("platform/KEY", net::SecretBytes::From("v-key").value()).ok());
   net::HeaderList t1, t2;
-  b.Apply("git.origin.test", 80, "/", t1, "user");
+  Apply(b, "git.origin.test", 80, "/", t1, "user");
   CHECK(Header(t1, "X-Key") == "<none>");
-  b.Apply("git.origin.test", 80, "/", t2, "platform");
+  Apply(b, "git.origin.test", 80, "/", t2, "platform");
   CHECK(Header(t2, "X-Key") == "v-key");
   // A placeholder cannot be taken over by another declaration.
   auto thief = spec;
@@ -379,10 +385,22 @@ TEST_CASE("secret book: a context's secret is used only by its context") {
   // Rotation and removal by qualified name; forget drops rules and values.
   CHECK(net::HandleSecretRequest("rm\nplatform/GIT", b) == "ok\n");
   net::HeaderList u{{"Authorization", ph}};
-  CHECK(b.Apply("git.origin.test", 80, "/", u, "platform").rule == "secret-unset");
+  CHECK(Apply(b, "git.origin.test", 80, "/", u, "platform").rule == "secret-unset");
   CHECK(net::HandleSecretRequest("forget\nplatform", b) == "ok\n");
   net::HeaderList f{{"Authorization", ph}};
-  CHECK_FALSE(b.Apply("git.origin.test", 80, "/", f, "user").refused);  // a stale string now
+  CHECK_FALSE(Apply(b, "git.origin.test", 80, "/", f, "user").refused);  // a stale string now
   CHECK(net::HandleSecretRequest("set\nplatform/GIT\nx", b).starts_with("error: unknown secret"));
   CHECK(net::ParseSecretRules(net::FormatSecretRules({spec})).value().front().context == "platform");
+}
+
+TEST_CASE("secret specs: scope and a bare header name") {
+  auto s = bundle::ParseSecretSpec("K:host=api.test:8080,path=/v1/,/v2/,method=POST,scheme=http:header=X-Api-Key");
+  REQUIRE(s.ok());
+  CHECK(s->hosts == std::vector<std::string>{"api.test:8080"});
+  CHECK(s->paths == std::vector<std::string>{"/v1/", "/v2/"});
+  CHECK(s->methods == std::vector<std::string>{"POST"});
+  CHECK(s->schemes == std::vector<std::string>{"http"});
+  CHECK(s->header == "X-Api-Key");
+  CHECK_FALSE(bundle::ParseSecretSpec("K:host=a.test,path=").ok());
+  CHECK_FALSE(bundle::ParseSecretSpec("K:path=/v1/,host=a.test").ok());  // hosts first
 }
