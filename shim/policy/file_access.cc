@@ -198,7 +198,10 @@ PathsFound PathsUsed(std::string_view name, const std::vector<Word>& argv) {
     }
     c.AddAll(ops, Access::kRead, true);
   } else if (IsInertBuiltin(name) && name != "exec" && name != "command" && name != "builtin") {
-    // Their words are text, names and numbers, never files they open.
+    // Their words are text, names and numbers, never files they open: a path named is still
+    // checked against deny rules, a word known only at run time is nothing to check.
+    for (const auto& w : LooseOperands(argv, 0))
+      if (!w.dynamic) c.Add(w, std::nullopt);
   } else if (IsReader(name)) {
     c.AddAll(LooseOperands(argv, 0), Access::kRead, name == "rg");
   } else if (IsWriter(name)) {

@@ -97,6 +97,7 @@ std::vector<Inner> Xargs(const std::vector<Word>& argv) {
 // know: what runs cannot be seen.
 std::vector<Inner> Shell(const std::vector<Word>& argv) {
   bool dash_c = false;
+  std::string unseen;
   size_t i = 1;
   for (; i < argv.size(); ++i) {
     const auto& w = argv[i];
@@ -106,17 +107,19 @@ std::vector<Inner> Shell(const std::vector<Word>& argv) {
     if (t.size() < 2 || (t[0] != '-' && t[0] != '+')) break;
     if (t == "-o" || t == "+o" || t == "-O" || t == "+O") { ++i; continue; }
     if (In(t, {"--norc", "--noprofile", "--posix", "--noediting", "--restricted", "--verbose"})) continue;
-    if (t[1] == '-' || t[0] == '+') return {Uncertain("a shell option we do not model: " + w.raw)};
+    // An interactive or login shell, or one told to read a file first, runs code we cannot see
+    // before its script: asked about, and its script judged all the same (a deny in it wins).
+    if (t[1] == '-' || t[0] == '+') { unseen = "a shell option we do not model: " + w.raw; continue; }
     for (char c : t.substr(1)) {
       if (c == 'c') dash_c = true;
-      else if (std::string_view("aefhmnuvxBCEHPT").find(c) == std::string_view::npos)
-        return {Uncertain("a shell option we do not model: " + w.raw)};
+      else if (std::string_view("aefhmnuvxBCEHPT").find(c) == std::string_view::npos) unseen = "a shell option we do not model: " + w.raw;
     }
   }
   if (!dash_c || i >= argv.size()) return {Uncertain("a shell reading a script we cannot see")};
   Inner in;
   in.kind = Inner::Kind::kScript;
   in.script = argv[i];
+  in.uncertain = unseen;
   return {in};
 }
 
