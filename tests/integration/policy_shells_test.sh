@@ -22,6 +22,11 @@ done
 
 W=$(mktemp -d /tmp/sandshim-corpus.XXXXXX)
 trap 'rm -rf "$W"' EXIT
+chmod 755 "$W"
+# The cases really run: as root, they run as nobody, so none can touch the host (the trace
+# still shows an attempt the permissions refuse, which is what is judged).
+RUNAS=()
+[ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && RUNAS=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 mkdir -p "$W/secret" "$W/locked" "$W/ws" "$W/bin" "$W/cases"
 echo "TOPSECRET-$$" >"$W/secret/sandshim-secret-key"
 for n in curl wget evil sudo nsenter; do printf '#!/bin/sh\nexit 0\n' >"$W/bin/$n"; chmod 755 "$W/bin/$n"; done
@@ -69,8 +74,9 @@ ran() {
   local policy=$1 x rb; shift
   case $policy in example) x=curl rb=shadow ;; dev) x=wget rb=sandshim-secret-key ;; *) x=evil rb=sandshim-secret-key ;; esac
   rm -rf "$W/locked" "$W/ws" && mkdir -p "$W/locked" "$W/ws" && echo locked >"$LOCKED"
+  chmod 777 "$W/locked" "$W/ws" && chmod 666 "$LOCKED" && : >"$W/trace" && chmod 666 "$W/trace"
   (cd "$W/ws" && HOME=$W/ws PATH=$W/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-     timeout -k 1 5 strace -f -qq -o "$W/trace" -e trace=$TRACE "$@" </dev/null >/dev/null 2>&1)
+     timeout -k 1 5 "${RUNAS[@]}" strace -f -qq -o "$W/trace" -e trace=$TRACE "$@" </dev/null >/dev/null 2>&1)
   grep -qE "execve(at)?\(([0-9A-Z_]+, )?\"([^\"]*/)?$x\"" "$W/trace" && return 0
   grep -qE "(open|openat|openat2)\([^\"]*\"([^\"]*/)?$rb\"" "$W/trace" && return 0
   grep -E "\"([^\"]*/)?sandshim-locked-file\"" "$W/trace" |
