@@ -47,10 +47,10 @@ std::vector<std::string> HardLinks(const bundle::SessionProfile& p, const std::s
   return out;
 }
 
-void Append(json::object& linux, const char* key, const std::vector<std::string>& paths) {
+void Append(json::object& lx, const char* key, const std::vector<std::string>& paths) {
   if (paths.empty()) return;
-  if (!linux.if_contains(key) || !linux[key].is_array()) linux[key] = json::array{};
-  auto& a = linux[key].as_array();
+  if (!lx.if_contains(key) || !lx[key].is_array()) lx[key] = json::array{};
+  auto& a = lx[key].as_array();
   for (const auto& path : paths)
     if (std::find(a.begin(), a.end(), json::value(path)) == a.end()) a.push_back(json::value(path));
 }
@@ -80,9 +80,9 @@ Status AddPolicyMounts(json::object& spec, const bundle::SessionProfile& p) {
     list->insert(list->end(), links.begin(), links.end());
   }
   if (!spec.if_contains("linux") || !spec["linux"].is_object()) spec["linux"] = json::object{};
-  auto& linux = spec["linux"].as_object();
-  Append(linux, "readonlyPaths", m.readonly);
-  Append(linux, "maskedPaths", m.masked);
+  auto& lx = spec["linux"].as_object();
+  Append(lx, "readonlyPaths", m.readonly);
+  Append(lx, "maskedPaths", m.masked);
   return Ok();
 }
 
