@@ -200,8 +200,10 @@ PathsFound PathsUsed(std::string_view name, const std::vector<Word>& argv) {
   } else if (IsInertBuiltin(name) && name != "exec" && name != "command" && name != "builtin") {
     // Their words are text, names and numbers, never files they open: a path named is still
     // checked against deny rules, a word known only at run time is nothing to check.
+    // Only absolute words: a relative one is text ("echo first" in a --shell exec, whose
+    // directory is unknown, must not ask).
     for (const auto& w : LooseOperands(argv, 0))
-      if (!w.dynamic) c.Add(w, std::nullopt);
+      if (!w.dynamic && !w.text.empty() && w.text[0] == '/') c.Add(w, std::nullopt);
   } else if (IsReader(name)) {
     c.AddAll(LooseOperands(argv, 0), Access::kRead, name == "rg");
   } else if (IsWriter(name)) {
