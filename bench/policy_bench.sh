@@ -43,11 +43,30 @@ python3 -m pip install numpy
 bad17 --flag17 now
 M
 for _ in $(seq "$ROUNDS"); do cat "$W/mix"; done >"$W/commands"
-"$BIN" policy check --policy "$W/policy.json" --batch "$W/commands" >"$W/out" || exit 1
-n=$(wc -l <"$W/out")
-jq -r .decision_ns "$W/out" | sort -n >"$W/ns"
-pct() { awk -v p="$1" '{a[NR]=$1} END {i=int(NR*p/100); if (i<1) i=1; printf "%.1f", a[i]/1000}' "$W/ns"; }
-p50=$(pct 50) p99=$(pct 99) max=$(tail -1 "$W/ns" | awk '{printf "%.1f", $1/1000}')
-echo "# policy decision, $rules-rule policy, $n decisions ($(wc -l <"$W/mix") commands x $ROUNDS)"
-echo "decisions: $(jq -r .decision "$W/out" | sort | uniq -c | tr -s ' ' | tr '\n' ' ')"
+pct() { awk -v p="$1" '{a[NR]=$1} END {i=int(NR*p/100); if (i<1) i=1; printf "%.1f", a[i]/1000}' "$2"; }
+# run LABEL BINARY: one pass over the commands; the decision times of all passes of a binary
+# go to $W/ns-LABEL (BASELINE_BIN, e.g. a build of main, runs interleaved with BIN).
+run() {
+  "$2" policy check --policy "$W/policy.json" --batch "$W/commands" >"$W/out-$1" || exit 1
+  jq -r .decision_ns "$W/out-$1" >>"$W/ns-$1"
+}
+for _ in 1 2 3; do
+  run new "$BIN"
+  [ -n "${BASELINE_BIN:-}" ] && run base "$BASELINE_BIN"
+done
+sort -n -o "$W/ns-new" "$W/ns-new"
+n=$(wc -l <"$W/out-new")
+p50=$(pct 50 "$W/ns-new") p99=$(pct 99 "$W/ns-new") max=$(tail -1 "$W/ns-new" | awk '{printf "%.1f", $1/1000}')
+echo "# policy decision, $rules-rule policy, $n decisions ($(wc -l <"$W/mix") commands x $ROUNDS) x 3 passes"
+echo "decisions: $(jq -r .decision "$W/out-new" | sort | uniq -c | tr -s ' ' | tr '\n' ' ')"
 echo "p50 ${p50} us  p99 ${p99} us  max ${max} us  target p99 < 1000 us: $(awk -v p="$p99" 'BEGIN {print (p < 1000) ? "OK" : "OVER"}')"
+if [ -n "${BASELINE_BIN:-}" ]; then
+  sort -n -o "$W/ns-base" "$W/ns-base"
+  echo "baseline ($BASELINE_BIN), same run: p50 $(pct 50 "$W/ns-base") us  p99 $(pct 99 "$W/ns-base") us"
+  echo "baseline decisions: $(jq -r .decision "$W/out-base" | sort | uniq -c | tr -s ' ' | tr '\n' ' ')"
+fi
+# #33 step 3, measured ahead of it: a seccomp user-notification supervisor on execve (native).
+if command -v cc >/dev/null && cc -O2 -o "$W/probe" "$here/exec_notify_probe.c" 2>/dev/null; then
+  echo "# exec under a seccomp user-notification supervisor (prototype, bench/exec_notify_probe.c)"
+  "$W/probe" 300
+fi

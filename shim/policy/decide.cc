@@ -15,6 +15,18 @@ constexpr int kMaxDepth = 8;  // sh -c 'sh -c "..."' deeper than this: ask
 
 std::string_view AccessName(Access a) { return a == Access::kRead ? "read" : "write"; }
 
+// Where `cd [-L|-P|-e|-@]... [--] [DIR]` goes: nullopt when unknown ($HOME, $OLDPWD, a
+// variable, an option we do not know).
+std::optional<std::string> CdTarget(const std::vector<Word>& words) {
+  size_t i = 1;
+  for (; i < words.size() && !words[i].dynamic && words[i].text.size() > 1 && words[i].text[0] == '-'; ++i) {
+    if (words[i].text == "--") { ++i; break; }
+    if (words[i].text.find_first_not_of("LPe@", 1) != std::string::npos) return std::nullopt;
+  }
+  if (i + 1 != words.size() || words[i].dynamic || words[i].text == "-") return std::nullopt;
+  return words[i].text;
+}
+
 class Judge {
  public:
   Judge(const Policy& p, ExecContext& ctx) : p_(p), ctx_(ctx) {}
@@ -37,8 +49,10 @@ class Judge {
     words[0].text = cn.name;
     Refusals(words, text);
     Packages(cn.name, words, text);
-    for (const auto& use : PathsUsed(cn.name, words)) Path(use.word, use.access, text);
-    if (cn.name == "cd") ctx_.cwd.Cd(words.size() > 1 && !words[1].dynamic ? std::optional(words[1].text) : std::nullopt);
+    auto paths = PathsUsed(cn.name, words);
+    if (!paths.uncertain.empty()) Raise(Decision::kAsk, "", text, "cannot be judged statically: " + paths.uncertain);
+    for (const auto& use : paths.uses) Path(use.word, use.access, text, use.recursive);
+    if (cn.name == "cd") ctx_.cwd.Cd(CdTarget(words));
     bool needs_own_rule = true;
     auto inners = InnerCommands(cn.name, words);
     for (const auto& in : inners) {
@@ -111,16 +125,32 @@ class Judge {
       Raise(Decision::kAsk, "", text, "installs packages that cannot be checked against blocked_packages");
   }
 
-  // A path the command reads or writes (access nullopt: either, from an unknown command).
-  void Path(const Word& w, std::optional<Access> access, const std::string& text) {
+  bool HasFileRules(std::optional<Access> a) const {
+    if (a) return p_.deny.Has(*a) || p_.ask.Has(*a) || p_.allow.Has(*a);
+    return HasFileRules(Access::kRead) || HasFileRules(Access::kWrite);
+  }
+
+  // A path the command reads or writes (access nullopt: either, from an unknown command);
+  // recursive: everything below it too, so a rule on something inside it asks.
+  void Path(const Word& w, std::optional<Access> access, const std::string& text, bool recursive = false) {
+    if (w.dynamic && !w.expanded) {
+      // A glob names entries below its literal directory: judged as that directory, whole.
+      auto wild = w.text.find_first_of("*?[");
+      auto slash = w.text.rfind('/', wild);
+      std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : w.text.substr(0, slash);
+      return Path(Word{.text = dir, .raw = w.raw}, access, text, true);
+    }
     auto resolved = w.dynamic ? Resolution{{}, true} : ctx_.cwd.Resolve(w.text);
-    if (resolved.unknown && access && (p_.deny.Has(*access) || p_.ask.Has(*access) || p_.allow.Has(*access)))
-      Raise(Decision::kAsk, "", text, "a path known only at run time: " + w.raw);
+    if (resolved.unknown && HasFileRules(access)) Raise(Decision::kAsk, "", text, "a path known only at run time: " + w.raw);
     for (const auto& path : resolved.paths) {
-      for (const auto& r : p_.deny.file)
-        if ((!access || r.access == *access) && GlobMatch(r.glob, path)) return Raise(Decision::kDeny, r.text, text, "");
+      for (const auto& r : p_.deny.file) {
+        if ((access && r.access != *access) || IsHarmlessDevice(path)) continue;
+        if (GlobMatch(r.glob, path)) return Raise(Decision::kDeny, r.text, text, "");
+        if (recursive && MayMatchBelow(r.glob, path)) Raise(Decision::kAsk, r.text, text, "uses what is below " + path);
+      }
       for (const auto& r : p_.ask.file)
-        if ((!access || r.access == *access) && GlobMatch(r.glob, path)) Raise(Decision::kAsk, r.text, text, "");
+        if ((!access || r.access == *access) && (GlobMatch(r.glob, path) || (recursive && MayMatchBelow(r.glob, path))))
+          Raise(Decision::kAsk, r.text, text, "");
       if (access != Access::kRead)
         for (const auto& g : ctx_.guarded)
           if (GlobMatch(g + "/**", path)) Raise(Decision::kAsk, "", text, "writes the shell's saved state: " + path);
@@ -134,6 +164,12 @@ class Judge {
   void OwnRule(const CommandName& cn, const std::vector<Word>& words, const std::string& text) {
     if (!cn.system) return Raise(Decision::kAsk, "", text, "not a system command: " + words[0].raw);
     if (IsInertBuiltin(cn.name)) {
+      // bash evaluates a name's subscript as arithmetic, with its $( ): test -v 'a[$(x)]',
+      // printf -v, read, unset. Only echo never takes a name.
+      if (cn.name != "echo")
+        for (size_t i = 1; i < words.size(); ++i)
+          if (words[i].text.find('[') != std::string::npos && words[i].text.find_first_of("$`") != std::string::npos)
+            return Raise(Decision::kAsk, "", text, "a subscript bash may evaluate: " + words[i].raw);
       if (cn.name == "export" || cn.name == "readonly" || cn.name == "local")
         for (size_t i = 1; i < words.size(); ++i) Assignment(words[i], text);
       return;

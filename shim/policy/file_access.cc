@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "shim/policy/options.h"
+#include "shim/policy/wrappers.h"
+
 namespace sandshim::policy {
 namespace {
 
@@ -9,26 +12,25 @@ bool In(std::string_view s, std::initializer_list<std::string_view> set) {
   return std::find(set.begin(), set.end(), s) != set.end();
 }
 
+// Unmodeled commands that only read or only write their operands.
 bool IsReader(std::string_view n) {
-  return In(n, {"cat", "head", "tail", "less", "more", "wc", "sort", "uniq", "diff", "cmp", "md5sum", "sha1sum", "sha256sum",
-                "sha512sum", "base64", "xxd", "od", "hexdump", "strings", "file", "stat", "nl", "tac", "cut", "ls", "du",
-                "grep", "egrep", "fgrep", "rg", "zcat", "bat", "jq", "readlink", "realpath"});
+  return In(n, {"less", "more", "diff", "cmp", "md5sum", "sha1sum", "sha256sum", "sha512sum", "base64", "xxd", "od",
+                "hexdump", "strings", "file", "stat", "nl", "tac", "ls", "du", "rg", "zcat", "bat", "jq", "readlink",
+                "realpath"});
 }
-bool IsWriter(std::string_view n) {
-  return In(n, {"touch", "tee", "rm", "rmdir", "mkdir", "truncate", "chmod", "chown", "chgrp", "ln", "shred", "unlink", "mv"});
-}
+bool IsWriter(std::string_view n) { return In(n, {"rmdir", "shred", "unlink"}); }
 
-// Arguments that are not options; option values given as --opt=/path count too.
-std::vector<Word> Operands(const std::vector<Word>& argv, size_t skip_first_operands) {
+// An unmodeled command's arguments: operands, and the path in an option's value
+// (--opt=/path, -o/path), for any access.
+std::vector<Word> LooseOperands(const std::vector<Word>& argv, size_t skip_first_operands) {
   std::vector<Word> out;
   bool options = true;
   for (size_t i = 1; i < argv.size(); ++i) {
     const auto& w = argv[i];
     if (options && !w.dynamic && w.text == "--") { options = false; continue; }
     if (options && !w.dynamic && w.text.size() > 1 && w.text[0] == '-') {
-      auto eq = w.text.find('=');
-      if (eq != std::string::npos && eq + 1 < w.text.size() && w.text[eq + 1] == '/')
-        out.push_back(Word{.text = w.text.substr(eq + 1), .raw = w.raw});
+      auto slash = w.text.find('/');
+      if (slash != std::string::npos) out.push_back(Word{.text = w.text.substr(slash), .raw = w.raw});
       continue;
     }
     if (skip_first_operands > 0) { --skip_first_operands; continue; }
@@ -37,40 +39,179 @@ std::vector<Word> Operands(const std::vector<Word>& argv, size_t skip_first_oper
   return out;
 }
 
-bool HasPatternOption(const std::vector<Word>& argv) {
-  return std::any_of(argv.begin() + 1, argv.end(), [](const Word& w) {
-    return w.text == "-e" || w.text == "-f" || w.text.rfind("--regexp", 0) == 0 || w.text.rfind("--file", 0) == 0;
-  });
+class Collector {
+ public:
+  void Add(const Word& w, std::optional<Access> a, bool recursive = false) {
+    // A word known only at run time may be an option that turns any access into another.
+    found.uses.push_back({w, w.expanded ? std::nullopt : a, recursive});
+  }
+  void AddAll(const std::vector<Word>& ws, std::optional<Access> a, bool recursive = false) {
+    for (const auto& w : ws) Add(w, a, recursive);
+  }
+  void Values(const ParsedArgs& args, std::initializer_list<std::string_view> names, Access a) {
+    for (auto n : names) AddAll(args.Values(n), a);
+  }
+  void Uncertain(std::string why) {
+    if (found.uncertain.empty()) found.uncertain = std::move(why);
+  }
+  PathsFound found;
+};
+
+bool Recursive(const ParsedArgs& a, std::initializer_list<std::string_view> names) {
+  return std::any_of(names.begin(), names.end(), [&](std::string_view n) { return a.Has(n); });
+}
+
+void Grep(const ParsedArgs& a, Collector& c) {
+  c.Values(a, {"-f", "--file", "--exclude-from"}, Access::kRead);
+  bool pattern_given = Recursive(a, {"-e", "--regexp", "-f", "--file"});
+  bool recursive = Recursive(a, {"-r", "-R", "--recursive", "--dereference-recursive"});
+  std::vector<Word> files(a.operands.begin() + (pattern_given || a.operands.empty() ? 0 : 1), a.operands.end());
+  if (files.empty() && recursive) files.push_back(Word{.text = ".", .raw = "."});  // grep -r reads the directory it is in
+  c.AddAll(files, Access::kRead, recursive);
+}
+
+// cp/mv/ln: -t DIR receives every operand; otherwise the last operand does.
+void CopyLike(std::string_view name, const ParsedArgs& a, Collector& c) {
+  auto targets = a.Values("-t");
+  auto more = a.Values("--target-directory");
+  targets.insert(targets.end(), more.begin(), more.end());
+  std::vector<Word> sources = a.operands;
+  if (targets.empty() && !sources.empty()) {
+    targets.push_back(sources.back());
+    sources.pop_back();
+  }
+  bool recursive = name == "mv" || Recursive(a, {"-r", "-R", "-a", "--recursive", "--archive"});
+  c.AddAll(targets, Access::kWrite, recursive);
+  c.AddAll(sources, Access::kRead, recursive);
+  if (name == "mv") c.AddAll(sources, Access::kWrite, true);  // removed from where they were
+}
+
+void Dd(const std::vector<Word>& argv, Collector& c) {
+  for (size_t i = 1; i < argv.size(); ++i) {
+    const auto& w = argv[i];
+    auto eq = w.text.find('=');
+    if (w.dynamic && (eq == std::string::npos || w.raw.find('=') > w.raw.find('$'))) return c.Uncertain("dd operand known only at run time");
+    std::string key = w.text.substr(0, eq == std::string::npos ? 0 : eq);
+    Word value{.text = eq == std::string::npos ? "" : w.text.substr(eq + 1), .dynamic = w.dynamic, .raw = w.raw};
+    if (key == "if") c.Add(value, Access::kRead);
+    else if (key == "of") c.Add(value, Access::kWrite);
+    else if (!In(key, {"bs", "ibs", "obs", "cbs", "skip", "iseek", "seek", "oseek", "count", "status", "conv", "iflag", "oflag"}))
+      return c.Uncertain("dd operand we do not model: " + w.raw);
+  }
+}
+
+// The tools options.h models: their operands and path-valued options, as each reads them.
+void Modeled(std::string_view name, const std::vector<Word>& argv, const ParsedArgs& a, Collector& c) {
+  if (!a.uncertain.empty()) return c.Uncertain(std::string(name) + ": " + a.uncertain);
+  if (name == "grep") return Grep(a, c);
+  if (name == "sort") {
+    if (Recursive(a, {"--compress-program"})) return c.Uncertain("sort --compress-program runs a program");
+    if (Recursive(a, {"--files0-from"})) return c.Uncertain("sort --files0-from reads names we cannot see");
+    c.Values(a, {"-o", "--output", "-T", "--temporary-directory"}, Access::kWrite);
+    c.Values(a, {"--random-source"}, Access::kRead);
+    return c.AddAll(a.operands, Access::kRead);
+  }
+  if (name == "uniq") {
+    if (a.operands.size() > 2) return c.Uncertain("uniq with more than two operands");
+    if (!a.operands.empty()) c.Add(a.operands[0], Access::kRead);
+    if (a.operands.size() == 2) c.Add(a.operands[1], Access::kWrite);
+    return;
+  }
+  if (In(name, {"cp", "mv", "ln"})) {
+    if (name == "ln") return CopyLike(name, a, c), c.AddAll(a.operands, Access::kRead);  // a link reaches its target
+    return CopyLike(name, a, c);
+  }
+  if (In(name, {"tee", "mkdir", "rm"})) return c.AddAll(a.operands, Access::kWrite, name == "rm");
+  if (In(name, {"touch", "truncate"})) {
+    c.Values(a, {"-r", "--reference"}, Access::kRead);
+    return c.AddAll(a.operands, Access::kWrite);
+  }
+  if (name == "time") return c.Values(a, {"-o", "--output"}, Access::kWrite);  // the rest is its command
+  if (name == "xargs") return c.Values(a, {"-a", "--arg-file"}, Access::kRead);
+  if (In(name, {"head", "tail", "cat", "wc", "cut"})) return c.AddAll(a.operands, Access::kRead);
+  (void)argv;
+}
+
+// chmod MODE FILE..., chown OWNER FILE...: a mode may start with '-' (chmod -w f).
+void ModeLike(const std::vector<Word>& argv, Collector& c) {
+  bool reference = false, recursive = false;
+  std::vector<Word> ops;
+  for (size_t i = 1; i < argv.size(); ++i) {
+    const auto& t = argv[i].text;
+    if (!argv[i].dynamic && t.rfind("--reference=", 0) == 0) {
+      reference = true;
+      c.Add(Word{.text = t.substr(12), .raw = argv[i].raw}, Access::kRead);
+    } else if (!argv[i].dynamic && (t == "--recursive" || (t.size() > 1 && t[0] == '-' && t.find_first_not_of("cfvRhHLP", 1) == std::string::npos))) {
+      recursive |= t == "--recursive" || t.find('R') != std::string::npos;
+    } else if (!argv[i].dynamic && t.rfind("--", 0) == 0) {
+      if (t != "--" && !In(t, {"--changes", "--silent", "--quiet", "--verbose", "--no-preserve-root", "--preserve-root", "--dereference", "--no-dereference"}))
+        return c.Uncertain("an option we do not model: " + argv[i].raw);
+    } else {
+      ops.push_back(argv[i]);
+    }
+  }
+  if (!reference && !ops.empty()) ops.erase(ops.begin());
+  c.AddAll(ops, Access::kWrite, recursive);
+}
+
+void Find(const std::vector<Word>& argv, Collector& c) {
+  size_t i = 1;
+  for (; i < argv.size() && !argv[i].dynamic && !argv[i].text.empty() && std::string_view("-()!").find(argv[i].text[0]) == std::string_view::npos; ++i)
+    c.Add(argv[i], Access::kRead);
+  bool deletes = false;
+  for (; i < argv.size(); ++i) {
+    const auto& t = argv[i].text;
+    if (t == "-delete") deletes = true;
+    if (In(t, {"-fprint", "-fprint0", "-fls", "-fprintf"}) && i + 1 < argv.size()) c.Add(argv[i + 1], Access::kWrite);
+    if (t == "-files0-from") c.Uncertain("find -files0-from reads names we cannot see");
+  }
+  if (deletes)
+    for (size_t k = 1; k < argv.size() && !argv[k].text.empty() && argv[k].text[0] != '-'; ++k) c.Add(argv[k], Access::kWrite, true);
 }
 
 }  // namespace
 
-std::vector<PathUse> PathsUsed(std::string_view name, const std::vector<Word>& argv) {
-  std::vector<PathUse> out;
-  auto add = [&](const std::vector<Word>& ws, std::optional<Access> a) {
-    for (const auto& w : ws) out.push_back({w, a});
-  };
-  if (In(name, {"grep", "egrep", "fgrep", "rg"})) {
-    // The first operand is the pattern unless -e/-f gave it (then an -e value may be taken
-    // for a path: stricter, never looser).
-    add(Operands(argv, HasPatternOption(argv) ? 0 : 1), Access::kRead);
+PathsFound PathsUsed(std::string_view name, const std::vector<Word>& argv) {
+  Collector c;
+  // A glob may expand to a file named like an option (--compress-program=x, --checkpoint-action=exec=x).
+  if (In(name, {"sort", "tar", "rsync", "cp", "mv", "ln", "chmod", "chown", "chgrp", "zip", "find", "xargs"})) {
+    for (size_t i = 1; i < argv.size() && argv[i].text != "--"; ++i)
+      if (argv[i].dynamic && !argv[i].expanded) {
+        c.Uncertain("a glob that may expand to options: " + argv[i].raw);
+        return c.found;
+      }
+  }
+  std::string_view grammar = In(name, {"egrep", "fgrep"}) ? "grep" : name;
+  if (const OptionGrammar* g = GrammarOf(grammar); g && !In(name, {"env", "nice", "timeout", "stdbuf", "setsid", "nohup", "exec", "command", "ionice"})) {
+    Modeled(grammar, argv, ParseOptions(*g, argv), c);
+  } else if (name == "dd") {
+    Dd(argv, c);
   } else if (In(name, {"chmod", "chown", "chgrp"})) {
-    add(Operands(argv, 1), Access::kWrite);
-  } else if (In(name, {"cp", "install", "rsync", "scp"})) {
-    auto ops = Operands(argv, 0);
+    ModeLike(argv, c);
+  } else if (name == "find") {
+    Find(argv, c);
+  } else if (In(name, {"install", "rsync", "scp"})) {
+    auto ops = LooseOperands(argv, 0);
     if (!ops.empty()) {
-      out.push_back({ops.back(), Access::kWrite});
+      c.Add(ops.back(), Access::kWrite, true);
       ops.pop_back();
     }
-    add(ops, Access::kRead);
+    c.AddAll(ops, Access::kRead, true);
+  } else if (IsInertBuiltin(name) && name != "exec" && name != "command" && name != "builtin") {
+    // Their words are text, names and numbers, never files they open: a path named is still
+    // checked against deny rules, a word known only at run time is nothing to check.
+    // Only absolute words: a relative one is text ("echo first" in a --shell exec, whose
+    // directory is unknown, must not ask).
+    for (const auto& w : LooseOperands(argv, 0))
+      if (!w.dynamic && !w.text.empty() && w.text[0] == '/') c.Add(w, std::nullopt);
   } else if (IsReader(name)) {
-    add(Operands(argv, 0), Access::kRead);
+    c.AddAll(LooseOperands(argv, 0), Access::kRead, name == "rg");
   } else if (IsWriter(name)) {
-    add(Operands(argv, 0), Access::kWrite);
+    c.AddAll(LooseOperands(argv, 0), Access::kWrite);
   } else {
-    add(Operands(argv, 0), std::nullopt);
+    c.AddAll(LooseOperands(argv, 0), std::nullopt, true);  // a directory may be read or written whole (tar, zip)
   }
-  return out;
+  return c.found;
 }
 
 }  // namespace sandshim::policy

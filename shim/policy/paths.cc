@@ -51,6 +51,14 @@ bool GlobMatch(std::string_view glob, std::string_view path) {
   return Match(glob, path);
 }
 
+bool MayMatchBelow(std::string_view glob, std::string_view dir) {
+  std::string below = dir == "/" ? "/" : std::string(dir) + "/";
+  auto wild = glob.find_first_of("*?[");
+  auto literal = glob.substr(0, wild);
+  if (literal.rfind(below, 0) == 0) return true;                         // /etc/shadow below /etc
+  return wild != std::string_view::npos && below.rfind(literal, 0) == 0;  // /w/**/.env below /w/src
+}
+
 bool IsHarmlessDevice(std::string_view p) {
   return p == "/dev/null" || p == "/dev/stdout" || p == "/dev/stderr" || p == "/dev/stdin" || p == "/dev/tty" ||
          p.rfind("/dev/fd/", 0) == 0;

@@ -14,6 +14,9 @@ namespace sandshim::policy {
 std::string NormalizePath(std::string_view absolute);
 // * within one component, ** across components (and "/x/**" matches "/x"), ? one character.
 bool GlobMatch(std::string_view glob, std::string_view path);
+// Whether the glob may name something below directory `dir` (a recursive read of dir
+// reaches it): its literal part lies below dir, or a wildcard starts inside dir.
+bool MayMatchBelow(std::string_view glob, std::string_view dir);
 // Devices every command may use whatever the file rules say (2>/dev/null, >&2).
 bool IsHarmlessDevice(std::string_view path);
 

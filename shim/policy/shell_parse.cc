@@ -17,8 +17,9 @@ bool IsNameChar(char c, bool first) {
 
 // Words that shape control flow: a command starting with one goes on with the next word.
 bool IsPrefixKeyword(std::string_view w) {
-  static constexpr std::array<std::string_view, 13> k = {"!", "{", "}", "if", "then", "elif", "else", "fi",
-                                                          "do", "done", "while", "until", "time"};
+  // (bash's `time` keyword is judged as the time command, whose grammar covers its -p.)
+  static constexpr std::array<std::string_view, 12> k = {"!", "{", "}", "if", "then", "elif", "else", "fi",
+                                                          "do", "done", "while", "until"};
   return std::find(k.begin(), k.end(), w) != k.end();
 }
 
@@ -29,7 +30,8 @@ struct HereDoc {
 
 class Parser {
  public:
-  Parser(std::string_view s, ParsedScript& out, int depth) : s_(s), out_(out), depth_(depth) {}
+  Parser(std::string_view s, ParsedScript& out, int depth, const Parser* parent = nullptr)
+      : s_(s), out_(out), depth_(depth), parent_(parent) {}
 
   // Parses commands up to the end, or (nested) up to the ')' that closes a $( ).
   // Returns the position after that ')'.
@@ -40,7 +42,11 @@ class Parser {
       if (IsBlank(c)) { ++i_; continue; }
       if (c == '#') { SkipComment(); continue; }  // only ever seen where a word would start
       if (c == '\\' && i_ + 1 < s_.size() && s_[i_ + 1] == '\n') { i_ += 2; continue; }
-      if (c == '\n') { EndCommand(); Connect(Link::kOther); ++i_; ReadHereDocs(); continue; }
+      if (c == '\n') {
+        for (const Parser* p = parent_; p; p = p->parent_)
+          if (!p->pending_.empty()) Uncertain("a here-document whose body starts inside $( )");
+        EndCommand(); Connect(Link::kOther); ++i_; ReadHereDocs(); continue;
+      }
       if (c == ';' || c == '&' || c == '|') {
         EndCommand();
         bool twice = c != ';' && i_ + 1 < s_.size() && s_[i_ + 1] == c;
@@ -73,7 +79,7 @@ class Parser {
     if (std::find(out_.uncertain.begin(), out_.uncertain.end(), why) == out_.uncertain.end())
       out_.uncertain.push_back(std::move(why));
   }
-  bool AtCommandStart() const { return cur_.argv.empty() && cur_.assignments.empty() && skip_words_ == false; }
+  bool AtCommandStart() const { return cur_.argv.empty() && cur_.assignments.empty(); }
 
   void SkipComment() {
     while (i_ < s_.size() && s_[i_] != '\n') ++i_;
@@ -88,6 +94,7 @@ class Parser {
       return;
     }
     if (!cur_.argv.empty()) Uncertain("'(' inside a command");
+    if (AtCommandStart() && i_ < s_.size() && s_[i_] == '(') Uncertain("(( )) arithmetic (bash)");
     EndCommand();
     ++subshells_;
   }
@@ -100,7 +107,7 @@ class Parser {
       out_.commands.push_back(std::move(cur_));
     }
     cur_ = {};
-    skip_words_ = false;
+    if (for_ == For::kWords || for_ == For::kAfterName) for_ = For::kExpectDo;
     negated_ = false;
   }
 
@@ -136,12 +143,43 @@ class Parser {
     ended_ = Ended::kOther;
   }
 
+  // `for NAME [in WORDS] ; do`: the name and the words are data; after the name comes
+  // `in`, `do` (for NAME do ...: valid sh, no list) or a separator, and then `do`.
+  enum class For { kNone, kName, kAfterName, kWords, kExpectDo };
+  bool ForHeader(const Word& w) {
+    switch (for_) {
+      case For::kNone: return false;
+      case For::kName:
+        if (w.dynamic || w.quoted || !IsName(w.text)) Uncertain("for loop without a name");
+        for_ = For::kAfterName;
+        return true;
+      case For::kAfterName:
+        if (!w.quoted && w.text == "in") { for_ = For::kWords; return true; }
+        if (!w.quoted && w.text == "do") { for_ = For::kNone; return true; }
+        Uncertain("for loop we do not model");
+        for_ = For::kNone;
+        return true;
+      case For::kWords: return true;
+      case For::kExpectDo:
+        for_ = For::kNone;
+        if (!w.quoted && w.text == "do") return true;
+        Uncertain("for loop without do");
+        return false;
+    }
+    return false;
+  }
+  static bool IsName(const std::string& t) {
+    if (t.empty() || !IsNameChar(t[0], true)) return false;
+    return std::all_of(t.begin(), t.end(), [](char c) { return IsNameChar(c, false); });
+  }
+
   void AddWord(Word w) {
-    if (skip_words_) return;  // the header of a for loop: its words are data
+    if (ForHeader(w)) return;
     if (AtCommandStart() && !w.quoted && !w.dynamic) {
       if (w.text == "!") negated_ = true;  // `! cd /x && y`: y runs when the cd failed
       if (IsPrefixKeyword(w.text)) return;
-      if (w.text == "for" || w.text == "select") { skip_words_ = true; return; }
+      if (w.text == "for" || w.text == "select") { for_ = For::kName; return; }
+      if (w.text == "[[" || w.text == "coproc") Uncertain(w.text + " (bash) we do not model");
       if (w.text == "case") Uncertain("case statement");
       if (w.text == "function") Uncertain("function definition");
     }
@@ -150,7 +188,7 @@ class Parser {
       return;
     }
     if (w.text.find('{') != std::string::npos && !w.quoted && w.text != "{" && w.text != "}") {
-      w.dynamic = true;  // bash brace expansion: /bin/{rm,ls}
+      w.dynamic = w.expanded = true;  // bash brace expansion: /bin/{rm,ls}
     }
     cur_.argv.push_back(std::move(w));
   }
@@ -193,7 +231,13 @@ class Parser {
       ;  // 2>&1: no file
     else if (kind == RedirectKind::kDup)
       kind = RedirectKind::kWrite;  // bash's >&file
-    if (heredoc) pending_.push_back({target.text, !target.quoted, strip});
+    if (heredoc) {
+      // sh ends the body at a line equal to the delimiter after quote removal, unexpanded;
+      // a delimiter with $, `, or a backslash inside is read differently by each shell.
+      if (target.raw.find_first_of("$`\n") != std::string::npos || target.raw.find('\\', 1) != std::string::npos || target.text.empty())
+        Uncertain("here-document delimiter we do not model: " + target.raw);
+      pending_.push_back({target.text, !target.quoted, strip});
+    }
     cur_.redirects.push_back({kind, std::move(target)});
   }
 
@@ -209,6 +253,8 @@ class Parser {
         i_ = std::min(eol + 1, s_.size());
         if (h.strip_tabs) while (!line.empty() && line.front() == '\t') line.remove_prefix(1);
         if (line == h.delimiter) { found = true; break; }
+        // An unquoted delimiter joins a line ending in a backslash with the next.
+        if (h.expands && !line.empty() && line.back() == '\\') Uncertain("backslash-newline in a here-document");
         // An unquoted delimiter: the body is expanded, so a substitution in it runs.
         if (h.expands && (line.find("$(") != std::string_view::npos || line.find('`') != std::string_view::npos))
           Uncertain("command substitution in a here-document");
@@ -244,7 +290,7 @@ class Parser {
         Backtick(w);
       } else {
         if (c == '*' || c == '?' || c == '[') w.dynamic = true;  // a glob
-        if (c == '~' && first) w.dynamic = true;                // $HOME
+        if (c == '~' && first) w.dynamic = w.expanded = true;   // $HOME
         w.text += c;
         ++i_;
       }
@@ -252,10 +298,13 @@ class Parser {
     }
     last_word_end_ = i_;
     w.raw = std::string(s_.substr(start, i_ - start));
+    if (w.raw == "[") w.dynamic = false;  // test's name, not a bracket expression
     return w;
   }
 
   void ReadDoubleQuoted(Word& w) {
+    bool outer = in_dquote_;
+    in_dquote_ = true;
     ++i_;
     while (i_ < s_.size() && s_[i_] != '"') {
       char c = s_[i_];
@@ -271,13 +320,14 @@ class Parser {
         ++i_;
       }
     }
+    in_dquote_ = outer;
     if (i_ >= s_.size()) Uncertain("unterminated quote");
     else ++i_;
   }
 
   void Backtick(Word& w) {
     Uncertain("backtick command substitution");
-    w.dynamic = true;
+    w.dynamic = w.expanded = true;
     size_t end = s_.find('`', i_ + 1);
     i_ = end == std::string_view::npos ? s_.size() : end + 1;
   }
@@ -288,42 +338,99 @@ class Parser {
     if (n >= s_.size()) { w.text += '$'; ++i_; return; }
     char c = s_[n];
     if (c == '(' && n + 1 < s_.size() && s_[n + 1] == '(') {
-      w.dynamic = true;
-      i_ = SkipBalanced(n + 2, '(', ')', 2);
-      return;
+      w.dynamic = w.expanded = true;
+      if (auto end = Arithmetic(n + 2)) { i_ = *end; return; }
+      // Not arithmetic we can read: bash may take it for $( (cmd) ); judge it as that, and ask.
+      Uncertain("$(( )) that is not plain arithmetic");
     }
+    if (c == '[') return Unmodeled("$[ ] arithmetic (bash)");
     if (c == '(') {
-      w.dynamic = true;
+      w.dynamic = w.expanded = true;
       if (depth_ >= kMaxDepth) { Uncertain("command substitution nested too deep"); i_ = s_.size(); return; }
-      Parser inner(s_, out_, depth_ + 1);
+      Parser inner(s_, out_, depth_ + 1, this);
       i_ = inner.ParseList(n + 1, /*nested=*/true);
       return;
     }
     if (c == '{') {
-      w.dynamic = true;
-      i_ = SkipBalanced(n + 1, '{', '}', 1);
+      w.dynamic = w.expanded = true;
+      ReadBraced(n + 1);
       return;
     }
     if (c == '\'') {  // bash $'...': escapes decoded at run time
-      w.dynamic = true;
+      w.dynamic = w.expanded = true;
       Uncertain("$'...' quoting");
       size_t end = s_.find('\'', n + 1);
       i_ = end == std::string_view::npos ? s_.size() : end + 1;
       return;
     }
     if (IsNameChar(c, true)) {
-      w.dynamic = true;
+      w.dynamic = w.expanded = true;
       i_ = n;
       while (i_ < s_.size() && IsNameChar(s_[i_], false)) ++i_;
       return;
     }
     if ((c >= '0' && c <= '9') || std::string_view("@*#?$!-").find(c) != std::string_view::npos) {
-      w.dynamic = true;
+      w.dynamic = w.expanded = true;
       i_ = n + 1;
       return;
     }
     w.text += '$';
     ++i_;
+  }
+
+  // ${NAME}, ${#NAME}, ${NAME OP WORD} with POSIX's operators (:- - := = :? ? :+ + # ## % %%).
+  // WORD is read as sh reads it (quotes, escapes, nested expansions, whose commands are
+  // judged). Inside double quotes the shells disagree on what quotes and backslashes in WORD
+  // do (#33): that, and bash's other forms (${x/a/b}, ${x:1}, ${x@P}, ${!x}), ask.
+  void ReadBraced(size_t k) {
+    if (k < s_.size() && s_[k] == '#' && k + 1 < s_.size() && s_[k + 1] != '}' && std::string_view(":-=?+%#").find(s_[k + 1]) == std::string_view::npos) ++k;
+    size_t name = k;
+    if (k < s_.size() && IsNameChar(s_[k], true)) { while (k < s_.size() && IsNameChar(s_[k], false)) ++k; }
+    else if (k < s_.size() && s_[k] >= '0' && s_[k] <= '9') { while (k < s_.size() && s_[k] >= '0' && s_[k] <= '9') ++k; }
+    else if (k < s_.size() && std::string_view("@*#?$!-").find(s_[k]) != std::string_view::npos) ++k;
+    if (k == name) return Unmodeled("parameter expansion we do not model");
+    if (k < s_.size() && s_[k] == '}') { i_ = k + 1; return; }
+    if (k < s_.size() && s_[k] == ':') ++k;
+    if (k >= s_.size() || std::string_view("-=?+#%").find(s_[k]) == std::string_view::npos || (s_[k - 1] == ':' && (s_[k] == '#' || s_[k] == '%')))
+      return Unmodeled("parameter expansion we do not model (bash)");
+    if ((s_[k] == '#' || s_[k] == '%') && k + 1 < s_.size() && s_[k + 1] == s_[k]) ++k;
+    i_ = k + 1;
+    Word scratch;
+    while (i_ < s_.size() && s_[i_] != '}') {
+      char c = s_[i_];
+      if (in_dquote_ && (c == '\\' || c == '\'' || c == '"')) return Unmodeled("a quote inside a quoted ${...}");
+      if (c == '\\') i_ += 2;
+      else if (c == '\'') {
+        size_t end = s_.find('\'', i_ + 1);
+        i_ = end == std::string_view::npos ? s_.size() : end + 1;
+      } else if (c == '"') ReadDoubleQuoted(scratch);
+      else if (c == '$') ReadDollar(scratch);
+      else if (c == '`') Backtick(scratch);
+      else ++i_;
+    }
+    if (i_ >= s_.size()) return Unmodeled("unterminated ${");
+    ++i_;
+  }
+
+  // $(( digits and operators )): the position after it. Anything else (a name, which bash
+  // evaluates recursively, with its subscripts' $( ); a $; a ')' that does not close it):
+  // nullopt.
+  std::optional<size_t> Arithmetic(size_t k) {
+    int depth = 0;
+    for (; k < s_.size(); ++k) {
+      char c = s_[k];
+      if (c == '(') ++depth;
+      else if (c == ')' && depth > 0) --depth;
+      else if (c == ')') return k + 1 < s_.size() && s_[k + 1] == ')' ? std::optional(k + 2) : std::nullopt;
+      else if (!(c >= '0' && c <= '9') && std::string_view(" \t+-*/%<>=!&|^~?:,").find(c) == std::string_view::npos) return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  // Whatever follows cannot be read with certainty: the script is asked about.
+  void Unmodeled(std::string why) {
+    Uncertain(std::move(why));
+    i_ = s_.size();
   }
 
   // Skips to after the `depth`-th closing bracket; a substitution inside is not judged.
@@ -343,10 +450,11 @@ class Parser {
   std::string_view s_;
   ParsedScript& out_;
   int depth_;
+  const Parser* parent_;
   size_t i_ = 0, last_word_end_ = std::string_view::npos;
   int subshells_ = 0;
-  bool skip_words_ = false;
-  bool after_pipe_ = false, negated_ = false;
+  For for_ = For::kNone;
+  bool after_pipe_ = false, negated_ = false, in_dquote_ = false;
   Ended ended_ = Ended::kOther;
   std::string cd_target_;
   std::optional<std::string> guard_;  // the directory the next command surely starts in

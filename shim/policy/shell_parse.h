@@ -17,6 +17,7 @@ namespace sandshim::policy {
 struct Word {
   std::string text;      // the literal characters (quotes removed); expansions add nothing
   bool dynamic = false;  // its value is known only at run time
+  bool expanded = false; // dynamic through $, `, ~ or braces (not only a glob: a glob's directory is known)
   bool quoted = false;   // some part was quoted or escaped (so never a keyword)
   std::string raw;       // as written in the script
 };

@@ -1,6 +1,9 @@
 #include "shim/policy/wrappers.h"
 
 #include <algorithm>
+#include <optional>
+
+#include "shim/policy/options.h"
 
 namespace sandshim::policy {
 namespace {
@@ -34,50 +37,89 @@ std::vector<Inner> One(Inner in) {
   return {std::move(in)};
 }
 
-std::vector<Inner> Env(const std::vector<Word>& argv) {
+Inner Uncertain(std::string why, bool transparent = true) {
   Inner in;
-  size_t i = 1;
+  in.transparent = transparent;
+  in.uncertain = std::move(why);
+  return in;
+}
+
+// The command after a wrapper's options, read by the wrapper's own grammar (options.h).
+// skip: operands before the command (timeout's duration).
+std::vector<Inner> Wrapped(std::string_view name, const std::vector<Word>& argv, size_t skip = 0) {
+  auto args = ParseOptions(*GrammarOf(name), argv);
+  if (!args.uncertain.empty()) return {Uncertain(std::string(name) + ": " + args.uncertain)};
+  return One(ArgvFrom(argv, args.first_operand + skip));
+}
+
+std::vector<Inner> Env(const std::vector<Word>& argv) {
+  auto args = ParseOptions(*GrammarOf("env"), argv);
+  if (!args.uncertain.empty()) return {Uncertain("env: " + args.uncertain)};
+  if (args.Has("-S") || args.Has("--split-string")) return {Uncertain("env -S splits a string into a command")};
+  if (args.Has("-C") || args.Has("--chdir")) return {Uncertain("env --chdir moves what it runs")};
+  Inner in;
+  size_t i = args.first_operand;
   for (; i < argv.size(); ++i) {
-    const auto& t = argv[i].text;
-    if (argv[i].dynamic && !IsOption(argv[i])) break;
-    if (t == "-S" || t.rfind("--split-string", 0) == 0 || t.rfind("-S", 0) == 0) { in.uncertain = "env -S"; return {in}; }
-    if (t == "-u" || t == "--unset" || t == "-C" || t == "--chdir") { ++i; continue; }
-    if (t == "--") { ++i; break; }
-    if (IsOption(argv[i]) || t == "-") continue;
-    if (t.find('=') != std::string::npos && t.front() != '=') { in.assignments.push_back(argv[i]); continue; }
-    break;
+    const auto& w = argv[i];
+    if (!w.dynamic && w.text == "-") continue;  // a lone "-" is -i
+    auto eq = w.raw.find('=');
+    bool assignment = eq != std::string::npos && eq > 0 && w.raw.find_first_of("'\"\\$`") > eq;
+    if (!assignment) break;
+    in.assignments.push_back(w);
   }
   auto rest = ArgvFrom(argv, i);
   rest.assignments = std::move(in.assignments);
+  if (i < argv.size() && argv[i].dynamic) rest.uncertain = "env runs a command known only at run time";
   return One(std::move(rest));
 }
 
 std::vector<Inner> Xargs(const std::vector<Word>& argv) {
-  size_t i = SkipOptions(argv, 1, {"-I", "-d", "-E", "-e", "-L", "-l", "-n", "-P", "-s", "-a", "--arg-file", "--delimiter",
-                                   "--max-args", "--max-procs", "--max-lines", "--max-chars", "--replace", "--eof"});
-  Inner in = ArgvFrom(argv, i);
+  auto args = ParseOptions(*GrammarOf("xargs"), argv);
+  if (!args.uncertain.empty()) return {Uncertain("xargs: " + args.uncertain)};
+  Inner in = ArgvFrom(argv, args.first_operand);
   if (in.argv.empty()) in.argv.push_back(Word{.text = "echo", .raw = "echo"});
-  in.argv.push_back(Word{.text = "", .dynamic = true, .raw = "<xargs input>"});  // what stdin adds
+  // -I R / -i[R]: R in any word is replaced by the input; otherwise the input is appended.
+  std::optional<std::string> replace;
+  for (const auto& o : args.options)
+    if (o.name == "-I" || o.name == "-i" || o.name == "--replace") replace = o.value ? o.value->text : "{}";
+  if (!replace) {
+    in.argv.push_back(Word{.text = "", .dynamic = true, .expanded = true, .raw = "<xargs input>"});
+  } else {
+    for (auto& w : in.argv)
+      if (replace->empty() || w.text.find(*replace) != std::string::npos) w.dynamic = w.expanded = true;
+  }
   return {std::move(in)};
 }
 
 // sh -c SCRIPT, bash -lc SCRIPT, ...: the script; `sh FILE` or `sh` reading stdin: unknown.
+// sh -c SCRIPT, bash -ec SCRIPT, ...: the script. A shell reading a file or stdin, an
+// interactive or login shell (it runs its start-up files first), or an option we do not
+// know: what runs cannot be seen.
 std::vector<Inner> Shell(const std::vector<Word>& argv) {
-  Inner in;
   bool dash_c = false;
+  std::string unseen;
   size_t i = 1;
-  for (; i < argv.size() && IsOption(argv[i]); ++i) {
-    const auto& t = argv[i].text;
-    if (t == "--") { ++i; break; }
-    if (t[1] != '-' && t.find('c') != std::string::npos) dash_c = true;
-    if (t == "-o" || t == "+o" || t == "-O" || t == "--rcfile" || t == "--init-file") ++i;
+  for (; i < argv.size(); ++i) {
+    const auto& w = argv[i];
+    if (w.dynamic) return {Uncertain("a shell with options known only at run time")};
+    const auto& t = w.text;
+    if (t == "--" || t == "-") { ++i; break; }
+    if (t.size() < 2 || (t[0] != '-' && t[0] != '+')) break;
+    if (t == "-o" || t == "+o" || t == "-O" || t == "+O") { ++i; continue; }
+    if (In(t, {"--norc", "--noprofile", "--posix", "--noediting", "--restricted", "--verbose"})) continue;
+    // An interactive or login shell, or one told to read a file first, runs code we cannot see
+    // before its script: asked about, and its script judged all the same (a deny in it wins).
+    if (t[1] == '-' || t[0] == '+') { unseen = "a shell option we do not model: " + w.raw; continue; }
+    for (char c : t.substr(1)) {
+      if (c == 'c') dash_c = true;
+      else if (std::string_view("aefhmnuvxBCEHPT").find(c) == std::string_view::npos) unseen = "a shell option we do not model: " + w.raw;
+    }
   }
-  if (!dash_c || i >= argv.size()) {
-    in.uncertain = "a shell reading a script we cannot see";
-    return {in};
-  }
+  if (!dash_c || i >= argv.size()) return {Uncertain("a shell reading a script we cannot see")};
+  Inner in;
   in.kind = Inner::Kind::kScript;
   in.script = argv[i];
+  in.uncertain = unseen;
   return {in};
 }
 
@@ -101,7 +143,7 @@ std::vector<Inner> Find(const std::vector<Word>& argv) {
     in.transparent = false;
     for (++i; i < argv.size() && argv[i].text != ";" && argv[i].text != "+"; ++i) {
       Word w = argv[i];
-      if (w.text.find("{}") != std::string::npos) w.dynamic = true;
+      if (w.text.find("{}") != std::string::npos) w.dynamic = w.expanded = true;
       in.argv.push_back(std::move(w));
     }
     if (in.argv.empty()) in.uncertain = "find -exec without a command";
@@ -122,43 +164,45 @@ CommandName NameOf(const Word& w) {
 
 std::vector<Inner> InnerCommands(std::string_view name, const std::vector<Word>& argv) {
   if (name == "env") return Env(argv);
-  if (name == "command" || name == "builtin") {
-    size_t i = 1;
-    for (; i < argv.size() && IsOption(argv[i]); ++i)
-      if (argv[i].text == "-v" || argv[i].text == "-V") return {};  // a lookup: runs nothing
-    return One(ArgvFrom(argv, i));
+  if (name == "command") {
+    auto args = ParseOptions(*GrammarOf("command"), argv);
+    if (!args.uncertain.empty()) return {Uncertain("command: " + args.uncertain)};
+    if (args.Has("-v") || args.Has("-V")) return {};  // a lookup: runs nothing
+    return One(ArgvFrom(argv, args.first_operand));
   }
-  if (name == "exec") return One(ArgvFrom(argv, SkipOptions(argv, 1, {"-a"})));
-  if (name == "nice") return One(ArgvFrom(argv, SkipOptions(argv, 1, {"-n", "--adjustment"})));
-  if (name == "nohup" || name == "busybox") return One(ArgvFrom(argv, SkipOptions(argv, 1, {})));
-  if (name == "setsid" || name == "time") return One(ArgvFrom(argv, SkipOptions(argv, 1, {})));
-  if (name == "stdbuf") return One(ArgvFrom(argv, SkipOptions(argv, 1, {"-i", "-o", "-e"})));
-  if (name == "ionice") return One(ArgvFrom(argv, SkipOptions(argv, 1, {"-c", "-n", "-p", "-P", "-u"})));
-  if (name == "timeout") {
-    size_t i = SkipOptions(argv, 1, {"-s", "-k", "--signal", "--kill-after"});
-    return One(ArgvFrom(argv, i + 1));  // after the duration
+  if (name == "builtin" || name == "busybox" || name == "nohup") {
+    if (argv.size() > 1 && (argv[1].dynamic || (argv[1].text.size() > 1 && argv[1].text[0] == '-')))
+      return {Uncertain(std::string(name) + " with an option we do not model")};
+    return One(ArgvFrom(argv, 1));
+  }
+  if (In(name, {"exec", "nice", "stdbuf", "setsid", "time"})) return Wrapped(name, argv);
+  if (name == "timeout") return Wrapped(name, argv, 1);  // after the duration
+  if (name == "ionice") {
+    auto args = ParseOptions(*GrammarOf("ionice"), argv);
+    bool others = args.Has("-p") || args.Has("-P") || args.Has("-u") || args.Has("--pid") || args.Has("--pgid") || args.Has("--uid");
+    if (args.uncertain.empty() && others && args.operands.empty()) return {};  // changes other processes
+    if (!args.uncertain.empty() || others) return {Uncertain("ionice: " + args.uncertain)};
+    return One(ArgvFrom(argv, args.first_operand));
   }
   if (name == "xargs") return Xargs(argv);
   if (In(name, {"sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "yash", "fish", "rbash"})) return Shell(argv);
   if (name == "eval") return Eval(argv);
   if (name == "find") return Find(argv);
   // Not transparent: their own rule must allow them, and what they run is judged too.
-  if (In(name, {"sudo", "doas"})) return One(ArgvFrom(argv, SkipOptions(argv, 1, {"-u", "-g", "-C", "-D", "-h", "-p", "-U", "-r", "-t"}), false));
-  if (In(name, {"chroot", "nsenter", "unshare", "su", "runuser", "ssh", "watch", "strace", "ltrace", "gdb", "script", "flock", "parallel", "chrt", "taskset", "prlimit", "systemd-run"})) {
-    Inner in;
-    in.transparent = false;
-    in.uncertain = std::string(name) + " runs a command we do not unwrap";
-    return {in};
+  if (In(name, {"sudo", "doas"})) {
+    for (size_t i = 1; i < argv.size() && argv[i].text.size() > 1 && argv[i].text[0] == '-'; ++i)
+      if (argv[i].text.find_first_of("siel") != std::string::npos || argv[i].text[1] == '-')
+        return {Uncertain(std::string(name) + " with a shell, an editor or an option we do not model", false)};
+    return One(ArgvFrom(argv, SkipOptions(argv, 1, {"-u", "-g", "-C", "-D", "-h", "-p", "-U", "-r", "-t"}), false));
   }
-  if (In(name, {".", "source"})) {
-    Inner in;
-    in.uncertain = "sources a script we cannot see";
-    return {in};
+  if (In(name, {"chroot", "nsenter", "unshare", "su", "runuser", "ssh", "watch", "strace", "ltrace", "gdb", "script", "flock",
+                "parallel", "chrt", "taskset", "prlimit", "systemd-run", "coproc", "pushd", "popd"})) {
+    return {Uncertain(std::string(name) + " runs a command we do not unwrap", false)};
   }
-  if (In(name, {"alias", "unalias", "function", "trap", "enable", "hash"})) {
-    Inner in;
-    in.uncertain = std::string(name) + " changes what later words run";
-    return {in};
+  if (In(name, {".", "source"})) return {Uncertain("sources a script we cannot see")};
+  if (In(name, {"alias", "unalias", "function", "trap", "enable", "hash", "let", "declare", "typeset", "mapfile",
+                "readarray", "complete", "bind", "shopt", "fc", "history", "getopts"})) {
+    return {Uncertain(std::string(name) + " changes what later words run")};
   }
   return {};
 }
@@ -173,7 +217,11 @@ bool IsInertBuiltin(std::string_view name) {
 
 bool IsDangerousAssignment(std::string_view kv) {
   auto name = kv.substr(0, kv.find('='));
-  if (In(name, {"PATH", "IFS", "ENV", "BASH_ENV", "CDPATH", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "HOME"}))
+  // POSIXLY_CORRECT changes where the tools' options end (options.h); SHELL, EDITOR, PAGER,
+  // LESSOPEN... name programs that tools run; TMPDIR where they write.
+  if (In(name, {"PATH", "IFS", "ENV", "BASH_ENV", "CDPATH", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "HOME",
+                "POSIXLY_CORRECT", "SHELL", "EDITOR", "VISUAL", "PAGER", "MANPAGER", "LESSOPEN", "LESSCLOSE",
+                "GREP_OPTIONS", "TMPDIR"}))
     return true;
   for (std::string_view p : {"LD_", "GIT_", "PYTHON", "NODE_", "PERL5", "RUBY", "BASH_FUNC"})
     if (name.rfind(p, 0) == 0) return true;

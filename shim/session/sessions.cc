@@ -17,6 +17,7 @@
 #include "shim/session/audit.h"
 #include "shim/session/bind_sources.h"
 #include "shim/session/exec_policy.h"
+#include "shim/session/policy_mounts.h"
 #include "shim/session/context_spare.h"
 #include "shim/session/contexts.h"
 #include "shim/session/idmap.h"
@@ -293,6 +294,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
     if (::mount(nullptr, wsroot.c_str(), nullptr, MS_SHARED, nullptr) != 0) return ErrnoError("make-shared " + wsroot.string());
   }
   auto spec_json = TRY(bundle::SessionSpec(p));
+  TRY(AddPolicyMounts(spec_json, p));  // #33: deny file rules as masked and read-only paths
   spec_json["annotations"].as_object()[runtime::kBackendAnnotation] = choice.backend;
   TRY(fs::WriteFileAtomic(dir / "bundle" / "config.json", json::serialize(spec_json), 0600));  // --env values
   SessionRecord r;

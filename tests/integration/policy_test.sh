@@ -213,6 +213,57 @@ p_shell_state_link() {
   [ ! -e "$PX_WS/ran-id" ] || fail "a denied command ran through the shell state: $(cat "$PX_WS/ran-id")"
 }
 
+# #33: deny file rules are mounts (a masked path, a read-only bind), so they hold for reads and
+# writes the command policy lets through: /proc/self/root, a symlink and a hard link made
+# earlier, a directory read whole (approved), an allowed interpreter. Positive control: the same
+# session made with SANDSHIM_TEST_NO_POLICY_MOUNTS=1 sees the secret and changes the file.
+cat >"$WORK/policy-mounts.json" <<'P'
+{"permissions": {"allow": ["shell(cat:*)", "shell(awk:*)", "shell(sh:*)"],
+   "deny": ["file(read:${WORKSPACE}/secret.txt)", "file(write:${WORKSPACE}/locked.txt)"]}}
+P
+# with_mount_session BACKEND OFF CHECK: OFF=1 makes the session without the mounts.
+with_mount_session() {
+  local rc=0 off=$2
+  PX_BE=$1 PX_ID=$(uniq_name m)
+  PX_WS=$WORK/ws-$PX_ID
+  mkdir -p "$PX_WS" && chmod 777 "$PX_WS"
+  echo KEY-S3CRET >"$PX_WS/secret.txt" && echo original >"$PX_WS/locked.txt" && chmod 666 "$PX_WS"/*.txt
+  ln -s secret.txt "$PX_WS/soft" && ln "$PX_WS/secret.txt" "$PX_WS/hard" && ln "$PX_WS/locked.txt" "$PX_WS/hardw"
+  if [ "$off" = 1 ]; then
+    SANDSHIM_TEST_NO_POLICY_MOUNTS=1 px create "$PX_ID" --rootfs "$WORK/rootfs" --workspace "$PX_WS" --policy "$WORK/policy-mounts.json" >/dev/null
+  else
+    px create "$PX_ID" --rootfs "$WORK/rootfs" --workspace "$PX_WS" --policy "$WORK/policy-mounts.json" >/dev/null
+  fi || { fail "create"; return; }
+  "$3" "$off" || rc=$?
+  px delete "$PX_ID" >/dev/null 2>&1
+  return $rc
+}
+
+p_file_mounts() {
+  local off=$1 want_read=0 want_write=0 n=0 id out
+  [ "$off" = 1 ] && want_read=5 want_write=3
+  # Reads the command policy lets through (each is allowed: no path it names is denied).
+  for cmd in 'cat /proc/self/root/workspace/secret.txt' 'cat /workspace/soft' 'cat /workspace/hard' \
+             "awk 'BEGIN{while((getline l < (\"/workspace/sec\" \"ret.txt\"))>0) print l}'"; do
+    out=$(px exec "$PX_ID" -- sh -c "$cmd" 2>/dev/null)
+    case $out in *KEY-S3CRET*) n=$((n + 1)) ;; esac
+  done
+  # A directory read whole asks; approved, it runs, and still meets the mask.
+  id=$(expect_ask grep -r KEY /workspace) || { fail "grep -r of the workspace was not asked: $id"; return; }
+  px approve "$PX_ID" "$id" --once >/dev/null || { fail "approve"; return; }
+  out=$(px exec "$PX_ID" -- grep -r KEY /workspace 2>/dev/null)
+  case $out in *KEY-S3CRET*) n=$((n + 1)) ;; esac
+  assert_eq "$want_read" "$n" "reads of the denied file that saw it (of 5)" || return
+  n=0
+  for cmd in 'echo changed > /proc/self/root/workspace/locked.txt' 'echo changed > /workspace/hardw' \
+             "awk 'BEGIN{print \"changed\" > (\"/workspace/lo\" \"cked.txt\")}'"; do
+    px exec "$PX_ID" -- sh -c "$cmd" >/dev/null 2>&1
+    grep -q changed "$PX_WS/locked.txt" && n=$((n + 1))
+    echo original >"$PX_WS/locked.txt"
+  done
+  assert_eq "$want_write" "$n" "writes of the denied file that changed it (of 3)"
+}
+
 check_bad_policies() {
   local be=$1 rc=0 ws=$WORK/ws-bad id
   mkdir -p "$ws"
@@ -249,6 +300,8 @@ for be in $backends; do
   run_check "policy on $be: sources' timeout and memory limit; --shell chains" with_policy_session "$be" "$WORK/policy.json" p_limits_and_shell
   run_check "policy on $be: the shell state is not a way round the policy (link + loop)" with_policy_session "$be" "$WORK/policy-cp.json" p_shell_state_link
   run_check "policy on $be: bad policies fail create and leave nothing" check_bad_policies "$be"
+  run_check "policy on $be: deny file rules are mounts (proc root, links, dir read, interpreter)" with_mount_session "$be" 0 p_file_mounts
+  run_check "policy on $be: control: the same without the mounts sees and changes the files" with_mount_session "$be" 1 p_file_mounts
 done
 run_check "policy check verb" check_policy_verb
 finish_checks

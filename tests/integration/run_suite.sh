@@ -28,6 +28,7 @@ case $suite in
   native) exec bash "$here/native_test.sh" ;;
   session) exec bash "$here/session_test.sh" ;;
   policy) exec bash "$here/policy_test.sh" ;;
+  policy_shells) exec bash "$here/policy_shells_test.sh" ;;
   pool) exec bash "$here/pool_test.sh" ;;
   contexts) exec bash "$here/contexts_test.sh" ;;
   session_from_code) exec python3 "$here/session_from_code_test.py" ;;

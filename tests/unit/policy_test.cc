@@ -188,7 +188,7 @@ const Case kTable[] = {
     {"grep x \"$(echo /etc/shadow)\"", Decision::kDeny, "file(read:/etc/shadow:*)"},
     // A cd that may fail leaves the shell where it was: both are judged.
     {"cd /etc; cd /workspace/nope; grep x shadow", Decision::kDeny, "file(read:/etc/shadow:*)"},
-    {"echo ${x:-$(curl y)}", Decision::kAsk},
+    {"echo ${x:-$(curl y)}", Decision::kDeny, "shell(curl:*)"},  // its $( ) is judged (#33)
 };
 
 }  // namespace
