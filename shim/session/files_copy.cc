@@ -1,6 +1,5 @@
 // session cp: tar streams between the session and the host (files.h).
 #include <fcntl.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -107,19 +106,18 @@ Status CopyIn(Sessions& s, const SessionRecord& r, const fs::path& host_src, con
   if (hs.size() > 1 && hs.back() == '/') hs.pop_back();
   auto name = TRY(LastName(hs));
   std::error_code ec;
-  if (!fs::exists(fs::symlink_status(host_src, ec))) return MakeError("cp: " + host_src.string() + ": no such file", ENOENT);
+  if (!fs::exists(fs::symlink_status(hs, ec))) return MakeError("cp: " + hs + ": no such file", ENOENT);
   auto [rd, wr] = TRY(Pipe());
-  auto t = TRY(StartFilesTool(s, r, {"/bin/sh", "-c", kTarInScript, "sh", p, name}, o, rd.get(), -1, "cp in " + p));
-  rd.Reset();
-  struct sigaction ign{}, old{};
-  ign.sa_handler = SIG_IGN;
-  ::sigaction(SIGPIPE, &ign, &old);  // the session's tar may stop reading: EPIPE, not death
-  auto wrote = WriteHostTar(host_src, name, wr.get());
-  ::sigaction(SIGPIPE, &old, nullptr);
+  auto tar = TRY(StartHostTar(hs, wr.get()));
   wr.Reset();
-  auto done = FinishFilesTool(r, t);
-  if (!done) return done;  // its own message says more than our EPIPE
-  if (!wrote) return wrote.error().Wrap("cp in " + p);
+  auto t = StartFilesTool(s, r, {"/bin/sh", "-c", kTarInScript, "sh", p, name}, o, rd.get(), -1, "cp in " + p);
+  rd.Reset();  // the session's tar alone reads it now: if it stops, the host's gets EPIPE
+  auto wrote = tar.Wait();
+  if (!t) return t.error();
+  auto done = FinishFilesTool(r, *t);
+  if (!done) return done;  // its own message says more than the host tar's EPIPE
+  if (!wrote) return wrote.error().Wrap("cp in: tar");
+  if (*wrote && !(*wrote)->Success()) return MakeError("cp in: tar of " + hs + ": " + (*wrote)->Describe(), EIO);
   return {};
 }
 

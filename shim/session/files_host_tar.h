@@ -1,15 +1,15 @@
-// A host file or tree as a tar stream (GNU format: long names that busybox's and GNU tar both
-// read), for `session cp HOST ID:PATH`. Links are stored as links, never followed.
+// A host file or tree as a tar stream, for `session cp HOST ID:PATH`: the host's GNU tar
+// (Debian's essential tar), GNU format, links stored as links, never followed. (libarchive's
+// writer would pull every format's encoder into the static binary: lzma, bzip2, xml2, nettle.)
 #pragma once
 
 #include <filesystem>
-#include <string>
 
-#include "shim/core/result.h"
+#include "shim/core/process.h"
 
 namespace sandshim::session {
 
-// src (a file or a directory) written to fd as "./<top>/..." entries.
-Status WriteHostTar(const std::filesystem::path& src, const std::string& top, int fd);
+// Starts tar writing src (a file or directory) to fd as "./<its name>/...".
+Result<process::Child> StartHostTar(const std::filesystem::path& src, int fd);
 
 }  // namespace sandshim::session

@@ -14,6 +14,7 @@ case $suite in
   session) exec bash "$here/session_test.sh" ;;
   session_files) exec bash "$here/session_files_test.sh" ;;
   python_client) exec python3 "$here/../../python/tests/test_client.py" ;;
+  readme) exec bash "$here/readme_test.sh" ;;
   policy) exec bash "$here/policy_test.sh" ;;
   pool) exec bash "$here/pool_test.sh" ;;
   contexts) exec bash "$here/contexts_test.sh" ;;
