@@ -93,7 +93,7 @@ fx_cp_trees() {
   ln -s f1 "$src/deep/link"
   printf 'sp ace' >"$src/deep/er/-n a:me"
   fx cp "$src" "$FX_ID:/tmp/tree" || { fail "cp in (a tree to a new name)"; return; }
-  assert_eq 1003 "$(fx exec "$FX_ID" -- find /tmp/tree/deep | wc -l)" "every entry in" || return
+  assert_eq 1004 "$(fx exec "$FX_ID" -- find /tmp/tree/deep | wc -l)" "every entry in" || return
   fx cp "$FX_ID:/tmp/tree" "$out" || { fail "cp out (into an existing directory)"; return; }
   diff -r --no-dereference "$src" "$out/tree" >/dev/null || { fail "the tree came back different"; return; }
   fx cp "$src/big" "$FX_ID:/workspace/" || { fail "cp in a 100 MB file into a directory"; return; }
@@ -142,9 +142,10 @@ with tarfile.open(sys.argv[1], "w") as t:
         data = b"evil\n"; i = tarfile.TarInfo(name); i.size = len(data); t.addfile(i, io.BytesIO(data))
 PY
   fx files write -u 0 "$FX_ID" /tmp/evil.tar <"$WORK/evil-$FX_ID.tar" || { fail "stage the archive"; return; }
-  fx exec -u 0 "$FX_ID" -- sh -c 'rm /bin/tar && printf "#!/bin/sh\ncat /tmp/evil.tar\n" > /bin/tar && chmod 755 /bin/tar' ||
-    { fail "replace the session's tar"; return; }
   echo x | fx files write "$FX_ID" /workspace/x/ok || { fail "the path to copy"; return; }
+  # busybox's sh runs its own tar whatever PATH says: the session replaces /bin/sh itself.
+  fx exec -u 0 "$FX_ID" -- /bin/busybox sh -c 'rm /bin/sh && printf "#!/bin/busybox sh\ncat /tmp/evil.tar\n" > /bin/sh && chmod 755 /bin/sh' ||
+    { fail "replace the session's sh"; return; }
   # Positive control: the hostile entry does reach the host's side of the stream.
   assert_contains "$(fx cp "$FX_ID:/workspace/x" - | tar -tf -)" "../../escaped-E" "control: the stream carries ../" || return
   local rc=0 err
