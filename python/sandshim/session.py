@@ -4,6 +4,7 @@ import os
 import selectors
 import signal
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass, field
 
@@ -202,8 +203,18 @@ class Session:
             opt("--secret-file", "%s=%s" % (k, v))
         for k, v in (secret_envs or {}).items():
             opt("--secret-env", "%s=%s" % (k, v))
-        fds, keep = [], []
+        fds, files = [], []
         try:
+            # --policy, --sources, --egress-policy take files: a dict (or JSON text) goes
+            # through a 0600 temporary file, removed once create has read it.
+            for flag, value in (("--policy", policy), ("--sources", sources), ("--egress-policy", egress_policy)):
+                if isinstance(value, (dict, list)) or (isinstance(value, str) and value.lstrip().startswith("{")):
+                    fd, path = tempfile.mkstemp(prefix="sandshim-", suffix=".json")
+                    with os.fdopen(fd, "w") as f:
+                        f.write(value if isinstance(value, str) else json.dumps(value))
+                    files.append(path)
+                    i = args.index(flag)
+                    args[i + 1] = path
             for k, v in (secret_values or {}).items():
                 fd = _value_pipe(v)
                 fds.append(fd)
@@ -214,6 +225,8 @@ class Session:
         finally:
             for fd in fds:
                 os.close(fd)
+            for path in files:
+                os.unlink(path)
         return cls(doc["id"], client, doc)
 
     def inspect(self):

@@ -65,8 +65,8 @@ class Env:
         os.makedirs(ws)  # made by root, 0755: the session's user writes it anyway (#35)
         return ws
 
-    def session(self, backend, name, **kw):
-        ws = self.workspace(name)
+    def session(self, backend, tag, **kw):
+        ws = self.workspace(tag)
         s = Session.create(client=self.client(backend), rootfs=self.rootfs, workspace=ws, memory="512m", **kw)
         s.ws = ws
         return s
