@@ -49,7 +49,7 @@ export SANDSHIM_CONFIG=$W/config.json  # the demo's audit log stays in its work 
 echo "{\"audit_dir\": \"$W/audit\"}" >"$SANDSHIM_CONFIG"
 [ -d "$W/rootfs" ] || build_rootfs "$W/rootfs" >/dev/null 2>&1
 mkdir -p "$W/ws"  # made by root, as a platform would: the session's user writes it anyway
-S() { echo "\$ sandshim session $*" | sed "s|$W|\$W|g"; "$BIN" --root "$W/root" --backend gvisor session "$@"; }
+S() { echo "\$ sandshim session $(printf '%q ' "$@")" | sed "s|$W|\$W|g"; "$BIN" --root "$W/root" --backend gvisor session "$@"; }
 S create demo-session --rootfs "$W/rootfs" --workspace "$W/ws" --memory 256m
 S exec demo-session -- sh -c 'echo "written by uid $(id -u) on $(uname -sr)" > /workspace/hello.txt'
 echo "on the host: $W/ws/hello.txt (owner $(stat -c %U "$W/ws/hello.txt")): $(cat "$W/ws/hello.txt")" | sed "s|$W|\$W|g"
