@@ -39,7 +39,7 @@ static Result<FileEntry> ParseHead(std::string_view line) {
   std::string_view f[5];
   size_t n = 0;
   while (n < 5) {
-    auto sp = line.find(' ');
+    auto sp = n == 4 ? std::string_view::npos : line.find(' ');  // the last field: the rest, whole
     f[n++] = line.substr(0, sp);
     if (sp == std::string_view::npos) break;
     line.remove_prefix(sp + 1);
