@@ -14,7 +14,8 @@ RUNTIME_PKGS=(runsc runc crun docker.io containerd podman skopeo busybox-static
   curl  # egress_test.sh: plain HTTP and CONNECT through the proxy
   debian-archive-keyring  # fetch-runsc-trixie.sh: Debian 13's runsc for the test matrix
   nodejs  # secrets_test.sh: a second real origin server (Node's http) beside Python's
-  containernetworking-plugins python3-grpcio)  # cri_test.sh: pod networks (bridge, host-local, loopback), the CRI client
+  containernetworking-plugins python3-grpcio  # cri_test.sh: pod networks (bridge, host-local, loopback), the CRI client
+  python3-venv python3-setuptools python3-wheel python3-pip)  # `pip install ./python` offline (docs/CLIENT.md)
 
 missing=()
 for p in "${BUILD_PKGS[@]}" "${RUNTIME_PKGS[@]}"; do
@@ -29,6 +30,7 @@ if [ "${#missing[@]}" -eq 0 ]; then
 fi
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+echo "install-deps: apt-get update"
 apt-get update -qq
 # Debian's docker.io/containerd/podman units must not start daemons on the host: tests run
 # private instances. policy-rc.d makes invoke-rc.d skip service starts during install.
@@ -36,6 +38,9 @@ policy=/usr/sbin/policy-rc.d
 created_policy=0
 if [ ! -e "$policy" ]; then printf '#!/bin/sh\nexit 101\n' >"$policy"; chmod +x "$policy"; created_policy=1; fi
 trap '[ "$created_policy" = 1 ] && rm -f "$policy"' EXIT
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# apt's own progress, one line per download and per package set up (#35: never silent).
+apt-get install -y -q --no-install-recommends "${missing[@]}" |
+  awk '/^(Get:|Setting up)/ { print "install-deps: " $0; fflush() }'
+
 fetch_runsc_2024
 echo "install-deps: done"

@@ -1,3 +1,5 @@
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
 
 #include "shim/cli/verbs.h"
@@ -49,6 +51,14 @@ Result<runtime::Containers> OpenContainers(const GlobalOpts& g) { return runtime
 
 int ExitWith(const Status& s) {
   if (s) return 0;
+  // #35, the client contract (docs/CLIENT.md): SANDSHIM_ERRORS=json makes the one line a JSON
+  // object with the errno's name, so a client maps errors to types without reading prose.
+  if (const char* f = std::getenv("SANDSHIM_ERRORS"); f && std::string_view(f) == "json") {
+    const char* name = s.error().err_no ? ::strerrorname_np(s.error().err_no) : nullptr;
+    std::cerr << boost::json::serialize(boost::json::object{{"error", s.error().msg}, {"errno", name ? name : ""}})
+              << "\n";
+    return 1;
+  }
   log::Error(s.error().msg);
   return 1;
 }

@@ -45,7 +45,9 @@ void RegisterSession(Verbs& v) {
                  {{"gc"}, reg(RegisterSessionGc)},
                  {{"secret"}, reg(RegisterSessionSecret)},
                  {{"approve", "reject", "approvals"}, reg(RegisterSessionApprovals)},
-                 {{"context"}, reg(RegisterSessionContext)}});
+                 {{"context"}, reg(RegisterSessionContext)},
+                 {{"cp"}, reg(RegisterSessionCp)},
+                 {{"files"}, reg(RegisterSessionFiles)}});
 }
 
 }  // namespace sandshim::cli

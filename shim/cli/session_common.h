@@ -31,5 +31,7 @@ void RegisterSessionGc(Verbs& v, CLI::App* parent);
 void RegisterSessionSecret(Verbs& v, CLI::App* parent);
 void RegisterSessionApprovals(Verbs& v, CLI::App* parent);  // approve, reject, approvals (#19)
 void RegisterSessionContext(Verbs& v, CLI::App* parent);
+void RegisterSessionCp(Verbs& v, CLI::App* parent);     // #35 (session/files.h)
+void RegisterSessionFiles(Verbs& v, CLI::App* parent);
 
 }  // namespace sandshim::cli

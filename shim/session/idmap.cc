@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "shim/core/fs.h"
 
 namespace sandshim::session {
@@ -49,6 +51,36 @@ Status ReleaseIdSlots(const std::filesystem::path& dir, const std::string& sessi
 }
 
 Result<UniqueFd> MappingNamespace(uint32_t base) {
+  std::vector<IdExtent> all{{0, base, kIdRangeSize}};
+  return MappingNamespace(all, all);
+}
+
+std::vector<IdExtent> OwnerAsUserMap(uint32_t owner, uint32_t user, uint32_t base, uint32_t size) {
+  std::vector<IdExtent> out;
+  std::vector<std::pair<uint32_t, uint32_t>> special{{owner, user}};  // on disk -> seen as
+  if (owner < size) special.push_back({user, owner});
+  else if (user < size) special.push_back({user, UINT32_MAX});  // left unmapped
+  std::sort(special.begin(), special.end());
+  uint32_t at = 0;
+  for (auto [disk, seen] : special) {
+    if (disk >= size) break;
+    if (disk > at) out.push_back({at, base + at, disk - at});
+    if (seen != UINT32_MAX) out.push_back({disk, base + seen, 1});
+    at = disk + 1;
+  }
+  if (at < size) out.push_back({at, base + at, size - at});
+  if (owner >= size) out.push_back({owner, base + user, 1});
+  return out;
+}
+
+static std::string MapText(const std::vector<IdExtent>& m) {
+  std::string out;
+  for (const auto& e : m)
+    out += std::to_string(e.inside) + " " + std::to_string(e.outside) + " " + std::to_string(e.count) + "\n";
+  return out;
+}
+
+Result<UniqueFd> MappingNamespace(const std::vector<IdExtent>& uids, const std::vector<IdExtent>& gids) {
   int ready[2];
   if (::pipe2(ready, O_CLOEXEC) != 0) return ErrnoError("pipe");
   UniqueFd rd(ready[0]), wr(ready[1]);
@@ -70,9 +102,9 @@ Result<UniqueFd> MappingNamespace(uint32_t base) {
     reap();
     return MakeError("cannot make a user namespace for the id mapping", EPERM);
   }
-  std::string map = "0 " + std::to_string(base) + " " + std::to_string(kIdRangeSize) + "\n";
   std::string proc = "/proc/" + std::to_string(child);
   for (const char* f : {"/uid_map", "/gid_map"}) {
+    std::string map = MapText(f == std::string("/uid_map") ? uids : gids);
     UniqueFd m(::open((proc + f).c_str(), O_WRONLY | O_CLOEXEC));
     if (!m.valid() || ::write(m.get(), map.data(), map.size()) != static_cast<ssize_t>(map.size())) {
       auto e = ErrnoError("write " + proc + f);

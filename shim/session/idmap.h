@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "shim/core/result.h"
 #include "shim/core/unique_fd.h"
@@ -35,6 +36,21 @@ Status ReleaseIdSlots(const std::filesystem::path& dir, const std::string& sessi
 
 // A user namespace mapping 0..65535 to base.. (uid and gid), held by its fd only.
 Result<UniqueFd> MappingNamespace(uint32_t base);
+
+// #35, a workspace that just works: the workspace is seen through a map in which its owner
+// is the session's user, so that user may write it whoever made it on the host, and what it
+// writes lands on disk as the owner. One extent of a uid_map/gid_map line.
+struct IdExtent {
+  uint32_t inside, outside, count;
+  bool operator==(const IdExtent&) const = default;
+};
+// On-disk ids [0, size) seen as base + id, except owner seen as base + user and user as
+// base + owner (a swap: every id keeps a distinct meaning, and the gofer, which creates a
+// file as root before it chowns it, can still create). An owner at or above size is mapped
+// alone, to base + user, and on-disk user is then left unmapped. Pure; unit-tested.
+std::vector<IdExtent> OwnerAsUserMap(uint32_t owner, uint32_t user, uint32_t base, uint32_t size);
+// The same namespace from explicit maps.
+Result<UniqueFd> MappingNamespace(const std::vector<IdExtent>& uids, const std::vector<IdExtent>& gids);
 // src seen through the mapping of userns_fd, attached at target (made if missing).
 Status IdmappedBind(const std::filesystem::path& src, const std::filesystem::path& target, int userns_fd);
 

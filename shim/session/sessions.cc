@@ -21,6 +21,7 @@
 #include "shim/session/context_spare.h"
 #include "shim/session/contexts.h"
 #include "shim/session/idmap.h"
+#include "shim/session/workspace_owner.h"
 #include "shim/session/layer.h"
 #include "shim/session/network.h"
 #include "shim/session/relay_cgroup.h"
@@ -158,9 +159,8 @@ Result<uint32_t> Sessions::SetUpIdmap(SessionJournal& journal, const std::string
     auto ns = TRY(MappingNamespace(base));
     TRY(journal.Append(step::SessionLayer{(dir / "base-id").string()}));
     TRY(IdmappedBind(p.rootfs, dir / "base-id", ns.get()));
-    TRY(journal.Append(step::SessionLayer{(dir / "workspace-id").string()}));
-    TRY(IdmappedBind(p.workspace, dir / "workspace-id", ns.get()));
-    return Ok();
+    // #35: the session's user as the workspace's owner when someone else made it.
+    return BindWorkspaceAsUser(journal, dir, p, base, kIdRangeSize, /*same_owner_too=*/true);
   };
   if (auto s = attempt(); !s) {
     (void)UnmountLayer(dir / "workspace-id");
@@ -168,7 +168,6 @@ Result<uint32_t> Sessions::SetUpIdmap(SessionJournal& journal, const std::string
     ::unlink(IdSlotFile(slots, slot).c_str());
     return s.error();
   }
-  p.workspace_source = (dir / "workspace-id").string();
   // The init (host ids base..) opens its rootfs and workspace below this directory: let its
   // group through, and no one else (the record and the spec with --env values stay 0600).
   if (::chown(dir.c_str(), 0, base) != 0 || ::chmod(dir.c_str(), 0710) != 0)
@@ -293,6 +292,10 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
     if (::mount(wsroot.c_str(), wsroot.c_str(), nullptr, MS_BIND, nullptr) != 0) return ErrnoError("bind " + wsroot.string());
     if (::mount(nullptr, wsroot.c_str(), nullptr, MS_SHARED, nullptr) != 0) return ErrnoError("make-shared " + wsroot.string());
   }
+  // #35: a workspace someone else owns, seen as the session user's (workspace_owner.h); a
+  // pool member gets its workspace at the claim.
+  if (!p.id_base && p.shared_ws_parent.empty())
+    TRY(BindWorkspaceAsUser(journal, dir, p, 0, UINT32_MAX, /*same_owner_too=*/false));
   auto spec_json = TRY(bundle::SessionSpec(p));
   TRY(AddPolicyMounts(spec_json, p));  // #33: deny file rules as masked and read-only paths
   spec_json["annotations"].as_object()[runtime::kBackendAnnotation] = choice.backend;

@@ -75,6 +75,12 @@ class Sessions {
   // Admit by the policy given (the seam for per-context policies).
   Result<ExecGate> Gate(const SessionRecord& r, const SessionExec& e);
   Result<ExecGate> Admit(const SessionRecord& r, const SessionExec& e, const ExecPolicy& policy);
+  // #35, session files (files.h): a helper program (tar, cat, stat...) started in the session's
+  // own container with the caller's descriptors, as the session's user unless user is given,
+  // in the session's working directory. Not judged by the command policy: a files operation
+  // is the platform's, not the agent's; files.cc audits it.
+  Result<std::unique_ptr<proc::Running>> StartTool(const SessionRecord& r, const std::vector<std::string>& argv,
+                                                   const std::string& user, const runtime::ExecStdio& io);
   // approve (kOnce, kAlways) or reject (kRejected) a pending approval.
   Result<Approval> DecideApproval(const std::string& ref, const std::string& approval, ApprovalState to);
   Result<std::vector<Approval>> Approvals(const std::string& ref);

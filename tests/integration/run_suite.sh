@@ -27,6 +27,9 @@ case $suite in
   stress) WORKERS=${WORKERS:-32} ROUNDS=${ROUNDS:-1} SOAK=${SOAK:-30} exec bash "$here/../fault/stress_test.sh" ;;
   native) exec bash "$here/native_test.sh" ;;
   session) exec bash "$here/session_test.sh" ;;
+  session_files) exec bash "$here/session_files_test.sh" ;;
+  python_client) exec python3 "$here/../../python/tests/test_client.py" ;;
+  readme) exec bash "$here/readme_test.sh" ;;
   policy) exec bash "$here/policy_test.sh" ;;
   policy_shells) exec bash "$here/policy_shells_test.sh" ;;
   pool) exec bash "$here/pool_test.sh" ;;

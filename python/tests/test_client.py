@@ -1,0 +1,261 @@
+#!/usr/bin/env python3
+"""The Python client (python/sandshim) against real sessions on both backends: create, run
+with timeout and streaming, background commands, files both ways (a tree of 1000 files, a
+100 MB file), contexts, approvals, typed errors, delete; nothing left behind; and the script
+of docs/CLIENT.md run unmodified.
+
+Usage: test_client.py (SANDSHIM_BIN names the binary; SESSION_BACKEND=gvisor|native).
+Root; exits 77 otherwise. Prints `ok - ...` / `not ok - ...` and `N passed, N failed`.
+"""
+import filecmp
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(REPO, "python"))
+BIN = os.environ.get("SANDSHIM_BIN", os.path.join(REPO, "build", "sandshim"))
+
+import sandshim  # noqa: E402
+from sandshim import Client, Session  # noqa: E402
+
+passed = failed = 0
+
+
+def check(name, fn, *args):
+    global passed, failed
+    try:
+        fn(*args)
+        passed += 1
+        print(f"ok - {name}", flush=True)
+    except Exception as e:  # one check's failure is counted, the others still run
+        failed += 1
+        print(f"not ok - {name}: {type(e).__name__}: {e}", flush=True)
+
+
+def expect(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+class Env:
+    def __init__(self):
+        self.work = tempfile.mkdtemp(prefix="sandshim-pyclient.")
+        os.chmod(self.work, 0o755)
+        self.rootfs = os.path.join(self.work, "rootfs")
+        out = subprocess.run(["bash", "-c", f'. "{REPO}/tests/integration/lib/image.sh"; build_rootfs "{self.rootfs}"'],
+                             capture_output=True, text=True)
+        if out.returncode != 0:
+            raise RuntimeError("cannot build the test rootfs: " + out.stderr[-300:])
+        self.config = os.path.join(self.work, "config.json")
+        with open(self.config, "w") as f:
+            json.dump({"audit_dir": os.path.join(self.work, "audit")}, f)
+
+    def client(self, backend):
+        return Client(binary=BIN, root=os.path.join(self.work, "root"), backend=backend, config=self.config)
+
+    def workspace(self, name):
+        ws = os.path.join(self.work, "ws-" + name)
+        os.makedirs(ws)  # made by root, 0755: the session's user writes it anyway (#35)
+        return ws
+
+    def session(self, backend, tag, **kw):
+        ws = self.workspace(tag)
+        s = Session.create(client=self.client(backend), rootfs=self.rootfs, workspace=ws, memory="512m", **kw)
+        s.ws = ws
+        return s
+
+
+def t_run(env, be):
+    with env.session(be, be + "-run", env={"GREETING": "hi"}) as s:
+        r = s.run(["sh", "-c", 'echo "$GREETING $X $(pwd) $(id -u)"; echo err >&2; exit 3'], env={"X": "1"})
+        expect(r.exit_code == 3 and r.stdout == b"hi 1 /workspace 1000\n" and r.stderr == b"err\n", repr(r))
+        expect(s.run("pwd", cwd="/tmp").stdout == b"/tmp\n", "cwd")
+        r = s.run("echo hi > /workspace/out.txt")
+        expect(r.ok, "the session's user writes a root-made workspace: %r" % r)
+        st = os.stat(os.path.join(s.ws, "out.txt"))
+        expect((st.st_uid, st.st_gid) == (0, 0), "owned by the workspace's owner, not uid 1000")
+
+
+def t_timeout_and_streaming(env, be):
+    with env.session(be, be + "-stream") as s:
+        t0 = time.monotonic()
+        r = s.run("sleep 1001 & sleep 1002", timeout=1.5)
+        expect(r.exit_code == 124 and r.timed_out and time.monotonic() - t0 < 15, repr(r))
+        seen = []
+        t0 = time.monotonic()
+        r = s.run("echo first; sleep 2; echo second", on_stdout=lambda c: seen.append((time.monotonic() - t0, c)))
+        expect(r.ok and r.stdout == b"first\nsecond\n", repr(r))
+        expect(seen and seen[0][1].startswith(b"first") and seen[0][0] < 1.5, "the first line came early: %r" % seen)
+        p = s.start_process(["sleep", "1234"])
+        time.sleep(1)
+        expect(p.poll() is None, "still running")
+        expect(p.kill() == 143, "TERM reached the command")
+        expect(b"sleep 1234" not in s.run("ps").stdout, "the background command is gone")
+
+
+def t_files(env, be):
+    with env.session(be, be + "-files") as s:
+        src = os.path.join(env.work, be + "-tree")
+        os.makedirs(os.path.join(src, "d"))
+        for i in range(1000):
+            with open(os.path.join(src, "d", "f%d" % i), "w") as f:
+                f.write(str(i))
+        with open(os.path.join(src, "big"), "wb") as f:
+            f.write(os.urandom(100 << 20))
+        t0 = time.monotonic()
+        s.files.put(src, "/tmp/tree")
+        up = time.monotonic() - t0
+        expect(len([e for e in s.files.ls("/tmp/tree/d")]) == 1000, "1000 files in")
+        out = os.path.join(env.work, be + "-out")
+        os.makedirs(out)
+        t0 = time.monotonic()
+        s.files.get("/tmp/tree", out)
+        down = time.monotonic() - t0
+        cmp = filecmp.dircmp(src, os.path.join(out, "tree"))
+        expect(not cmp.diff_files and not cmp.left_only and not cmp.right_only, "the tree came back the same")
+        expect(filecmp.cmp(os.path.join(src, "big"), os.path.join(out, "tree", "big"), shallow=False), "100 MB")
+        print(f"# {be}: put 1000 files + 100 MB in {up:.2f} s, got them back in {down:.2f} s", flush=True)
+        s.files.write("notes/a.txt", "hello\n")
+        expect(s.files.read_text("/workspace/notes/a.txt") == "hello\n", "read")
+        [e] = s.files.ls("notes")
+        expect((e.name, e.type, e.size) == ("a.txt", "file", 6), repr(e))
+        s.files.rm("notes", recursive=True)
+        expect(s.files.ls(".") == [] or all(x.name != "notes" for x in s.files.ls(".")), "rm -r")
+        tar = s.files.get_tar("/tmp/tree/d")
+        s.files.put_tar(tar, "/workspace")
+        expect(len(os.listdir(os.path.join(s.ws, "d"))) == 1000, "tar streams both ways")
+        try:
+            s.files.read("/nope")
+            raise AssertionError("a missing file was read")
+        except sandshim.NotFound as e:
+            expect("nope" in e.message and "\n" not in e.message, e.message)
+
+
+def t_errors(env, be):
+    c = env.client(be)
+    try:
+        Session("no-such-session", c).run("true")
+        raise AssertionError("ran in a missing session")
+    except sandshim.NotFound as e:
+        expect("no-such-session" in e.message, e.message)
+    try:
+        Session.create(client=c, rootfs=env.rootfs, workspace="/nonexistent/ws")
+        raise AssertionError("a missing workspace was accepted")
+    except sandshim.SandshimError as e:
+        expect("\n" not in e.message and e.message, e.message)
+    with env.session(be, be + "-dup", name="dup-" + be) as s:
+        try:
+            env.session(be, be + "-dup2", name="dup-" + be)
+            raise AssertionError("a taken name was accepted")
+        except sandshim.AlreadyExists:
+            pass
+        expect(s.id, "first session alive")
+
+
+def t_policy(env, be):
+    policy = {"permissions": {"allow": ["shell(echo:*)"], "ask": ["shell(touch:*)"], "deny": ["shell(wget:*)"]}}
+    with env.session(be, be + "-policy", policy=policy) as s:
+        try:
+            s.run(["wget", "x"])
+            raise AssertionError("a denied command ran")
+        except sandshim.PolicyDenied as e:
+            expect(not isinstance(e, sandshim.ApprovalRequired) and e.rule == "shell(wget:*)", repr(e.decision))
+        try:
+            s.run(["touch", "/workspace/x"])
+            raise AssertionError("an asked command ran")
+        except sandshim.ApprovalRequired as e:
+            approval = e.approval
+        expect(any(a.get("id", a.get("approval")) == approval for a in s.approvals()), "listed")
+        s.approve(approval)
+        expect(s.run(["touch", "/workspace/x"]).ok, "approved once, it runs")
+
+
+def t_contexts(env, be):
+    with env.session(be, be + "-ctx", network="proxy") as s:
+        s.create_context("platform", env={"PLATFORM_TOKEN": "t-42"})
+        names = [c.get("name") for c in s.contexts()]
+        expect("platform" in names, repr(names))
+        expect(s.run("echo $PLATFORM_TOKEN", context="platform").stdout == b"t-42\n", "the context's env")
+        expect(s.run("echo $PLATFORM_TOKEN").stdout == b"\n", "not in the default context")
+        s.remove_context("platform")
+
+
+def t_nothing_left(env, be):
+    c = env.client(be)
+    expect(sandshim.list_sessions(c) == [], "sessions left: %r" % sandshim.list_sessions(c))
+
+
+def t_docs_script():
+    """The script of docs/CLIENT.md's first block, as written (sandshim in PATH)."""
+    text = open(os.path.join(REPO, "docs", "CLIENT.md")).read()
+    script = re.search(r"```python\n(.*?)```", text, re.S).group(1)
+    d = tempfile.mkdtemp(prefix="sandshim-bin.")
+    os.symlink(BIN, os.path.join(d, "sandshim"))
+    e = dict(os.environ, PATH=d + ":" + os.environ["PATH"], PYTHONPATH=os.path.join(REPO, "python"))
+    e.pop("SANDSHIM", None)
+    try:
+        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=e, timeout=300)
+        expect(out.returncode == 0, "the docs script failed: " + out.stderr[-500:])
+        expect("0 hello" in out.stdout and "from python" in out.stdout, out.stdout)
+    finally:
+        shutil.rmtree(d)
+        shutil.rmtree("/srv/ws/py-demo", ignore_errors=True)
+
+
+def t_pip_install():
+    """docs/CLIENT.md's offline install, into a venv of Debian's python3."""
+    d = tempfile.mkdtemp(prefix="sandshim-venv.")
+    try:
+        py = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+        subprocess.run([py, "-m", "venv", "--system-site-packages", d], check=True, capture_output=True)
+        out = subprocess.run([os.path.join(d, "bin", "pip"), "install", "-q", "--no-build-isolation",
+                              os.path.join(REPO, "python")], capture_output=True, text=True, cwd=d)
+        expect(out.returncode == 0, "pip install: " + out.stderr[-400:])
+        out = subprocess.run([os.path.join(d, "bin", "python"), "-c", "import sandshim; print(sandshim.__file__)"],
+                             capture_output=True, text=True, cwd=d)
+        expect(out.returncode == 0 and out.stdout.startswith(d), out.stdout + out.stderr)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def main():
+    if os.geteuid() != 0:
+        print("# SKIP: needs root")
+        return 77
+    if not os.access(BIN, os.X_OK):
+        print("# SKIP: sandshim not built: " + BIN)
+        return 77
+    env = Env()
+    try:
+        backends = os.environ.get("SESSION_BACKEND", "gvisor native").split()
+        for be in backends:
+            if be == "gvisor" and not shutil.which("runsc"):
+                continue
+            check(f"{be}: run, env, cwd, exit code; a root-made workspace", t_run, env, be)
+            check(f"{be}: timeout, streaming, background", t_timeout_and_streaming, env, be)
+            check(f"{be}: files both ways, 1000 files, 100 MB, tar streams", t_files, env, be)
+            check(f"{be}: typed errors with the CLI's line", t_errors, env, be)
+            check(f"{be}: policy deny, ask, approve", t_policy, env, be)
+            check(f"{be}: contexts", t_contexts, env, be)
+            check(f"{be}: nothing left behind", t_nothing_left, env, be)
+        check("the docs/CLIENT.md script, unmodified", t_docs_script)
+        check("pip install --no-build-isolation ./python, offline", t_pip_install)
+    finally:
+        for be in ("gvisor", "native"):
+            for s in sandshim.list_sessions(env.client(be)):
+                subprocess.run([BIN, "--root", os.path.join(env.work, "root"), "session", "delete", "--force", s["id"]],
+                               capture_output=True)
+        shutil.rmtree(env.work, ignore_errors=True)
+    print(f"{passed} passed, {failed} failed", flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
