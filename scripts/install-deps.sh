@@ -4,6 +4,7 @@
 set -euo pipefail
 
 BUILD_PKGS=(build-essential cmake pkg-config ccache
+  universal-ctags  # scripts/check-layers.py: function sizes
   libboost1.81-dev libboost-json1.81-dev
   libspdlog-dev libfmt-dev doctest-dev libseccomp-dev libcli11-dev
   libarchive-dev libssl-dev libcap-dev libzstd-dev zlib1g-dev
