@@ -19,6 +19,8 @@
 #include <chrono>
 #include <random>
 
+#include "shim/core/cgroupfs.h"
+#include "shim/core/proc.h"
 #include "shim/core/exec_keeper.h"
 #include "shim/core/fs.h"
 #include "shim/core/wait_file.h"
@@ -272,13 +274,25 @@ Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecThroughRunsc(const Con
       std::make_unique<RunscExecRunning>(std::move(child), std::move(client), rid, internal, std::move(master)));
 }
 
+// The sandbox's host cgroups, read from its process (wherever runsc or a caller put it):
+// where its keeper belongs. Never a hierarchy's root.
+static std::vector<std::filesystem::path> SandboxCgroupDirs(const ContainerRecord& c) {
+  std::vector<std::filesystem::path> dirs;
+  auto text = fs::ReadFile("/proc/" + std::to_string(c.init.pid) + "/cgroup");
+  if (!text || !proc::IsAlive(c.init)) return dirs;
+  auto theirs = cgroupfs::ParseProcCgroup(*text);
+  for (const auto& h : cgroupfs::Hierarchies())
+    if (auto d = cgroupfs::OwnDir(h, theirs); d != h.mount) dirs.push_back(std::move(d));
+  return dirs;
+}
+
 Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecDetached(const ContainerRecord& c, const ExecRequest& r,
                                                                   const ExecStdio& stdio) {
   if (stdio.terminal && !stdio.console_socket)
     return MakeError("a detached exec with a terminal needs a console socket", EINVAL);
   if (!stdio.terminal)
     if (auto direct = TRY(ExecThroughControl(c, r, stdio)))
-      return proc::Detached(TRY(proc::StartExecKeeper(std::move(direct))));
+      return proc::Detached(TRY(proc::StartExecKeeper(std::move(direct), SandboxCgroupDirs(c))));
   auto dir = root_ / c.id;
   auto process_file = dir / ("exec-" + std::to_string(::getpid()) + "-" + RandomSuffix() + ".json");
   TRY(fs::WriteFileAtomic(process_file, json::serialize(r.process), 0600, /*sync=*/false));
