@@ -229,6 +229,18 @@ Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecThroughControl(const C
       std::move(*conn), p, target->sandbox_id, cid, target->sandbox, netns, ClientFor(c), cid));
 }
 
+// The sandbox's host cgroups, read from its process (wherever runsc or a caller put it):
+// where its keeper belongs. Never a hierarchy's root.
+static std::vector<std::filesystem::path> SandboxCgroupDirs(const ContainerRecord& c) {
+  std::vector<std::filesystem::path> dirs;
+  auto text = fs::ReadFile("/proc/" + std::to_string(c.init.pid) + "/cgroup");
+  if (!text || !proc::IsAlive(c.init)) return dirs;
+  auto theirs = cgroupfs::ParseProcCgroup(*text);
+  for (const auto& h : cgroupfs::Hierarchies())
+    if (auto d = cgroupfs::OwnDir(h, theirs); d != h.mount) dirs.push_back(std::move(d));
+  return dirs;
+}
+
 Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecThroughRunsc(const ContainerRecord& c, const ExecRequest& r,
                                                                       const ExecStdio& stdio) {
   auto client = ClientFor(c);
@@ -267,23 +279,12 @@ Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecThroughRunsc(const Con
   sigset_t none;
   sigemptyset(&none);
   l.sigmask = none;  // whatever the caller blocks for itself, the command gets every signal
+  l.cgroups = SandboxCgroupDirs(c);  // runsc exec stands for the command: charged where it runs
   pid_t pid = TRY(process::Spawn(l)).Release();  // HostChild below owns it
   l.owned.clear();
   auto child = TRY(proc::HostChild(pid));
   return std::unique_ptr<proc::Running>(
       std::make_unique<RunscExecRunning>(std::move(child), std::move(client), rid, internal, std::move(master)));
-}
-
-// The sandbox's host cgroups, read from its process (wherever runsc or a caller put it):
-// where its keeper belongs. Never a hierarchy's root.
-static std::vector<std::filesystem::path> SandboxCgroupDirs(const ContainerRecord& c) {
-  std::vector<std::filesystem::path> dirs;
-  auto text = fs::ReadFile("/proc/" + std::to_string(c.init.pid) + "/cgroup");
-  if (!text || !proc::IsAlive(c.init)) return dirs;
-  auto theirs = cgroupfs::ParseProcCgroup(*text);
-  for (const auto& h : cgroupfs::Hierarchies())
-    if (auto d = cgroupfs::OwnDir(h, theirs); d != h.mount) dirs.push_back(std::move(d));
-  return dirs;
 }
 
 Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecDetached(const ContainerRecord& c, const ExecRequest& r,
