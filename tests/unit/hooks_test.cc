@@ -63,7 +63,7 @@ TEST_CASE("hooks: one runner for both backends, runc's semantics per kind, the c
   testing::TempDir t;
   auto log = (t.path() / "order").string();
   bundle::Spec spec;
-  spec.annotations["org.example"] = "v";
+  spec.annotations = {{std::string("org.example"), std::string("v")}};  // (operator= of a literal: GCC 12 -Wrestrict false positive)
   auto sh = [](const std::string& script) {
     return boost::json::object{{"path", "/bin/sh"}, {"args", boost::json::array{"sh", "-c", script}}};
   };
