@@ -43,12 +43,17 @@ victim_cgroup_dirs() { # NAME
   for d in /sys/fs/cgroup/pids /sys/fs/cgroup/memory; do [ -d "$d" ] && echo "$d/$1"; done
   [ -f /sys/fs/cgroup/cgroup.controllers ] && echo "/sys/fs/cgroup/$1"
 }
-# A sleep in cgroup NAME (made here), in the background; prints its pid.
+# A sleep in cgroup NAME (made here), in the background; its pid in VICTIM.
 start_victim() { # NAME
   local d
   for d in $(victim_cgroup_dirs "$1"); do mkdir -p "$d"; done
   sh -c 'for d in '"$(victim_cgroup_dirs "$1" | tr '\n' ' ')"'; do echo $$ >"$d/cgroup.procs"; done; exec sleep 300' >/dev/null 2>&1 &
-  echo $!
+  VICTIM=$!  # a child of this shell (a $(...) subshell would orphan it)
+}
+# PID is listed in every one of NAME's victim cgroups (a loaded machine runs the sh late).
+in_cgroup() { # PID NAME
+  local d
+  for d in $(victim_cgroup_dirs "$2"); do wait_until 10 grep -qx "$1" "$d/cgroup.procs" || return 1; done
 }
 stop_victim() { # PID NAME
   kill -9 "$1" 2>/dev/null; wait "$1" 2>/dev/null
@@ -68,15 +73,15 @@ check_refused_create_leaves_cgroup() {
   local own=$TAG-own victim=$TAG-victim vpid cpid rc
   bundle_in "$WORK/b1" ".linux.cgroupsPath = \"/$own\"" || return $(fail "bundle")
   "$S" --root "$R1" --backend native create --bundle "$WORK/b1" "$own" || return $(fail "control create")
-  cpid=$(start_victim "$own")
-  sleep 0.3
+  start_victim "$own"; cpid=$VICTIM
+  in_cgroup "$cpid" "$own" || { stop_victim "$cpid" "$own"; return $(fail "control: the victim never joined $own"); }
   "$S" --root "$R1" delete --force "$own"
   sleep 0.3
   kill -0 "$cpid" 2>/dev/null && { stop_victim "$cpid" "$own"; return $(fail "control: the victim in sandshim's own cgroup survived delete"); }
   wait "$cpid" 2>/dev/null
   # Attack: create naming someone else's cgroup, with a process in it.
-  vpid=$(start_victim "$victim")
-  sleep 0.3
+  start_victim "$victim"; vpid=$VICTIM
+  in_cgroup "$vpid" "$victim" || { stop_victim "$vpid" "$victim"; return $(fail "the victim never joined $victim"); }
   bundle_in "$WORK/b2" ".linux.cgroupsPath = \"/$victim\"" || return $(fail "bundle")
   OUT=$("$S" --root "$R1" --backend native create --bundle "$WORK/b2" "$victim" 2>&1); rc=$?
   sleep 0.3
