@@ -127,7 +127,8 @@ Result<json::object> SessionSpec(const SessionProfile& p) {
   } else {
     res["memory"] = {{"limit", kDefaultSessionMemoryBackstop}};
   }
-  if (p.cpus > 0) res["cpu"] = {{"quota", static_cast<int64_t>(p.cpus * 100000)}, {"period", 100000}};
+  double cpus = p.cpus > 0 ? p.cpus : kDefaultSessionCpus;
+  res["cpu"] = {{"quota", static_cast<int64_t>(cpus * 100000)}, {"period", 100000}};
   res["pids"] = {{"limit", p.pids > 0 ? p.pids : kDefaultSessionPids}};
   linux_obj["resources"] = std::move(res);
   if (p.network != "none") {  // host: no network namespace entry; proxy: join the session's

@@ -85,6 +85,9 @@ struct SessionProfile {
 // such as V8 and Go reserve far more address space than they use.
 inline constexpr int64_t kDefaultSessionPids = 1024;
 inline constexpr int64_t kDefaultSessionMemoryBackstop = 4ll << 30;
+// CPU too (issue #34 item 6): two CPUs' worth of time per period unless --cpus says otherwise,
+// so one session's busy loop cannot take every core of a larger host.
+inline constexpr double kDefaultSessionCpus = 2.0;
 
 // Where the relay listens for a proxy-mode session: on its end of a veth pair whose other end
 // is the sandbox's only interface besides loopback (a /30, so the link holds nothing else;

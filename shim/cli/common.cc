@@ -59,7 +59,13 @@ int ExitWith(const Status& s) {
               << "\n";
     return 1;
   }
-  log::Error(s.error().msg);
+  // One line, whatever a refused id or path carried (a newline, an escape sequence): N10.
+  std::string line;
+  for (unsigned char c : s.error().msg) {
+    if (c >= 0x20 && c != 0x7f) line += static_cast<char>(c);
+    else line += "\\x" + std::string(1, "0123456789abcdef"[c >> 4]) + "0123456789abcdef"[c & 15];
+  }
+  log::Error(line);
   return 1;
 }
 

@@ -97,6 +97,9 @@ void RegisterSessionCreate(Verbs& v, CLI::App* parent) {
   auto a = std::make_shared<SessionCreateArgs>();
   auto self = std::make_shared<CLI::App*>(nullptr);
   auto* sub = v.Add("create", "create a session around a workspace and start it", [&v, a, self] {
+    // An empty id given is a mistake (a shell variable that was not set), not "make one up" (N10).
+    if ((*self)->get_option("id")->count() > 0 && a->id.empty())
+      return ExitWith(Status(MakeError("session create: the session id is empty", EINVAL)));
     if (!a->pool.empty() && a->context_spares > 0)
       return ExitWith(Status(MakeError("session create: --context-spares is not for --pool sessions", EINVAL)));
     if (!a->pool.empty()) {  // a pre-booted member (docs/POOL.md)

@@ -2,11 +2,14 @@
 // stay apart, stdin is passed through, and its exit status is ours (128+n for a signal,
 // 124 when --timeout ended it).
 #include <iostream>
+#include <sstream>
 
 #include "bundle/process.h"
 #include "bundle/session_profile.h"
+#include "bundle/session_spec.h"
 #include "shim/cli/env_arg.h"
 #include "shim/cli/session_common.h"
+#include "shim/core/fs.h"
 
 namespace sandshim::cli {
 
@@ -15,7 +18,24 @@ struct SessionExecArgs {
   std::string timeout;
   bool shell = false, json = false;
   std::string context;
+  std::vector<std::string> env_files;
 };
+
+// --env-file: KEY=VALUE lines (# comments, blank lines skipped), before --env (a later key
+// wins): values that must not sit on argv where `ps` shows them (issue #34, L3).
+static Result<std::vector<std::string>> EnvFileLines(const std::vector<std::string>& files) {
+  std::vector<std::string> out;
+  for (const auto& f : files) {
+    auto text = TRY_CTX(fs::ReadFile(f), "--env-file " + f);
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.empty() || line[0] == '#') continue;
+      TRY_CTX(bundle::ParseEnv(line), "--env-file " + f);
+      out.push_back(line);
+    }
+  }
+  return out;
+}
 
 // The policy's answer: its JSON line on stdout (inside --json's document), a line for
 // people on stderr; the status says denied or ask.
@@ -42,6 +62,9 @@ void RegisterSessionExec(Verbs& v, CLI::App* parent) {
     session::SessionExec e;
     e.overrides = a->o;
     e.overrides.args = std::move(rest);
+    auto from_files = EnvFileLines(a->env_files);
+    if (!from_files) return ExitWith(Status(from_files.error().Wrap("session exec")));
+    e.overrides.env.insert(e.overrides.env.begin(), from_files->begin(), from_files->end());
     for (auto& kv : e.overrides.env) {
       auto r = ResolveEnvArg(kv);
       if (!r) return ExitWith(Status(r.error().Wrap("session exec")));
@@ -77,6 +100,7 @@ void RegisterSessionExec(Verbs& v, CLI::App* parent) {
   sub->add_option("--cwd", a->o.cwd, "working directory (default: the workspace)");
   sub->add_option("-e,--env", a->o.env, "KEY=VALUE, or KEY: its value from sandshim's environment (for secrets; repeatable)")
       ->allow_extra_args(false);
+  sub->add_option("--env-file", a->env_files, "file of KEY=VALUE lines, kept off argv (repeatable)")->allow_extra_args(false);
   sub->add_option("-u,--user", a->o.user, "uid[:gid]");
   sub->add_option("--context", a->context, "the credential context to run in (default: the default context)");
   sub->add_option("--timeout", a->timeout, "end the command and everything it started after this long (exit 124), e.g. 30s");

@@ -41,7 +41,19 @@ void KeepOnly(int keep) {
   ::_exit(0);
 }
 
-[[noreturn]] void RunKeeper(Running& cmd) {
+// "0" moves the writer (v1 and v2). A cgroup that refuses (gone, full) leaves the keeper
+// where it was: it still stands for the command.
+void JoinCgroups(const std::vector<std::filesystem::path>& dirs) {
+  for (const auto& d : dirs) {
+    int fd = ::open((d / "cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    (void)!::write(fd, "0", 1);
+    ::close(fd);
+  }
+}
+
+[[noreturn]] void RunKeeper(Running& cmd, const std::vector<std::filesystem::path>& cgroup_dirs) {
+  JoinCgroups(cgroup_dirs);
   KeepOnly(cmd.WaitFd());
   ::setsid();  // a signal to the caller's process group is not one to the command
   sigset_t none;
@@ -73,10 +85,10 @@ void KeepOnly(int keep) {
 
 }  // namespace
 
-Result<pid_t> StartExecKeeper(std::unique_ptr<Running> cmd) {
+Result<pid_t> StartExecKeeper(std::unique_ptr<Running> cmd, const std::vector<std::filesystem::path>& cgroup_dirs) {
   pid_t pid = ::fork();
   if (pid < 0) return ErrnoError("fork the exec's keeper");
-  if (pid == 0) RunKeeper(*cmd);
+  if (pid == 0) RunKeeper(*cmd, cgroup_dirs);
   return pid;
 }
 

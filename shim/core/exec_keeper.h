@@ -9,7 +9,9 @@
 
 #include <sys/types.h>
 
+#include <filesystem>
 #include <memory>
+#include <vector>
 
 #include "shim/core/running.h"
 
@@ -18,6 +20,9 @@ namespace sandshim::proc {
 // Forks the keeper (its own session, stdio /dev/null, no descriptor but cmd's wait one) and
 // returns its pid; this process's copy of cmd is closed. cmd must be waitable from another
 // process (a control-socket wait, not a host child of this process).
-Result<pid_t> StartExecKeeper(std::unique_ptr<Running> cmd);
+// The keeper joins each of cgroup_dirs (the container's host cgroups that exist) before it
+// forks its guardian, so both count against the container's pids and memory limits, not
+// the caller's (review N4).
+Result<pid_t> StartExecKeeper(std::unique_ptr<Running> cmd, const std::vector<std::filesystem::path>& cgroup_dirs = {});
 
 }  // namespace sandshim::proc

@@ -42,6 +42,8 @@ struct ChildPlan {
   bool new_session = false;
   int pdeathsig = 0;
   pid_t parent = 0;
+  const char* const* cgroup_procs = nullptr;  // <dir>/cgroup.procs of each cgroup to join
+  size_t n_cgroups = 0;
   sigset_t mask;
   // Written by the child before it gives up (the parent reads it after the vfork returns).
   int err = 0;
@@ -69,6 +71,12 @@ int ChildMain(void* arg) {
     if (::getppid() != p->parent) ::_exit(127);  // our parent is already gone
   }
   if (p->new_session && ::setsid() < 0) Fail(p, "setsid");
+  for (size_t i = 0; i < p->n_cgroups; ++i) {
+    int fd = ::open(p->cgroup_procs[i], O_WRONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    (void)!::write(fd, "0", 1);  // "0": the writer
+    ::close(fd);
+  }
   for (size_t i = 0; i < p->n_actions; ++i) {
     const auto& a = p->actions[i];
     if (a.path) {
@@ -224,6 +232,11 @@ Result<Child> Spawn(const ProcessSpec& spec) {
   plan.new_session = spec.new_session;
   plan.pdeathsig = spec.pdeathsig;
   plan.parent = ::getpid();
+  std::vector<std::string> cgroup_files;
+  for (const auto& d : spec.cgroups) cgroup_files.push_back((d / "cgroup.procs").string());
+  auto cgroup_ptrs = CStrings(cgroup_files);
+  plan.cgroup_procs = cgroup_ptrs.data();
+  plan.n_cgroups = cgroup_files.size();
 
   void* stack = ::mmap(nullptr, kChildStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
   if (stack == MAP_FAILED) return ErrnoError("spawn " + exe + ": stack");

@@ -52,6 +52,9 @@ struct ProcessSpec {
   // Non-empty: the network namespace the child starts in (runsc verbs run in their
   // sandbox's private control namespace: see shim/runsc/control_netns.h).
   std::filesystem::path netns;
+  // Cgroup directories the child joins before it runs (a helper charged to a container's
+  // limits, not its caller's: issue #34); one that refuses (gone, full) is skipped.
+  std::vector<std::filesystem::path> cgroups;
   // Descriptors the actions read from, closed when the spec goes away.
   std::vector<UniqueFd> owned;
 

@@ -7,6 +7,7 @@
 
 #include "bundle/spec.h"
 #include "shim/core/fs.h"
+#include "shim/core/ids.h"
 #include "shim/core/proc.h"
 #include "shim/core/process.h"
 #include "shim/native/device_filter.h"
@@ -256,9 +257,20 @@ bool HierarchyNeeded(const Hierarchy& h, const json::object* resources) {
   return false;
 }
 
-std::vector<std::filesystem::path> CgroupDirs(const std::string& cgroups_path, const std::string& id) {
+std::string DefaultCgroupName(const std::filesystem::path& state_root, const std::string& id) {
+  return "sandshim-" + RootTag(state_root) + "-" + id;
+}
+
+Status CheckCgroupsFree(const std::vector<std::filesystem::path>& dirs) {
+  for (const auto& d : dirs)
+    if (auto procs = fs::ReadFile(d / "cgroup.procs"); procs && !procs->empty())
+      return MakeError("cgroupsPath " + d.string() + " is an existing cgroup with processes in it", EEXIST);
+  return Ok();
+}
+
+std::vector<std::filesystem::path> CgroupDirs(const std::string& cgroups_path, const std::string& default_name) {
   // No shared parent of ours: a container's cgroup is all there is to remove.
-  std::string rel = cgroups_path.empty() ? "/sandshim-" + id : cgroups_path;
+  std::string rel = cgroups_path.empty() ? "/" + default_name : cgroups_path;
   auto own = cgroupfs::Own();
   std::vector<std::filesystem::path> dirs;
   for (const auto& h : Hierarchies()) dirs.push_back(cgroupfs::DirOf(h, own, rel));

@@ -23,8 +23,14 @@ namespace sandshim::native {
 using cgroupfs::Hierarchies;
 using cgroupfs::Hierarchy;
 
-// The container's directories, one per hierarchy ("/sandshim-<id>" if cgroups_path is empty).
-std::vector<std::filesystem::path> CgroupDirs(const std::string& cgroups_path, const std::string& id);
+// The container's directories, one per hierarchy ("/<default_name>" if cgroups_path is empty).
+std::vector<std::filesystem::path> CgroupDirs(const std::string& cgroups_path, const std::string& default_name);
+// "sandshim-<tag>-<id>", tag a hash of the state root: two roots (two platforms, two tools)
+// may use the same container id, and must not share, or refuse over, one cgroup (review N1).
+std::string DefaultCgroupName(const std::filesystem::path& state_root, const std::string& id);
+// Refuses dirs of which one already holds processes: someone else's cgroup (review L7). Called
+// before the cgroups are journaled, so a refused create never kills or removes them (N1).
+Status CheckCgroupsFree(const std::vector<std::filesystem::path>& dirs);
 
 // Whether a container with these linux.resources gets a cgroup in h (pure): every v1
 // controller that limits, accounts or freezes, cpuset only when cpus/mems are given, no

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "shim/core/log.h"
 #include "shim/core/process_run.h"
 
 namespace sandshim::native {
@@ -48,8 +49,32 @@ std::vector<std::string> RunHooksWarn(const std::vector<Hook>& hooks, std::strin
   return failed;
 }
 
-Status RunHooks(const bundle::Spec& spec, std::string_view kind, const std::string& state_json) {
-  return RunHooks(HooksOf(spec.doc, kind), kind, state_json);
+std::string LifecycleState(const bundle::Spec& spec, std::string_view kind, const std::string& base_state) {
+  boost::json::object o;
+  boost::system::error_code ec;
+  auto v = boost::json::parse(base_state, ec);
+  if (!ec && v.is_object()) o = std::move(v.as_object());
+  o["status"] = kind == "prestart"        ? "created"
+                : kind == "createRuntime" ? "creating"
+                : kind == "poststart"     ? "running"
+                                          : "stopped";
+  if (kind == "poststop") o["pid"] = 0;
+  o.erase("annotations");
+  if (!spec.annotations.empty()) {
+    boost::json::object a;
+    for (const auto& [k, val] : spec.annotations) a[k] = val;
+    o["annotations"] = std::move(a);
+  }
+  return boost::json::serialize(o);
+}
+
+Status RunLifecycleHooks(const bundle::Spec& spec, std::string_view kind, const std::string& base_state) {
+  auto hooks = HooksOf(spec.doc, kind);
+  if (hooks.empty()) return Ok();
+  auto state = LifecycleState(spec, kind, base_state);
+  if (kind != "poststart" && kind != "poststop") return RunHooks(hooks, kind, state);
+  for (const auto& m : RunHooksWarn(hooks, kind, state)) log::Warn(m);
+  return Ok();
 }
 
 std::string StateWith(const std::string& base_state, std::string_view status, pid_t pid) {

@@ -34,10 +34,17 @@ std::vector<Hook> HooksOf(const boost::json::object& spec_doc, std::string_view 
 // Runs one hook to completion; fails on a non-zero exit or a timeout.
 Status RunHook(const Hook& h, const std::string& state_json);
 Status RunHooks(const std::vector<Hook>& hooks, std::string_view kind, const std::string& state_json);
-Status RunHooks(const bundle::Spec& spec, std::string_view kind, const std::string& state_json);
 // poststart and poststop: the spec says a failure is a warning and the remaining hooks still
 // run. Runs every hook; returns one message per failed hook (the caller logs them).
 std::vector<std::string> RunHooksWarn(const std::vector<Hook>& hooks, std::string_view kind, const std::string& state_json);
+// The one runner of the runtime-side kinds, for both backends (runc's semantics):
+// prestart and createRuntime stop at the first failure and fail the call; poststart and
+// poststop run every hook, log each failure as a warning, and succeed. The state each hook
+// reads is base_state with the kind's status (prestart "created", createRuntime "creating",
+// poststart "running", poststop "stopped") and the config's own annotations (never ours).
+Status RunLifecycleHooks(const bundle::Spec& spec, std::string_view kind, const std::string& base_state);
+// base_state as the hooks of kind read it (pure): the status above, spec's annotations.
+std::string LifecycleState(const bundle::Spec& spec, std::string_view kind, const std::string& base_state);
 // base_state (OCI state JSON) with status and pid replaced.
 std::string StateWith(const std::string& base_state, std::string_view status, pid_t pid);
 

@@ -107,13 +107,22 @@ Result<DomainRules> DomainRules::Make(const std::vector<std::string>& allow, con
   return r;
 }
 
+// Names every resolver answers with loopback (RFC 6761 .localhost, Debian's /etc/hosts): an
+// upstream proxy would reach its own host with them, so `*` does not cover them any more than
+// it covers 127.0.0.1 (review M8 residue); a rule that names one still does.
+static bool IsLoopbackName(std::string_view h) {
+  return h == "localhost" || h.ends_with(".localhost") || h == "localhost.localdomain" || h == "ip6-localhost" ||
+         h == "ip6-loopback";
+}
+
 RuleDecision DomainRules::Decide(std::string_view host, uint16_t port) const {
   std::string h = NormalizeHost(host);
-  bool ip = IsIpLiteral(h);
+  bool ip = IsIpLiteral(h) || IsLoopbackName(h);
   for (const auto& d : deny_)
     if (d.Matches(h, ip, port)) return {false, d.text, "denied by rule '" + d.text + "'"};
   for (const auto& a : allow_)
     if (a.Matches(h, ip, port)) return {true, a.text, "allowed by rule '" + a.text + "'"};
+  if (IsLoopbackName(h)) return {false, "loopback-name", "loopback name " + h + " is not named by any allow rule"};
   if (ip) return {false, "raw-ip", "raw IP destination " + h + " is not named by any allow rule"};
   return {false, "default-deny", h + ":" + std::to_string(port) + " is not in the allowlist"};
 }

@@ -218,7 +218,8 @@ Status RunProxy(const ProxyProcessOptions& o) {
   // reports ready, so a failed drop is a failed start and no sandbox byte is ever parsed as root.
   // Still single-threaded here: the resolver's thread starts with the first lookup.
   if (ns_fd.valid() && ::geteuid() == 0) {
-    TRY_CTX(DropRelayPrivileges(), "relay: drop privileges");
+    uid_t uid = RelayUidFor(o.netns);
+    TRY_CTX(DropRelayPrivileges(uid, uid), "relay: drop privileges");
     TRY(LoadRelaySeccomp());
   }
   if (o.ready_fd >= 0) {

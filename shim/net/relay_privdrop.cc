@@ -11,6 +11,8 @@
 #include <climits>
 #include <filesystem>
 
+#include "shim/core/ids.h"
+
 namespace sandshim::net {
 
 static int LastCap() {
@@ -20,6 +22,8 @@ static int LastCap() {
   while (c < 64 && ::prctl(PR_CAPBSET_READ, c, 0, 0, 0) >= 0) ++c;
   return c - 1;
 }
+
+uid_t RelayUidFor(const std::string& netns_path) { return kRelayUidBase + (PathHash(netns_path) & 0xffff); }
 
 Status DropRelayPrivileges(uid_t uid, gid_t gid) {
   // The bounding set needs CAP_SETPCAP, so it goes first, while still root.

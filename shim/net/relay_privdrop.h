@@ -11,15 +11,19 @@
 
 namespace sandshim::net {
 
-// nobody:nogroup on Debian; the relay needs no file of its own after the drop.
-inline constexpr uid_t kRelayUid = 65534;
-inline constexpr gid_t kRelayGid = 65534;
+// Not nobody: host nobody could SIGSTOP or kill every session's relay (review N2). Each relay
+// gets a uid (and the same gid) of its own from a range no host account or subuid range
+// uses, picked by its netns file's path (one per session): no host user can signal it, and
+// relays of different sessions share a uid only by a 1-in-65536 chance. The relay needs no
+// file of its own after the drop.
+inline constexpr uid_t kRelayUidBase = 0x7E000000;
+uid_t RelayUidFor(const std::string& netns_path);
 
 // Clears supplementary groups, empties the bounding and ambient sets, switches real, effective
 // and saved ids to uid/gid (which clears permitted and effective capabilities) and sets
 // NO_NEW_PRIVS; then checks that no capability and no id 0 is left. Single-threaded callers
 // only: capability sets are per thread.
-Status DropRelayPrivileges(uid_t uid = kRelayUid, gid_t gid = kRelayGid);
+Status DropRelayPrivileges(uid_t uid, gid_t gid);
 
 // Watches the directory holding the relay's netns file, set up while still root: after the
 // drop the relay can no longer stat a file under a 0700 session directory, but inotify

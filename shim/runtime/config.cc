@@ -1,5 +1,6 @@
 #include "shim/runtime/config.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "bundle/spec.h"
@@ -16,6 +17,16 @@ Result<Config> ParseConfig(std::string_view text) {
   auto v = TRY(bundle::ParseJson(text, "sandshim config"));
   if (!v.is_object()) return MakeError("sandshim config: must be a JSON object", EINVAL);
   const auto& o = v.get_object();
+  // A value of the wrong type is an error, not a silent default (review N9): the operator
+  // meant something, and "audit_dir": 5 must not quietly become the default audit dir.
+  for (const char* key : {"backend", "runsc", "platform", "cache_dir", "audit_dir"})
+    if (const auto* f = o.if_contains(key); f && !f->is_string())
+      return MakeError(std::string("sandshim config: ") + key + " must be a string", EINVAL);
+  if (const auto* f = o.if_contains("runsc_flags")) {
+    bool ok = f->is_array() &&
+              std::all_of(f->get_array().begin(), f->get_array().end(), [](const auto& e) { return e.is_string(); });
+    if (!ok) return MakeError("sandshim config: runsc_flags must be an array of strings", EINVAL);
+  }
   Config c;
   c.backend = bundle::GetString(o, "backend", c.backend);
   c.runsc = bundle::GetString(o, "runsc", c.runsc);

@@ -11,6 +11,7 @@
 #include "shim/net/netns.h"
 #include "shim/runsc/control_netns.h"
 #include "shim/runtime/probed_runsc.h"
+#include "shim/runtime/exec_caps.h"
 #include "shim/runtime/gvisor_backend.h"
 #include "shim/runtime/native_backend.h"
 
@@ -156,7 +157,13 @@ Result<ContainerRecord> Containers::BeginCreate(CreateRequest& r, const RecordLo
 static Status CheckRequest(const CreateRequest& r) {
   TRY(ValidateId(r.id));
   if (!r.bundle.is_absolute()) return MakeError("bundle path must be absolute", EINVAL);
-  return bundle::ValidateSpec(r.spec, r.bundle);
+  TRY(bundle::ValidateSpec(r.spec, r.bundle));
+  // The host's own root as the container's (directly or through a symlink): every backend
+  // would run in, and write to, the host (review N6). runc refuses it at pivot_root only.
+  std::error_code ec;
+  auto root = std::filesystem::canonical(bundle::RootfsPath(r.spec, r.bundle), ec);
+  if (!ec && root == "/") return MakeError("root.path resolves to the host's / (refused)", EINVAL);
+  return Ok();
 }
 
 Status Containers::Create(CreateRequest r) {
@@ -276,7 +283,13 @@ Result<std::unique_ptr<proc::Running>> Containers::StartExec(std::string_view id
   if (!rec) return MakeError(rec.error().msg, rec.error().err_no == ENOENT ? ESRCH : rec.error().err_no);
   TRY(Require(id, LiveStatus(*rec), "exec into", {S::kRunning}));
   fault::Point("exec.before-backend");
-  return BackendNamed(rec->backend).StartExec(*rec, r, stdio);
+  if (rec->backend == "native") return BackendNamed(rec->backend).StartExec(*rec, r, stdio);
+  // gVisor starts the process without an execve: give it the sets one would leave (N11).
+  ExecRequest direct = r;
+  auto spec = bundle::LoadSpec(rec->bundle);
+  const json::object* proc = spec ? bundle::GetObject(spec->doc, "process") : nullptr;
+  direct.process = ExecveCaps(std::move(direct.process), proc ? bundle::GetObject(*proc, "capabilities") : nullptr);
+  return BackendNamed(rec->backend).StartExec(*rec, direct, stdio);
 }
 
 Result<int> Containers::Exec(std::string_view id, ExecRequest r, const ExecStdio& stdio) {

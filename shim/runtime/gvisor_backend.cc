@@ -203,7 +203,7 @@ static Status CheckExecutable(const CreateRequest& r) {
 // hold from its first instruction, as runc's do.
 static Status ApplyBlkioWeights(const CreateRequest& r, const json::object& weights) {
   std::vector<std::filesystem::path> dirs;
-  for (auto& d : native::CgroupDirs(r.spec.cgroups_path, r.id))
+  for (auto& d : native::CgroupDirs(r.spec.cgroups_path, native::DefaultCgroupName(r.state_dir.parent_path(), r.id)))
     if (fs::Exists(d)) dirs.push_back(std::move(d));
   if (dirs.empty()) {
     log::Warn("blockIO weights not applied: the sandbox has no host cgroup (no linux.cgroupsPath)");
@@ -237,8 +237,8 @@ Result<Created> GvisorBackend::Create(const CreateRequest& r, ContainerJournal& 
   rec.annotations = r.spec.annotations;
   auto state = HookStateOf(rec, "creating", pid);
   // A failing one fails create; the caller's rollback destroys the sandbox.
-  TRY(native::RunHooks(r.spec, "prestart", state));
-  TRY(native::RunHooks(r.spec, "createRuntime", state));
+  TRY(native::RunLifecycleHooks(r.spec, "prestart", state));
+  TRY(native::RunLifecycleHooks(r.spec, "createRuntime", state));
   Created c;
   c.init = {pid, start ? *start : 0};
   c.data = GvisorData{.flags = flags,
@@ -311,7 +311,7 @@ Status GvisorBackend::Update(const ContainerRecord& c, const json::object& resou
   // written there bound everything inside, as they bound runc's processes. Only existing
   // directories: nothing is made or moved under a live sandbox.
   std::vector<std::filesystem::path> dirs;
-  for (auto& d : native::CgroupDirs(GvisorOf(c.backend_data).cgroups_path, c.id))
+  for (auto& d : native::CgroupDirs(GvisorOf(c.backend_data).cgroups_path, native::DefaultCgroupName(root_, c.id)))
     if (fs::Exists(d)) dirs.push_back(std::move(d));
   if (dirs.empty()) return MakeError("update: the sandbox has no host cgroup to change", ENOENT);
   json::object res = resources;

@@ -19,6 +19,8 @@
 #include <chrono>
 #include <random>
 
+#include "shim/core/cgroupfs.h"
+#include "shim/core/proc.h"
 #include "shim/core/exec_keeper.h"
 #include "shim/core/fs.h"
 #include "shim/core/wait_file.h"
@@ -242,6 +244,18 @@ Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecThroughControl(const C
       std::make_unique<SandboxRunning>(std::move(*conn), p, target->at, cid, target->sandbox, ClientFor(c), cid));
 }
 
+// The sandbox's host cgroups, read from its process (wherever runsc or a caller put it):
+// where its keeper belongs. Never a hierarchy's root.
+static std::vector<std::filesystem::path> SandboxCgroupDirs(const ContainerRecord& c) {
+  std::vector<std::filesystem::path> dirs;
+  auto text = fs::ReadFile("/proc/" + std::to_string(c.init.pid) + "/cgroup");
+  if (!text || !proc::IsAlive(c.init)) return dirs;
+  auto theirs = cgroupfs::ParseProcCgroup(*text);
+  for (const auto& h : cgroupfs::Hierarchies())
+    if (auto d = cgroupfs::OwnDir(h, theirs); d != h.mount) dirs.push_back(std::move(d));
+  return dirs;
+}
+
 Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecThroughRunsc(const ContainerRecord& c, const ExecRequest& r,
                                                                       const ExecStdio& stdio) {
   auto client = ClientFor(c);
@@ -280,6 +294,7 @@ Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecThroughRunsc(const Con
   sigset_t none;
   sigemptyset(&none);
   l.sigmask = none;  // whatever the caller blocks for itself, the command gets every signal
+  l.cgroups = SandboxCgroupDirs(c);  // runsc exec stands for the command: charged where it runs
   pid_t pid = TRY(process::Spawn(l)).Release();  // HostChild below owns it
   l.owned.clear();
   auto child = TRY(proc::HostChild(pid));
@@ -293,7 +308,7 @@ Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecDetached(const Contain
     return MakeError("a detached exec with a terminal needs a console socket", EINVAL);
   if (!stdio.terminal)
     if (auto direct = TRY(ExecThroughControl(c, r, stdio)))
-      return proc::Detached(TRY(proc::StartExecKeeper(std::move(direct))));
+      return proc::Detached(TRY(proc::StartExecKeeper(std::move(direct), SandboxCgroupDirs(c))));
   auto dir = root_ / c.id;
   auto process_file = dir / ("exec-" + std::to_string(::getpid()) + "-" + RandomSuffix() + ".json");
   TRY(fs::WriteFileAtomic(process_file, json::serialize(r.process), 0600, /*sync=*/false));

@@ -24,7 +24,7 @@ Status RunBundleHooks(const std::filesystem::path& bundle, std::string_view kind
   // As the native backend: a bundle whose config is gone since create has no hooks to run.
   auto spec = bundle::LoadSpec(bundle);
   if (!spec) return Ok();
-  return native::RunHooks(*spec, kind, state);
+  return native::RunLifecycleHooks(*spec, kind, state);
 }
 
 }  // namespace sandshim::runtime

@@ -31,7 +31,8 @@ void StripRuntimeHooks(boost::json::object& doc);
 std::string HookStateOf(const ContainerRecord& rec, std::string_view status, pid_t pid);
 
 // Runs the spec's hooks of kind (loaded from the caller's bundle; none if it cannot be
-// loaded any more) with state on stdin.
+// loaded any more) through the one runner both backends use (native::RunLifecycleHooks:
+// runc's failure semantics, status and annotations).
 Status RunBundleHooks(const std::filesystem::path& bundle, std::string_view kind, const std::string& state);
 
 }  // namespace sandshim::runtime

@@ -40,6 +40,11 @@ std::vector<json::object> PathMaskMounts(const bundle::Spec& spec, const HostLoo
                   " is on a mount sandshim cannot look into before start: not applied");
         continue;
       }
+      if (hp.kind == HostPath::Kind::kSpecial) {
+        log::Warn(std::string("gvisor: ") + (mask ? "masked path " : "read-only path ") + p +
+                  " is a device node, FIFO or socket, which runsc cannot bind over: not applied");
+        continue;
+      }
       bool dir = hp.kind == HostPath::Kind::kDir;
       out.push_back(RoBind(p, mask ? (dir ? empty_dir : empty_file) : hp.host));
     }
@@ -58,7 +63,10 @@ static HostPath Describe(int fd) {
   auto link = "/proc/self/fd/" + std::to_string(fd);
   ssize_t n = ::readlink(link.c_str(), buf, sizeof buf);
   if (n <= 0 || n >= static_cast<ssize_t>(sizeof buf)) return {HostPath::Kind::kUnknown, ""};
-  return {S_ISDIR(st.st_mode) ? HostPath::Kind::kDir : HostPath::Kind::kFile, std::string(buf, n)};
+  auto kind = S_ISDIR(st.st_mode) ? HostPath::Kind::kDir
+              : S_ISREG(st.st_mode) ? HostPath::Kind::kFile
+                                    : HostPath::Kind::kSpecial;
+  return {kind, std::string(buf, n)};
 }
 
 // rel beneath dir, resolved as if dir were "/" ("" is dir itself, which may be a file: a

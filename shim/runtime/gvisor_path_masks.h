@@ -6,7 +6,9 @@
 //   read-only path -> a read-only bind of the path onto itself
 // Paths under /proc and /sys are left to gVisor: its procfs and sysfs are the Sentry's own,
 // with none of the host's data those entries hide, and its /proc/sys is already read-only.
-// Missing paths are skipped, as runc skips them. A path under a mount other than a bind (a
+// Missing paths are skipped, as runc skips them. A device node, FIFO or socket is skipped
+// with a warning: the gofer cannot bind over it (upstream runtime-tools' masked-device case
+// made the sandbox fail to start), and only that path goes unmasked. A path under a mount other than a bind (a
 // tmpfs) has no host file to look at before the container runs: it is skipped with a warning.
 #pragma once
 
@@ -24,7 +26,9 @@ namespace sandshim::runtime {
 
 // What a container path is on the host before the container runs.
 struct HostPath {
-  enum class Kind { kMissing, kFile, kDir, kUnknown } kind = Kind::kMissing;
+  // kSpecial: a device node, FIFO or socket, which runsc's gofer cannot bind over (its open
+  // of the node fails, and the whole sandbox with it).
+  enum class Kind { kMissing, kFile, kDir, kSpecial, kUnknown } kind = Kind::kMissing;
   std::string host;  // for kFile/kDir: the real host path (inside the rootfs or bind source)
 };
 using HostLookup = std::function<HostPath(const std::string& container_path)>;

@@ -39,36 +39,42 @@ std::string HookState(const CreateRequest& r, pid_t pid, std::string_view status
   return json::serialize(o);
 }
 
-// The native runtime applies no LSM (`features` says so). Docker asks for "docker-default"
-// on every AppArmor host, so refusing would make native unusable under docker; the label is
-// not silently dropped either: each create says so in the log (docs/SECCOMP.md).
-void WarnUnappliedLsm(const bundle::Spec& spec) {
+// The native runtime applies no LSM (`features` says so). A profile the spec asks for is
+// refused, not warned about (issue #34 item 6): a container that believes it is confined
+// must not run unconfined. runc refuses the same on a host without the LSM. Under docker on
+// an AppArmor host, use --security-opt apparmor=unconfined (docs/SECCOMP.md).
+Status RefuseUnappliedLsm(const bundle::Spec& spec) {
   const auto* p = bundle::GetObject(spec.doc, "process");
-  if (!p) return;
+  if (!p) return Ok();
   for (const char* key : {"apparmorProfile", "selinuxLabel"})
     if (auto v = bundle::GetString(*p, key); !v.empty())
-      log::Warn("the native runtime does not apply process." + std::string(key) + " \"" + v +
-                "\" (no LSM support); seccomp, capabilities and namespaces still apply");
+      return MakeError("the native runtime does not apply process." + std::string(key) + " \"" + v +
+                           "\" (no LSM support): refused",
+                       ENOTSUP);
+  return Ok();
 }
 
 }  // namespace
 
 Result<Created> NativeBackend::Create(const CreateRequest& r, ContainerJournal& j) {
   auto plan = TRY(native::PlanFromSpec(r.spec, r.bundle));
-  WarnUnappliedLsm(r.spec);
+  TRY(RefuseUnappliedLsm(r.spec));
   plan.no_pivot = r.no_pivot;
   plan.hook_state = HookState(r, 0, "creating");
   if (!r.no_new_keyring) plan.keyring = native::KeyringName(r.id);
   plan.null_stdio = r.null_stdio;
   if (!RunningFromSealedCopy()) log::Warn("native runtime running from the sandshim file, not a sealed copy");
   TRY(native::CheckCgroupsPath(plan.cgroups_path));
-  auto dirs = native::CgroupDirs(plan.cgroups_path, r.id);
+  auto dirs = native::CgroupDirs(plan.cgroups_path, native::DefaultCgroupName(r.state_dir.parent_path(), r.id));
   const auto* linux_obj = bundle::GetObject(r.spec.doc, "linux");
   const json::object* resources = linux_obj ? bundle::GetObject(*linux_obj, "resources") : nullptr;
   plan.cgroup_binds = native::CgroupBindsFor(dirs, resources);
   std::vector<std::string> cg;
   for (const auto& d : dirs) cg.push_back(d.string());
-  // Journal first: the cgroup (and everything the init leaves in it) is undone from here.
+  // Someone else's cgroup is refused before it is journaled: undo kills and removes what
+  // the journal names, and a refused create must not touch what it did not make (N1).
+  TRY(native::CheckCgroupsFree(dirs));
+  // Journal before the cgroup is made: it (and everything the init leaves in it) is undone from here.
   TRY(j.Append(step::NativeContainer{.id = r.id, .cgroups = cg, .bundle = r.bundle.string()}));
   fault::Point("create.after-journal");
   native::LaunchOptions o;
@@ -80,8 +86,8 @@ Result<Created> NativeBackend::Create(const CreateRequest& r, ContainerJournal& 
     TRY(j.Append(step::Process{.pid = pid, .start = start ? *start : 0}));
     TRY(native::SetupCgroups(dirs, resources, pid));
     auto state = HookState(r, pid, "creating");
-    TRY(native::RunHooks(r.spec, "prestart", state));
-    return native::RunHooks(r.spec, "createRuntime", state);
+    TRY(native::RunLifecycleHooks(r.spec, "prestart", state));
+    return native::RunLifecycleHooks(r.spec, "createRuntime", state);
   };
   pid_t pid = TRY(native::Launch(plan, o));
   if (r.pid_file) TRY(fs::WriteFileAtomic(*r.pid_file, std::to_string(pid), 0644, false));
@@ -108,12 +114,7 @@ Result<int> NativeBackend::Run(const CreateRequest& r, ContainerJournal& j) {
 Status NativeBackend::Start(const ContainerRecord& c) {
   TRY(native::ReleaseInit(NativeOf(c.backend_data).fifo));
   auto spec = bundle::LoadSpec(c.bundle);
-  if (spec) {
-    auto st = OciState(c);
-    st["status"] = "running";
-    for (const auto& m : native::RunHooksWarn(native::HooksOf(spec->doc, "poststart"), "poststart", json::serialize(st)))
-      log::Warn(m);
-  }
+  if (spec) (void)native::RunLifecycleHooks(*spec, "poststart", json::serialize(OciState(c)));
   return Ok();
 }
 
@@ -179,8 +180,7 @@ Status NativeBackend::Undo(const ContainerStep& s) {
   if (auto spec = bundle::LoadSpec(e->bundle); spec) {
     boost::json::object st{{"ociVersion", kOciVersion}, {"id", e->id}, {"status", "stopped"},
                            {"pid", 0}, {"bundle", e->bundle}};
-    for (const auto& m : native::RunHooksWarn(native::HooksOf(spec->doc, "poststop"), "poststop", json::serialize(st)))
-      log::Warn(m);
+    (void)native::RunLifecycleHooks(*spec, "poststop", json::serialize(st));
   }
   return Ok();
 }

@@ -24,12 +24,45 @@ static Result<struct stat> StatNoSymlinks(const std::string& path) {
   return st;
 }
 
-Result<json::object> PinSource(const std::string& source) {
+// Where the host keeps what a sandbox must never be handed through a link, nor as a whole.
+static constexpr std::string_view kSystemDirs[] = {"/etc",  "/usr",  "/bin",     "/sbin",     "/lib",     "/lib32",
+                                                   "/lib64", "/libx32", "/boot", "/root",     "/proc",    "/sys",
+                                                   "/dev",  "/var/lib", "/var/log", "/var/spool", "/var/cache", "/var/mail"};
+// Shared parents: fine below (workspaces live there), never as a whole.
+static constexpr std::string_view kSharedParents[] = {"/home", "/run", "/var", "/tmp", "/opt", "/srv", "/mnt", "/media"};
+
+static bool Below(const std::string& path, std::string_view dir) {
+  return path.size() > dir.size() && path.starts_with(dir) && path[dir.size()] == '/';
+}
+
+std::string RefusedSource(const std::filesystem::path& given, const std::filesystem::path& canonical) {
+  std::string c = canonical.string();
+  if (c == "/") return "is the host's / (refused)";
+  for (auto dir : kSystemDirs)
+    if (c == dir) return "is the host directory " + c + " (refused)";
+  for (auto dir : kSharedParents)
+    if (c == dir) return "is the host directory " + c + " (refused)";
+  auto written = std::filesystem::absolute(given).lexically_normal();
+  if (!written.has_filename()) written = written.parent_path();  // "dir/"
+  if (written == canonical) return "";  // named directly, no link on the way
+  for (auto dir : kSystemDirs)
+    if (Below(c, dir)) return "leads through a symlink into the host directory " + std::string(dir) + " (" + c + "): refused";
+  return "";
+}
+
+Result<std::string> ResolveSource(const std::string& given, std::string_view what) {
   std::error_code ec;
-  auto canonical = std::filesystem::canonical(source, ec);
-  if (ec) return MakeError("bind source " + source + ": " + ec.message(), ec.value());
-  auto st = TRY(StatNoSymlinks(canonical.string()));
-  return json::object{{"path", canonical.string()},
+  auto canonical = std::filesystem::canonical(given, ec);
+  if (ec) return MakeError(std::string(what) + " " + given + ": " + ec.message(), ec.value());
+  if (auto why = RefusedSource(given, canonical); !why.empty())
+    return MakeError(std::string(what) + " " + given + " " + why, EPERM);
+  return canonical.string();
+}
+
+Result<json::object> PinSource(const std::string& source) {
+  auto canonical = TRY(ResolveSource(source, "bind source"));
+  auto st = TRY(StatNoSymlinks(canonical));
+  return json::object{{"path", canonical},
                       {"dev", static_cast<uint64_t>(st.st_dev)},
                       {"ino", static_cast<uint64_t>(st.st_ino)}};
 }

@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "shim/core/fs.h"
+#include "shim/core/ids.h"
 
 namespace sandshim::session {
 
@@ -20,7 +21,13 @@ static std::filesystem::path ClaimFile(const std::filesystem::path& dir, const s
   return dir / (".claim." + session);
 }
 
+std::string IdOwner(const std::filesystem::path& root, const std::string& session) {
+  return RootTag(root) + "-" + session;
+}
+
 Result<uint32_t> ClaimIdSlot(const std::filesystem::path& dir, const std::string& session) {
+  // The host-wide dir's parent is the default state root: traversable, as the store makes it.
+  if (!fs::Exists(dir.parent_path())) TRY(fs::MkdirAll(dir.parent_path(), 0711));
   TRY(fs::MkdirAll(dir, 0700));
   auto claim = ClaimFile(dir, session);
   TRY(fs::WriteFileAtomic(claim, session, 0600, /*sync=*/false));

@@ -22,6 +22,10 @@ inline constexpr uint32_t kIdRangeSize = 65536;
 // Far above the ranges /etc/subuid tools hand out (100000 + n * 65536), below 2^32 - 1.
 inline constexpr uint32_t kIdRangeBase = 0x10000000;
 inline constexpr uint32_t kIdSlots = 4096;
+// Slots are host-wide, not per state root: two roots' sessions must never share host ids
+// (review N12). A slot's owner is RootTag(root) + "-" + session id (IdOwner).
+inline constexpr const char* kHostIdRanges = "/run/sandshim/@idranges";
+std::string IdOwner(const std::filesystem::path& root, const std::string& session);
 // The host id that container id 0 maps to in a slot (pure).
 inline uint32_t IdBase(uint32_t slot) { return kIdRangeBase + slot * kIdRangeSize; }
 

@@ -50,6 +50,7 @@ Result<PoolDef> Pool::Define(const runtime::Options& o, const std::string& name,
   TRY_CTX(ValidateId(name), "pool name");
   PoolPaths paths(o.root, name);
   auto def = TRY(ParsePoolDef(name, text, paths.default_workspaces));
+  if (def.workspace_parent != paths.default_workspaces) TRY(CheckWorkspaceParent(def.workspace_parent));
   // Traversable, not listable (as the runtime root): a native member's init, running as its
   // own host ids, opens its rootfs below members/<id>/.
   TRY(fs::MkdirAll(paths.dir, 0711));
@@ -112,6 +113,7 @@ Result<std::string> Pool::MakeMember(const PoolDef& d) {
     TRY(fs::MkdirAll(d.workspace_parent, 0700));
     if (::chmod(d.workspace_parent.c_str(), 0700) != 0) return ErrnoError("chmod " + d.workspace_parent.string());
   } else {
+    TRY(CheckWorkspaceParent(d.workspace_parent));  // still no link on the way (since define)
     TRY(fs::MkdirAll(d.workspace_parent, 0711));
   }
   auto p = TRY(MemberProfile(paths_, ws.string()));

@@ -98,6 +98,21 @@ Status RebaseFile(const std::filesystem::path& file, const Intent& i, const std:
   return fs::WriteFileAtomic(file, json::serialize(v), 0600, /*sync=*/false);
 }
 
+// pid (a member's sandbox) and each of its threads is running or sleeping, not stopped (T)
+// or traced (t): what SIGSTOP from another process of the same uid leaves.
+Status CheckNotStopped(pid_t pid) {
+  if (pid <= 0) return MakeError("its sandbox has no process", ESRCH);
+  std::error_code ec;
+  for (const auto& t : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    auto stat = fs::ReadFile(t.path() / "stat").value_or("");
+    auto close = stat.rfind(')');
+    char state = close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '?';
+    if (state == 'T' || state == 't') return MakeError("its sandbox is stopped (SIGSTOP)", ESRCH);
+  }
+  if (ec) return MakeError("its sandbox is gone", ESRCH);
+  return Ok();
+}
+
 // An existing workspace, opened safely: a directory reached without following a link in its
 // last component, not inside the state root (the sandbox would see sandshim's own state).
 // (A new workspace, the member's own renamed, may be below the state root: the default
@@ -175,6 +190,9 @@ Result<ClaimOutcome> Pool::Claim(const ClaimRequest& asked) {
   if (!req.name.empty() && fs::Exists(sessions_dir / "@names" / req.name))
     return MakeError("session name " + req.name + " is taken", EEXIST);
   auto policy = TRY(ClaimPolicy(d, req));
+  // An existing workspace is resolved by the rule a create applies (bind_sources.h): refused
+  // here is refused, not a miss that a cold create would then judge on its own (N7).
+  if (!req.workspace.empty() && fs::Exists(req.workspace)) req.workspace = TRY(ResolveSource(req.workspace, "--workspace"));
   ClaimOutcome out;
   if (!req.secrets.empty()) {
     out.miss.reason = "secrets need the session CA in the sandbox from boot (a cold create)";
@@ -244,6 +262,9 @@ Result<SessionRecord> Pool::ClaimMember(const PoolDef& d, const ClaimRequest& re
   std::filesystem::path from = intent.member_dir, to = intent.session_dir;
   auto r = TRY(members_.Get(member));
   if (r.status != "running") return MakeError("its sandbox is " + r.status, ESRCH);
+  // Running is not answering: a member anyone SIGSTOPped (runsc runs every sandbox as host
+  // nobody, whom runsc gives no other uid) would hang the tenant's first exec (review N2).
+  TRY(CheckNotStopped(TRY(runtime::StateStore(opts_.root).Load(r.container_id)).init.pid));
   TRY_CTX(ReleaseMemberEgress(r, from), "release the member's relay");
   bool shared = MemberShared(paths_, member);
   std::string dest = "/workspace";

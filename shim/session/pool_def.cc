@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "bundle/spec.h"
+#include "shim/session/bind_sources.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
@@ -60,6 +61,22 @@ Result<PoolDef> ParsePoolDef(const std::string& name, std::string_view text,
 
 std::filesystem::path MemberWorkspace(const PoolDef& d, const std::string& member) {
   return d.workspace_parent / (".member-" + member);
+}
+
+Status CheckWorkspaceParent(const std::filesystem::path& parent) {
+  // Resolved once, here: the path the pool file names is the one used (no link on the way,
+  // which a fill's mkdir would follow), and never "/" or a host system directory (N7).
+  std::error_code ec;
+  auto written = parent.lexically_normal();
+  if (!written.has_filename()) written = written.parent_path();
+  auto real = std::filesystem::weakly_canonical(written, ec);
+  if (ec) return MakeError("pool file: workspace_parent " + parent.string() + ": " + ec.message(), ec.value());
+  if (auto why = RefusedSource(written, real); !why.empty())
+    return MakeError("pool file: workspace_parent " + parent.string() + " " + why, EPERM);
+  if (real != written)
+    return MakeError("pool file: workspace_parent " + parent.string() + " has a symlink on the way (name " +
+                         real.string() + ")", EPERM);
+  return Ok();
 }
 
 }  // namespace sandshim::session

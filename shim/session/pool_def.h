@@ -32,6 +32,8 @@ struct PoolDef {
 
 // Checks the pool file's shape (unknown keys are errors); workspace_parent defaults to
 // default_workspace_parent. The profile's own keys are checked when a member is made.
+// A workspace_parent the pool file names: no symlink on the way, not "/" or a system directory.
+Status CheckWorkspaceParent(const std::filesystem::path& parent);
 Result<PoolDef> ParsePoolDef(const std::string& name, std::string_view text,
                              const std::filesystem::path& default_workspace_parent);
 

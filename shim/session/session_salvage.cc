@@ -8,6 +8,7 @@
 #include "shim/core/fs.h"
 #include "shim/core/log.h"
 #include "shim/core/mountinfo.h"
+#include "shim/session/idmap.h"
 #include "shim/session/network.h"
 #include "shim/session/session_steps.h"
 #include "shim/session/sessions.h"
@@ -24,8 +25,10 @@ std::vector<SessionStep> Sessions::FoundSteps(const std::string& id) {
   auto dir = Dir(id);
   auto rec = ReadRecord(id);
   if (rec && !rec->name.empty()) out.push_back(step::SessionName{.path = NameLink(rec->name).string(), .id = id});
-  auto slots = opts_.root / "@idranges";
-  if (fs::Exists(slots)) out.push_back(step::SessionIdRange{.dir = slots.string(), .session = id});
+  // Ranges of sessions made before they were host-wide (per root, owned by the bare id), then host-wide ones.
+  if (auto old = opts_.root / "@idranges"; fs::Exists(old)) out.push_back(step::SessionIdRange{.dir = old.string(), .session = id});
+  if (fs::Exists(kHostIdRanges))
+    out.push_back(step::SessionIdRange{.dir = kHostIdRanges, .session = IdOwner(opts_.root, id)});
   auto mounts = mountinfo::MountPointsUnder(mountinfo::Parse(fs::ReadFile("/proc/self/mountinfo").value_or("")), dir);
   for (auto it = mounts.rbegin(); it != mounts.rend(); ++it) out.push_back(step::SessionLayer{it->string()});
   std::vector<std::filesystem::path> owners{dir};

@@ -149,10 +149,11 @@ Status Sessions::Teardown(const std::string& id, bool force) {
 // goes on without a user namespace). Returns the host id container id 0 maps to.
 Result<uint32_t> Sessions::SetUpIdmap(SessionJournal& journal, const std::string& id, bundle::SessionProfile& p) {
   auto dir = Dir(id);
-  auto slots = opts_.root / "@idranges";
+  std::filesystem::path slots = kHostIdRanges;  // host-wide (N12)
+  auto owner = IdOwner(opts_.root, id);
   // Journaled before the claim: a crash in between leaves a slot its undo still finds.
-  TRY(journal.Append(step::SessionIdRange{.dir = slots.string(), .session = id}));
-  uint32_t slot = TRY(ClaimIdSlot(slots, id));
+  TRY(journal.Append(step::SessionIdRange{.dir = slots.string(), .session = owner}));
+  uint32_t slot = TRY(ClaimIdSlot(slots, owner));
   fault::Point("session.create.after-idclaim");
   uint32_t base = IdBase(slot);
   auto attempt = [&]() -> Status {
@@ -204,12 +205,12 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   auto relay_policy = TRY(CheckEgressRules(profile));  // parsed once, passed along
   TRY(CheckSecrets(profile, relay_policy));
   bundle::SessionProfile p = profile;
-  std::error_code ec;
-  p.workspace = std::filesystem::canonical(p.workspace, ec).string();
-  if (ec || !std::filesystem::is_directory(p.workspace))
+  // Host paths resolved once (bind_sources.h: "/" and links into system directories refused).
+  p.workspace = TRY(ResolveSource(p.workspace, "--workspace"));
+  if (!std::filesystem::is_directory(p.workspace))
     return MakeError("--workspace " + profile.workspace + ": not a directory", ENOENT);
-  p.rootfs = std::filesystem::canonical(p.rootfs, ec).string();
-  if (ec || !std::filesystem::is_directory(p.rootfs)) return MakeError("--rootfs " + profile.rootfs + ": not a directory", ENOENT);
+  p.rootfs = TRY(ResolveSource(p.rootfs, "--rootfs"));
+  if (!std::filesystem::is_directory(p.rootfs)) return MakeError("--rootfs " + profile.rootfs + ": not a directory", ENOENT);
   // Bind sources: canonical and pinned by identity now, re-checked at every start.
   json::array pins{TRY(PinSource(p.workspace))};
   for (auto& m : p.mounts) {
@@ -279,6 +280,13 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
     TRY(MountLayer(lower, dir / "layer", p.root_path));
   } else if (p.id_base) {
     p.root_path = lower.string();
+  } else if (choice.backend == "gvisor") {
+    // runsc's gofer makes every mount destination the rootfs lacks (--mount targets, a pool
+    // member's /.sshim-ws) on the host, in the directory it is given: never the shared base
+    // (N5). A host overlay takes those; the sandbox's own writes stay in runsc's overlay.
+    p.root_path = (dir / "rootfs").string();
+    TRY(journal.Append(step::SessionLayer{p.root_path}));
+    TRY(MountLayer(lower, dir / "mountpoints", p.root_path));
   }
   // A pool member on gVisor (docs/POOL.md): P = <dir>/wsroot, a shared bind mount of itself
   // before the sandbox boots (journaled first, undone with umount2(MNT_DETACH), which takes a

@@ -426,7 +426,9 @@ check_m12_relay_unprivileged() {
   for t in /proc/$pid/task/*; do
     f=$(status_fields "$t/status")
     case "$f" in
-      "Uid:=65534 CapEff:=0000000000000000 CapBnd:=0000000000000000 NoNewPrivs:=1 Seccomp:=2 ") ;;
+      # Not 0, and not nobody (65534, whom every local user's nobody could signal: N2).
+      "Uid:=65534 "*|"Uid:=0 "*) rc=1; fail "relay thread $t runs as $f" ;;
+      "Uid:="*" CapEff:=0000000000000000 CapBnd:=0000000000000000 NoNewPrivs:=1 Seccomp:=2 ") ;;
       *) rc=1; fail "relay thread $t still privileged: $f" ;;
     esac
   done

@@ -152,9 +152,13 @@ check_bpf_filter_attached() {
   # no program is loaded; the switch makes sandshim set up the filter a v2-only host gets.
   SANDSHIM_TEST_DEVICE_POLICY=bpf "$SANDSHIM_BIN" --root "$ROOT" --backend native create --bundle "$(bundle_with bpf '.process.args = ["sleep","30"]')" "$id" ||
     { fail "create"; return; }
-  n=$(bpf_device_progs "$uni/sandshim-$id")
+  # The container's own cgroup2 path, from its init (the default name carries a root tag).
+  local pid cg
+  pid=$("$SANDSHIM_BIN" --root "$ROOT" state "$id" | jq -r .pid)
+  cg=$(awk -F: '$1 == "0" {print $3}' "/proc/$pid/cgroup")
+  n=$(bpf_device_progs "$uni$cg")
   "$SANDSHIM_BIN" --root "$ROOT" delete --force "$id"
-  log "BPF_CGROUP_DEVICE programs on $uni/sandshim-$id: $n"
+  log "BPF_CGROUP_DEVICE programs on $uni$cg: $n"
   assert_eq 1 "$n" "device programs attached"
 }
 # How many BPF_CGROUP_DEVICE programs are attached to cgroup DIR (bpf BPF_PROG_QUERY; no bpftool here).

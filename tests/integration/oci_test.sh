@@ -277,6 +277,44 @@ check_hooks() {
   assert_eq stopped "$(grep '^poststop ' "$log" | cut -d' ' -f2- | jq -r .status)" "state.status given to poststop"
 }
 
+# runtime-spec config.md#posix-platform-hooks, as runtime-tools' poststart_fail, poststop_fail
+# and hooks_stdin read it: after a failing poststart or poststop hook the rest still run;
+# prestart reads status "created"; poststop's state carries the config's annotations (and
+# none of the runtime's own). One hook runner serves both backends (issue #34).
+check_hooks_after_failure() {
+  local id b log
+  id=$(new_id hookrest)
+  b=$(bundle_with hookrest '.process.args = ["sleep","1000"]')
+  log=$b.out/rest.log
+  jq --arg log "$log" '.annotations = {"org.test.hooks": "v"}
+    | .hooks = {prestart: [{path:"/bin/sh", args:["sh","-c","echo prestart $(cat) >> \($log)"]}],
+                poststart: [{path:"/bin/false"}, {path:"/bin/sh", args:["sh","-c","echo poststart2 >> \($log)"]}],
+                poststop: [{path:"/bin/false"}, {path:"/bin/sh", args:["sh","-c","echo poststop $(cat) >> \($log)"]}]}' \
+    "$b/config.json" >"$b/c.json" && mv "$b/c.json" "$b/config.json"
+  rt create --bundle "$b" "$id" </dev/null >/dev/null 2>&1 || { fail "create"; return; }
+  rt start "$id" >/dev/null 2>&1
+  wait_until 10 grep -q poststart2 "$log"
+  rt delete --force "$id" >/dev/null 2>&1
+  grep -q '^poststart2' "$log" || { fail "the poststart hook after a failing one did not run: $(cat "$log")"; return; }
+  local pre post
+  pre=$(grep '^prestart ' "$log" | cut -d' ' -f2-)
+  post=$(grep '^poststop ' "$log" | cut -d' ' -f2-)
+  [ -n "$post" ] || { fail "the poststop hook after a failing one did not run"; return; }
+  assert_eq created "$(jq -r .status <<<"$pre")" "prestart state.status" || return
+  assert_eq '{"org.test.hooks":"v"}' "$(jq -c .annotations <<<"$post")" "poststop state.annotations"
+}
+
+# runtime-tools' linux_masked_paths / linux_readonly_paths: a path naming a device node. runc
+# masks it (a /dev/null bind); it must never stop the container from starting.
+check_masked_device_node() {
+  rm -f "$B/rootfs/masked-device" "$B/rootfs/ro-device"
+  mknod "$B/rootfs/masked-device" c 1 3 && mknod "$B/rootfs/ro-device" c 1 3 || { fail "mknod"; return; }
+  run_spec maskdev '.linux.maskedPaths = ["/masked-device"] | .linux.readonlyPaths = ["/ro-device"] | .process.args = ["echo","started"]'
+  rm -f "$B/rootfs/masked-device" "$B/rootfs/ro-device"
+  assert_eq 0 "$RC" "run with a masked and a read-only device node ($ERR)" || return
+  assert_contains "$OUT" started "the process ran"
+}
+
 # runtime.md: a failing prestart hook fails create and the container goes (nothing left).
 check_prestart_failure() {
   bundle_with hookfail '.hooks = {prestart: [{path: "/bin/false"}]} | .process.args = ["sleep","1000"]' >/dev/null
@@ -698,6 +736,7 @@ run_check "create with an unknown capability fails" check_bad_field badcap '.pro
 run_check "create with a relative root.path outside the bundle missing fails" check_bad_field badroot '.root.path = "no-such-rootfs"'
 run_check "a failing prestart hook fails create, leaves nothing" check_prestart_failure
 run_check "a failing poststart hook does not stop the container" check_poststart_failure
+run_check "hooks: the rest run after a failing poststart/poststop one; prestart sees created; poststop has the annotations" check_hooks_after_failure
 run_check "create with process.terminal and no --console-socket fails" check_terminal_needs_console_socket
 run_check "--pid-file holds the state pid" check_pid_file
 run_check "--console-socket with process.terminal" check_console_socket
@@ -714,6 +753,7 @@ run_check "root.readonly" check_root_readonly
 run_check "mounts: tmpfs size/mode, nested order, bind ro" check_mounts
 run_check "mounts: nosuid,nodev,noexec in mountinfo [gVisor: flags not shown]" check_mount_flags
 run_check "linux.maskedPaths and readonlyPaths" check_masked_readonly_paths
+run_check "masked and read-only paths naming a device node: the container starts" check_masked_device_node
 run_check "maskedPaths/readonlyPaths through an image symlink stay inside the rootfs" check_masked_symlink_stays_inside
 run_check "linux.rootfsPropagation shared and private [gVisor: no propagation fields]" check_rootfs_propagation
 run_check "linux.sysctl [gVisor: not applied by runsc]" check_sysctl

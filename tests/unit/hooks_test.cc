@@ -58,3 +58,25 @@ TEST_CASE("hooks: the hook's env is the spec's, exactly, and its path is what ru
   CHECK(env.find("ONLY=1\n") != std::string::npos);
   CHECK(env.find("HOME=") == std::string::npos);
 }
+
+TEST_CASE("hooks: one runner for both backends, runc's semantics per kind, the config's annotations") {
+  testing::TempDir t;
+  auto log = (t.path() / "order").string();
+  bundle::Spec spec;
+  spec.annotations = {{std::string("org.example"), std::string("v")}};  // (operator= of a literal: GCC 12 -Wrestrict false positive)
+  auto sh = [](const std::string& script) {
+    return boost::json::object{{"path", "/bin/sh"}, {"args", boost::json::array{"sh", "-c", script}}};
+  };
+  spec.doc["hooks"] = boost::json::object{
+      {"poststop", boost::json::array{sh("exit 1"), sh("cat >> " + log)}},
+      {"prestart", boost::json::array{sh("exit 1"), sh("echo never >> " + log)}}};
+  std::string base = R"({"id":"c","status":"creating","pid":7,"annotations":{"dev.sandshim.backend":"native"}})";
+  CHECK(RunLifecycleHooks(spec, "poststop", base).ok());
+  auto text = fs::ReadFile(log).value_or("");
+  CHECK(text.find(R"("status":"stopped")") != std::string::npos);
+  CHECK(text.find(R"("annotations":{"org.example":"v"})") != std::string::npos);
+  CHECK(text.find("dev.sandshim") == std::string::npos);
+  CHECK_FALSE(RunLifecycleHooks(spec, "prestart", base).ok());
+  CHECK(fs::ReadFile(log).value_or("").find("never") == std::string::npos);
+  CHECK(LifecycleState(spec, "prestart", base).find(R"("status":"created")") != std::string::npos);
+}
