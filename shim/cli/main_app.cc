@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "sandshim_commit.h"  // generated (CMakeLists.txt): SANDSHIM_COMMIT
 #include "shim/cli/verbs.h"
 #include "shim/core/log.h"
 #include "shim/core/proc.h"
