@@ -310,13 +310,19 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
     }
   }
   bool paths_entry = !path_key.empty() && !egress;  // (a named context's entry carries it)
-  // The context's spec says what its execs run; a spare made by an older sandshim has no
-  // exec client bound (its container's own spec, kept in its bundle until the claim below).
-  if (spare && BindsRunClient(spec)) {
+  // The context's spec says what its execs run. A spare made by an older sandshim may have no
+  // exec client bound (its execs then use the helper's own `run`) and no home or trusted tools
+  // (its context keeps the session's HOME; a trusted one is refused: gc removes the spare).
+  if (spare) {
     auto made = bundle::LoadSpec(spare->dir / "bundle");
-    if (!made || !BindsRunClient(made->doc)) UnbindRunClient(spec);
-    if (o.trusted && (!made || !BindsTrustedTools(made->doc)))
-      return MakeError("context " + o.name + ": the session's spare predates trusted contexts (make the context again)", EAGAIN);
+    if (!made || !BindsTrustedTools(made->doc)) {
+      if (o.trusted)
+        return MakeError("context " + o.name + ": the session's spare predates trusted contexts (create it again)", EAGAIN);
+      at.home_path.clear();
+      at.trusted_path.clear();
+      spec = TRY(ContextSpec(session_spec, o, at, proxy_env));
+    }
+    if (BindsRunClient(spec) && (!made || !BindsRunClient(made->doc))) UnbindRunClient(spec);
   }
   ContextRecord rec{.name = o.name,
                     .container_id = spare ? spare->container_id : ContextContainerId(s.id, o.name),
@@ -390,7 +396,8 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
     TRY_CTX(ChargeRelay(relay.process.pid, init.init.pid, cdir / "relay-cgroups"), "context " + o.name + ": relay");
   }
   // Its home is its user's from here (the default context keeps the session's HOME).
-  if (o.name != kDefaultContext) TRY_CTX(OwnHome(cdir, spec, rec.uid, rec.gid), "context " + o.name + ": home");
+  if (o.name != kDefaultContext && !at.home_path.empty())
+    TRY_CTX(OwnHome(cdir, spec, rec.uid, rec.gid), "context " + o.name + ": home");
   fault::Point("session.context.after-container");
   for (const auto& [k, v] : o.env) rec.env_keys.push_back(k);
   rec.trusted = o.trusted;
