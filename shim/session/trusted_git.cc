@@ -43,7 +43,8 @@ constexpr const char* kAllowedLocalKeys =
     "gc.auto|gc.autopacklimit|gc.autodetach|pack.threads|index.version|index.threads|"
     "fetch.prune|fetch.prunetags|fetch.writecommitgraph|pull.rebase|pull.ff|push.default|push.autosetupremote|"
     "push.followtags|merge.ff|merge.conflictstyle|rebase.autosquash|rebase.autostash|"
-    "advice.*|color.ui|status.showuntrackedfiles|receive.denycurrentbranch|lfs.repositoryformatversion";
+    "advice.*|color.ui|status.showuntrackedfiles|receive.denycurrentbranch|receive.denynonfastforwards|"
+    "lfs.repositoryformatversion";
 
 std::string Quote(const std::string& v) {
   std::string out = "'";
