@@ -32,7 +32,7 @@ std::string EnvOf(const json::object& spec, const std::string& key) {
 
 const json::object* MountAt(const json::object& spec, const std::string& dest) {
   for (const auto& m : spec.at("mounts").as_array())
-    if (m.as_object().at("destination") == dest) return &m.as_object();
+    if (m.as_object().at("destination") == json::string_view(dest)) return &m.as_object();
   return nullptr;
 }
 
