@@ -43,7 +43,7 @@ ContextPlacement Placed() {
 }  // namespace
 
 TEST_CASE("context home: a named context's HOME is its own, not the workspace; default keeps the session's") {
-  CHECK(EnvOf(SessionDoc(), "HOME") == "/ws");
+  CHECK(EnvOf(SessionDoc(), "HOME") == "/workspace");
   auto spec = ContextSpec(SessionDoc(), {.name = "platform", .uid = 2000}, Placed()).value();
   CHECK(EnvOf(spec, "HOME") == kContextHome);
   auto* home = MountAt(spec, kContextHome);
@@ -54,13 +54,13 @@ TEST_CASE("context home: a named context's HOME is its own, not the workspace; d
   auto& opts = tools->at("options").as_array();
   CHECK(std::find(opts.begin(), opts.end(), json::value("ro")) != opts.end());
   auto def = ContextSpec(SessionDoc(), {.name = "default"}, Placed()).value();
-  CHECK(EnvOf(def, "HOME") == "/ws");
+  CHECK(EnvOf(def, "HOME") == "/workspace");
   // The context's own --env HOME wins (the suite's positive control uses it).
   auto own = ContextSpec(SessionDoc(), {.name = "u", .env = {{"HOME", "/ws"}}}, Placed()).value();
   CHECK(EnvOf(own, "HOME") == "/ws");
   // Without a home placed (an old caller), nothing changes.
   auto bare = ContextSpec(SessionDoc(), {.name = "p"}, {.in_session_sandbox = true, .session_container = "s"}).value();
-  CHECK(EnvOf(bare, "HOME") == "/ws");
+  CHECK(EnvOf(bare, "HOME") == "/workspace");
   CHECK_FALSE(MountAt(bare, kContextHome));
 }
 
