@@ -14,7 +14,10 @@
 #      contexts (budget: within 10%), both through the sandbox's control server;
 #   3. what a spare costs in memory: its gofer and waiter (RSS and PSS) and the sandbox's
 #      (sentry's) growth per subcontainer.
-# Usage: bench/contexts_bench.sh [RUNS]   (default 15; medians reported)
+#   4. (first) with SANDSHIM_OLD_BIN=<an older sandshim>, VS_ONLY=1 for this part alone: context create (spare ready) and exec in a
+#      context, this binary against the old one, interleaved in the same run (each its own
+#      state root and session; budget: within 10% of the old), plus this binary's --trusted create.
+# Usage: [SANDSHIM_OLD_BIN=...] bench/contexts_bench.sh [RUNS]   (default 15; medians reported)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../tests/integration/lib/image.sh"
@@ -33,11 +36,17 @@ SS=("$BIN" --root "$R/ss" --backend gvisor)
 install_traps
 on_exit 'rm -rf "$W" "$R"'
 on_exit 'for s in $("${SS[@]}" session list --json 2>/dev/null | jq -r ".[].id"); do "${SS[@]}" session delete "$s" >/dev/null 2>&1; done'
+on_exit '[ -z "${SANDSHIM_OLD_BIN:-}" ] || "$SANDSHIM_OLD_BIN" --root "$R/old" session delete vsOS >/dev/null 2>&1'
 build_rootfs "$W/rootfs" >/dev/null 2>&1 || die "rootfs"
 echo "# sandshim context benchmarks, $RUNS runs each, medians (host: $(nproc) cores, $(uptime | sed 's/.*load/load/'))"
 
 ms_since() { echo "scale=3; ($(date +%s%N) - $1) / 1000000" | bc; }
-spare_ready() { [ "$("${SS[@]}" session inspect "$1" --json | jq .spare_contexts.ready)" = 1 ]; }
+SB=()  # the binary (argv) wait_spare asks: SS unless set
+spare_ready() {
+  local -a b=("${SS[@]}")
+  [ ${#SB[@]} -eq 0 ] || b=("${SB[@]}")
+  [ "$("${b[@]}" session inspect "$1" --json | jq .spare_contexts.ready)" = 1 ]
+}
 wait_spare() { for ((w = 0; w < 300; w++)); do spare_ready "$1" && return 0; sleep 0.1; done; die "no spare ready in 30 s"; }
 # Creates context $2 in session $1; prints "MS claimed|cold".
 timed_create() {
@@ -50,6 +59,45 @@ timed_create() {
 rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 pss_kb() { awk '/^Pss:/ {print $2}' "/proc/$1/smaps_rollup"; }
 sandbox_pid() { "${SS[@]}" state "sess-$1" | jq .pid; }
+
+# 4. This binary against an older one, same run, interleaved (order alternating per round).
+if [ -n "${SANDSHIM_OLD_BIN:-}" ]; then
+  OS=("$SANDSHIM_OLD_BIN" --root "$R/old" --backend gvisor)
+  for b in SS OS; do
+    declare -n B=$b
+    "${B[@]}" session create "vs$b" --rootfs "$W/rootfs" --workspace "$W/ws" --network proxy --context-spares 1 >/dev/null ||
+      die "session vs ($b)"
+    "${B[@]}" session context create "vs$b" c0 --user 2000 >/dev/null || die "context c0 ($b)"
+    unset -n B
+  done
+  create_in() { # ARRAY NAME [FLAGS]: one create with a spare ready, its ms
+    local -n B=$1
+    SB=("${B[@]}"); wait_spare "vs$1"
+    local t0=$(date +%s%N)
+    "${B[@]}" session context create "vs$1" "$2" --user 2000 "${@:3}" >/dev/null || echo "bench: create $2 failed" >&2
+    ms_since "$t0"
+  }
+  : >"$W/vnew"; : >"$W/vold"; : >"$W/vtrusted"; : >"$W/enew"; : >"$W/eold"
+  for ((i = 0; i < RUNS; i++)); do
+    if ((i % 2)); then create_in OS "o$i" >>"$W/vold"; create_in SS "n$i" >>"$W/vnew"
+    else create_in SS "n$i" >>"$W/vnew"; create_in OS "o$i" >>"$W/vold"; fi
+    create_in SS "t$i" --trusted >>"$W/vtrusted"
+  done
+  SB=("${SS[@]}"); wait_spare vsSS; SB=("${OS[@]}"); wait_spare vsOS; SB=()
+  for ((i = 0; i < 3 * RUNS; i++)); do
+    if ((i % 2)); then time_runs 1 "${OS[@]}" session exec --context c0 vsOS -- true >>"$W/eold"
+      time_runs 1 "${SS[@]}" session exec --context c0 vsSS -- true >>"$W/enew"
+    else time_runs 1 "${SS[@]}" session exec --context c0 vsSS -- true >>"$W/enew"
+      time_runs 1 "${OS[@]}" session exec --context c0 vsOS -- true >>"$W/eold"; fi
+  done
+  echo "this binary vs $SANDSHIM_OLD_BIN (same run, interleaved):"
+  report "  context create, spare ready" "old" "$(median <"$W/vold")" "$(median <"$W/vnew")" 1.10
+  report "  context create --trusted, spare ready" "old (plain)" "$(median <"$W/vold")" "$(median <"$W/vtrusted")" 1.10
+  report "  exec true in a context" "old" "$(median <"$W/eold")" "$(median <"$W/enew")" 1.10
+  "${OS[@]}" session delete vsOS >/dev/null 2>&1
+  "${SS[@]}" session delete vsSS >/dev/null 2>&1
+  [ "${VS_ONLY:-0}" = 1 ] && exit 0
+fi
 
 "${SS[@]}" session create plain --rootfs "$W/rootfs" --workspace "$W/ws" --network proxy >/dev/null || die "session plain"
 "${SS[@]}" session create ctx --rootfs "$W/rootfs" --workspace "$W/ws" --network proxy >/dev/null || die "session ctx"
@@ -126,3 +174,4 @@ printf '%-34s gofer RSS %s kB PSS %s kB; waiter RSS %s kB PSS %s kB; sentry +%s 
   "a spare context container" "$(rss_kb "$gofer")" "$(pss_kb "$gofer")" "$(rss_kb "$waiter")" "$(pss_kb "$waiter")" \
   "$(((sandbox3 - sandbox0) / 3))"
 echo "  (sentry: sandbox RSS $sandbox0 kB with no context, $sandbox3 kB with default + first + the spare)"
+

@@ -17,11 +17,12 @@ namespace {
 struct ContextArgs {
   std::string session, name, user;
   std::vector<std::string> env, secrets, secret_files, secret_fds, secret_envs, allow_domains, deny_domains;
-  bool json = false;
+  bool json = false, trusted = false;
 };
 
 Result<session::ContextOptions> OptionsFrom(const ContextArgs& a) {
   session::ContextOptions o{.name = a.name, .allow_domains = a.allow_domains, .deny_domains = a.deny_domains};
+  o.trusted = a.trusted;
   for (const auto& raw : a.env) {
     auto kv = TRY(bundle::ParseEnv(TRY(ResolveEnvArg(raw))));
     o.env[kv.first] = kv.second;
@@ -100,6 +101,9 @@ void AddCreate(Verbs& v, CLI::App* group) {
       ->allow_extra_args(false);
   sub->add_option("--deny-domain", a->deny_domains, "a domain this context may not reach (repeatable)")
       ->allow_extra_args(false);
+  sub->add_flag("--trusted", a->trusted,
+                "the platform's context: its git, curl, npm treat the workspace as data (no hooks, repository "
+                "commands or workspace dotfiles; docs/CONTEXTS.md)");
   sub->add_flag("--json", a->json, "print the context as JSON");
 }
 

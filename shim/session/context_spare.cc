@@ -16,6 +16,7 @@
 #include "shim/core/proc.h"
 #include "shim/core/process.h"
 #include "shim/core/remove_tree.h"
+#include "shim/session/context_home.h"
 #include "shim/core/scope_exit.h"
 #include "shim/runtime/journal.h"
 #include "shim/session/context_egress_file.h"
@@ -182,6 +183,8 @@ Result<bool> Contexts::RefillOne(const std::string& session_id) {
     ContextPlacement at{.in_session_sandbox = InSandbox(s), .session_container = s.container_id};
     auto session_spec = TRY(bundle::LoadSpec(dir / "bundle")).doc;
     TRY(PlaceBroker(dir, s, session_spec, spare.dir, at));  // a cold context's container exactly
+    TRY(PlaceIdentity(dir, spare.dir, at));
+    TRY(MakeHomeDir(spare.dir));
     if (!at.path_file.empty()) {
       auto key = TRY(NewContextToken());
       TRY(fs::WriteFileAtomic(at.path_file, key + "\n", 0600, /*sync=*/false));

