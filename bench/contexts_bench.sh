@@ -15,6 +15,7 @@
 #   3. what a spare costs in memory: its gofer and waiter (RSS and PSS) and the sandbox's
 #      (sentry's) growth per subcontainer.
 # Usage: bench/contexts_bench.sh [RUNS]   (default 15; medians reported)
+#   SANDSHIM_TEST_RUNSC=PATH: the runsc to measure (e.g. Debian 13's); CBENCH_EXEC_ONLY=1: part 2 only.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../tests/integration/lib/image.sh"
@@ -28,7 +29,8 @@ R=$(mktemp -d /run/sandshim-cbench.XXXXXX)
 chmod 755 "$W" "$R"
 mkdir -p "$W/ws" && chmod 777 "$W/ws"
 export SANDSHIM_CONFIG=$W/config.json
-echo "{\"audit_dir\": \"$W/audit\"}" >"$SANDSHIM_CONFIG"
+jq -n --arg a "$W/audit" --arg r "${SANDSHIM_TEST_RUNSC:-}" '{audit_dir: $a} + (if $r == "" then {} else {runsc: $r} end)' \
+  >"$SANDSHIM_CONFIG"
 SS=("$BIN" --root "$R/ss" --backend gvisor)
 install_traps
 on_exit 'rm -rf "$W" "$R"'
@@ -53,6 +55,23 @@ sandbox_pid() { "${SS[@]}" state "sess-$1" | jq .pid; }
 
 "${SS[@]}" session create plain --rootfs "$W/rootfs" --workspace "$W/ws" --network proxy >/dev/null || die "session plain"
 "${SS[@]}" session create ctx --rootfs "$W/rootfs" --workspace "$W/ws" --network proxy >/dev/null || die "session ctx"
+
+if [ -n "${CBENCH_EXEC_ONLY:-}" ]; then  # part 2 alone: an exec in a context (claimed) vs a plain one
+  "${SS[@]}" session context create ctx first >/dev/null || die "first context"
+  wait_spare ctx
+  "${SS[@]}" session context create ctx w0 >/dev/null || die "context w0"
+  wait_spare ctx
+  plain_runs=() ctx_runs=() keep_runs=()
+  for ((i = 0; i < 3 * RUNS; i++)); do
+    plain_runs+=("$(time_runs 1 "${SS[@]}" session exec plain -- true)")
+    ctx_runs+=("$(time_runs 1 "${SS[@]}" session exec --context w0 ctx -- true)")
+    keep_runs+=("$(time_runs 1 "${SS[@]}" session exec --keep --context w0 ctx -- true)")
+  done
+  plain=$(printf '%s\n' "${plain_runs[@]}" | median)
+  report "exec true in a context (claimed)" "plain session exec" "$plain" "$(printf '%s\n' "${ctx_runs[@]}" | median)" 1.10
+  report "exec --keep true in a context" "plain session exec" "$plain" "$(printf '%s\n' "${keep_runs[@]}" | median)" 1.10
+  exit 0
+fi
 
 # Memory: the sandbox before any context, then with default + first + the spare (3 subcontainers).
 wait_until 10 true

@@ -34,6 +34,7 @@
 #include "ctx-helper/fdpass.h"
 #include "ctx-helper/helper.h"
 #include "ctx-helper/spawn.h"
+#include "ctx-helper/sweep.h"
 
 namespace sandshim::ctx {
 namespace {
@@ -90,6 +91,12 @@ int ExecListener() {
   struct stat st;
   if (::lstat(kBrokerDir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0) Die("/tmp/.sshim is not root's directory");
   if (::chmod(kBrokerDir, 0700) != 0) Die("chmod /tmp/.sshim");
+  // Where its namespace is (run.cc's direct path): written before the socket is there, so a
+  // client that finds the socket finds it too.
+  std::string pid = std::to_string(::getpid());
+  int f = ::open(kBrokerPidFile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (f < 0 || !WriteAll(f, pid.data(), pid.size())) Die("the pid file");
+  ::close(f);
   ::unlink(kBrokerSocket);
   int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_un a{};
@@ -116,6 +123,7 @@ int EgressListener(uint16_t port) {
 struct Exec {
   int conn;  // -1 once the client is gone
   pid_t pid;
+  bool keep;  // what it starts may outlive it (session exec --keep, the default context, an older client)
 };
 
 void Answer(int conn, Reply kind, int32_t value) {
@@ -207,23 +215,40 @@ bool Serve(Pending& q, std::vector<Exec>& execs, uint64_t init_caps) {
   }
   // No kPid answer: the client needs none (a signal it forwards early waits on the socket,
   // behind the request, until this command is in execs), and one wake-up less for it.
-  execs.push_back({q.conn, pid});
+  execs.push_back({q.conn, pid, !r.end_leftovers});
   return true;
 }
 
-void Reap(std::vector<Exec>& execs) {
+// An exec's command ended: what it left ends too (sweep.h), before its client hears of it,
+// so the exec returns once nothing of it runs; or, --keep, it is kept.
+void EndExec(const Exec& done, const std::vector<Exec>& execs, std::vector<Kept>& kept, const Own& own) {
+  std::vector<pid_t> roots;
+  bool plain_running = false;
+  for (const auto& e : execs) {
+    roots.push_back(e.pid);
+    plain_running = plain_running || !e.keep;
+  }
+  if (done.keep) KeepLeftovers(own, roots, kept);
+  else EndLeftovers(own, roots, kept, plain_running ? done.pid : 0);
+}
+
+void Reap(std::vector<Exec>& execs, std::vector<Kept>& kept, Own& own) {
   int status;
   pid_t pid;
-  while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0)
+  while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+    std::erase(own.pumps, pid);
     for (auto it = execs.begin(); it != execs.end(); ++it)
       if (it->pid == pid) {
-        if (it->conn >= 0) {
-          Answer(it->conn, Reply::kStatus, status);
-          ::close(it->conn);
-        }
+        Exec done = *it;
         execs.erase(it);
+        EndExec(done, execs, kept, own);
+        if (done.conn >= 0) {
+          Answer(done.conn, Reply::kStatus, status);
+          ::close(done.conn);
+        }
         break;
       }
+  }
 }
 
 // A pump keeps only its own two sockets (and stdio): a copy of another connection (a client
@@ -244,7 +269,7 @@ void CloseAllBut(int a, int b) {
 
 // A pump per connection, in a process of its own: a stuck or failing one stops nothing else
 // (the Sentry's threads for a static binary were not dependable: an abort in thread start).
-void StartPump(int client, int up) {
+pid_t StartPump(int client, int up) {
   pid_t pid = ::fork();
   if (pid == 0) {
     ::signal(SIGCHLD, SIG_DFL);
@@ -258,6 +283,7 @@ void StartPump(int client, int up) {
   if (pid < 0) Say("broker: a forward", errno);
   ::close(client);
   ::close(up);
+  return pid;
 }
 
 }  // namespace
@@ -287,6 +313,8 @@ void StartPump(int client, int up) {
   SpawnSetup();
   int egress = f.listen_port ? EgressListener(f.listen_port) : -1;
   std::vector<Exec> execs;
+  std::vector<Kept> kept;  // what --keep execs left (sweep.h)
+  Own own{::getpid(), {}};
   std::vector<Pending> pending;
   std::deque<int> waiting;  // accepted egress clients, in the order their upstreams were asked for
   for (;;) {
@@ -310,7 +338,7 @@ void StartPump(int client, int up) {
       signalfd_siginfo drain[8];
       while (::read(child_fd, drain, sizeof(drain)) == static_cast<ssize_t>(sizeof(drain))) {
       }
-      Reap(execs);
+      Reap(execs, kept, own);
     }
     // A client forwards the signals it gets, one byte each (ours is the capability to send
     // them across users); one that went away takes the command's tree with it.
@@ -378,7 +406,9 @@ void StartPump(int client, int up) {
       if (!waiting.empty()) {
         int client = waiting.front();
         waiting.pop_front();
-        if (nfds == 1) StartPump(client, up);
+        if (nfds == 1) {
+          if (pid_t pump = StartPump(client, up); pump > 0) own.pumps.push_back(pump);
+        }
         else ::close(client);  // the relay could not be reached: the client sees the connection close
       } else if (nfds == 1) {
         ::close(up);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 #include <string_view>
 
 #include "shim/core/result.h"
@@ -26,5 +27,7 @@ std::string_view CtxRunBytes();
 // context's).
 Result<std::filesystem::path> InstallCtxHelper(const std::filesystem::path& session_dir);
 Result<std::filesystem::path> InstallCtxRun(const std::filesystem::path& session_dir);
+// The file name InstallCtxRun gives this sandshim's client ("sandshim-ctx-run-<hash>").
+const std::string& CtxRunFileName();
 
 }  // namespace sandshim::session

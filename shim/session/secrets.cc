@@ -10,6 +10,7 @@
 #include <set>
 
 #include "shim/core/fs.h"
+#include "shim/core/proc.h"
 #include "shim/core/unique_fd.h"
 #include "shim/net/domain_rules.h"
 #include "shim/net/secret_book.h"
@@ -116,7 +117,7 @@ Result<net::SecretBytes> ReadSecretValue(const bundle::SecretSource& s) {
       const char* v = ::getenv(s.where.c_str());
       if (!v) return MakeError(who + ": $" + s.where + " is not set", ENOENT);
       auto value = net::CheckedValue(s.name, v);
-      ::unsetenv(s.where.c_str());  // no process we start (relay, runsc) inherits it
+      proc::ForgetEnv(s.where);  // no process we start (relay, runsc) or fork (waiters) holds it
       return value;
     }
   }
