@@ -200,13 +200,23 @@ int ReadSome(Pending& q) {
 
 // A complete request: its command started; false: refused (the connection is closed by the
 // caller; the descriptors are closed here).
-bool Serve(Pending& q, std::vector<Exec>& execs, uint64_t init_caps) {
+std::vector<pid_t> Roots(const std::vector<Exec>& execs) {
+  std::vector<pid_t> roots;
+  for (const auto& e : execs) roots.push_back(e.pid);
+  return roots;
+}
+
+bool Serve(Pending& q, std::vector<Exec>& execs, uint64_t init_caps, Ledger& books) {
   Request r;
   if (!Decode(q.body, r)) {
     q.CloseFds();
     return false;
   }
   ClampCaps(r, init_caps);
+  if (r.end_leftovers && !books.plain_seen) {  // (sweep.h: Ledger)
+    KeepLeftovers(books.own, Roots(execs), books.kept);
+    books.plain_seen = true;
+  }
   pid_t pid = Spawn(r, q.fds, q.nfds);  // (closes them)
   q.nfds = 0;
   if (pid < 0) {
@@ -221,27 +231,22 @@ bool Serve(Pending& q, std::vector<Exec>& execs, uint64_t init_caps) {
 
 // An exec's command ended: what it left ends too (sweep.h), before its client hears of it,
 // so the exec returns once nothing of it runs; or, --keep, it is kept.
-void EndExec(const Exec& done, const std::vector<Exec>& execs, std::vector<Kept>& kept, const Own& own) {
-  std::vector<pid_t> roots;
-  bool plain_running = false;
-  for (const auto& e : execs) {
-    roots.push_back(e.pid);
-    plain_running = plain_running || !e.keep;
-  }
-  if (done.keep) KeepLeftovers(own, roots, kept);
-  else EndLeftovers(own, roots, kept, plain_running ? done.pid : 0);
+void EndExec(const Exec& done, const std::vector<Exec>& execs, Ledger& books) {
+  bool plain_running = std::any_of(execs.begin(), execs.end(), [](const Exec& e) { return !e.keep; });
+  if (!done.keep) EndLeftovers(books.own, Roots(execs), books.kept, plain_running ? done.pid : 0);
+  else if (books.plain_seen) KeepLeftovers(books.own, Roots(execs), books.kept);
 }
 
-void Reap(std::vector<Exec>& execs, std::vector<Kept>& kept, Own& own) {
+void Reap(std::vector<Exec>& execs, Ledger& books) {
   int status;
   pid_t pid;
   while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
-    std::erase(own.pumps, pid);
+    std::erase(books.own.pumps, pid);
     for (auto it = execs.begin(); it != execs.end(); ++it)
       if (it->pid == pid) {
         Exec done = *it;
         execs.erase(it);
-        EndExec(done, execs, kept, own);
+        EndExec(done, execs, books);
         if (done.conn >= 0) {
           Answer(done.conn, Reply::kStatus, status);
           ::close(done.conn);
@@ -313,8 +318,7 @@ pid_t StartPump(int client, int up) {
   SpawnSetup();
   int egress = f.listen_port ? EgressListener(f.listen_port) : -1;
   std::vector<Exec> execs;
-  std::vector<Kept> kept;  // what --keep execs left (sweep.h)
-  Own own{::getpid(), {}};
+  Ledger books{.own = {::getpid(), {}}};  // what --keep execs left, the broker's pumps (sweep.h)
   std::vector<Pending> pending;
   std::deque<int> waiting;  // accepted egress clients, in the order their upstreams were asked for
   for (;;) {
@@ -338,7 +342,7 @@ pid_t StartPump(int client, int up) {
       signalfd_siginfo drain[8];
       while (::read(child_fd, drain, sizeof(drain)) == static_cast<ssize_t>(sizeof(drain))) {
       }
-      Reap(execs, kept, own);
+      Reap(execs, books);
     }
     // A client forwards the signals it gets, one byte each (ours is the capability to send
     // them across users); one that went away takes the command's tree with it.
@@ -365,7 +369,7 @@ pid_t StartPump(int client, int up) {
         Pending& q = pending[i];
         int got = p[first_pending + i].revents ? ReadSome(q) : 0;
         if (got == 1) {
-          if (!Serve(q, execs, init_caps)) ::close(q.conn);  // (Serve closed the descriptors)
+          if (!Serve(q, execs, init_caps, books)) ::close(q.conn);  // (Serve closed the descriptors)
         } else if (got < 0 || now >= q.deadline) {
           q.CloseFds();
           ::close(q.conn);
@@ -383,7 +387,7 @@ pid_t StartPump(int client, int up) {
         Pending& q = pending.back();
         int got = ReadSome(q);
         if (got != 0) {
-          if (got < 0 || !Serve(q, execs, init_caps)) {
+          if (got < 0 || !Serve(q, execs, init_caps, books)) {
             q.CloseFds();
             ::close(q.conn);
           }
@@ -407,7 +411,7 @@ pid_t StartPump(int client, int up) {
         int client = waiting.front();
         waiting.pop_front();
         if (nfds == 1) {
-          if (pid_t pump = StartPump(client, up); pump > 0) own.pumps.push_back(pump);
+          if (pid_t pump = StartPump(client, up); pump > 0) books.own.pumps.push_back(pump);
         }
         else ::close(client);  // the relay could not be reached: the client sees the connection close
       } else if (nfds == 1) {

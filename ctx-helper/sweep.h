@@ -45,6 +45,15 @@ struct Own {
   pid_t broker;
   std::vector<pid_t> pumps;
 };
+// The broker's books for the rule. A --keep exec's leftovers need recording only once a plain
+// exec may sweep: until the first plain exec, nothing is recorded (no reading of /proc per
+// exec where every exec keeps, as in the default context); the first plain exec records
+// everything unowned there is then, all of it from --keep execs, before it starts.
+struct Ledger {
+  Own own;
+  std::vector<Kept> kept;
+  bool plain_seen = false;
+};
 // The leftovers among all (pure): see above. roots: the running execs' commands.
 std::vector<ProcInfo> Leftovers(const std::vector<ProcInfo>& all, const Own& own, const std::vector<pid_t>& roots,
                                 const std::vector<Kept>& kept);
