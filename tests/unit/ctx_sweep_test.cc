@@ -52,3 +52,5 @@ TEST_CASE("leftovers: an exec started from outside the context owns its tree (a 
   all.push_back({52, 1, 52, 62});  // not under anyone
   CHECK(Pids(Leftovers(all, Own{2, {3}}, {}, {})) == std::vector<pid_t>{52});
 }
+
+}  // namespace sandshim::ctx

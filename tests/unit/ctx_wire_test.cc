@@ -40,8 +40,6 @@ TEST_CASE("broker request: round trip, strict reading") {
   CHECK_FALSE(Decode(huge_uid, back));  // an id over 32 bits
 }
 
-}  // namespace sandshim::ctx
-
 TEST_CASE("broker request: the end-leftovers flag beside the terminal's") {
   Request r;
   r.cwd = "/";
@@ -52,3 +50,5 @@ TEST_CASE("broker request: the end-leftovers flag beside the terminal's") {
   CHECK(back.end_leftovers);
   CHECK_FALSE(back.tty);
 }
+
+}  // namespace sandshim::ctx
