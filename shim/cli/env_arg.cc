@@ -3,7 +3,7 @@
 #include <cerrno>
 #include <cstdlib>
 
-#include "shim/core/proc.h"
+#include "shim/core/forget_env.h"
 
 namespace sandshim::cli {
 

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <cstring>
 
 #include "shim/core/fs.h"
 
@@ -108,15 +107,6 @@ DetachedStdio::~DetachedStdio() {
     ::dup2(saved_[fd], fd);
     ::close(saved_[fd]);
   }
-}
-
-void ForgetEnv(const std::string& key) {
-  for (char** e = environ; e && *e; ++e)
-    if (std::strncmp(*e, key.c_str(), key.size()) == 0 && (*e)[key.size()] == '=') {
-      // volatile: the bytes are never read again, and the compiler must not drop the writes.
-      for (volatile char* c = *e + key.size() + 1; *c; ++c) *c = '\0';
-    }
-  ::unsetenv(key.c_str());
 }
 
 }  // namespace sandshim::proc

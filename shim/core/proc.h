@@ -31,11 +31,6 @@ std::vector<pid_t> AllPids();
 // Makes this process a child subreaper: orphans of children we spawn (runsc's sandbox and
 // gofer) are reparented to us rather than to PID 1, which reaps them slowly on this host.
 void BecomeSubreaper();
-// Takes KEY out of our environment for good: its value's bytes are overwritten where they lie
-// (for a variable we were started with, the block the kernel keeps for /proc/<pid>/environ,
-// which every process we fork shows for its whole life) and the variable is unset (nothing we
-// exec inherits it). For values sandshim read from its environment (`--env K`, issue #31).
-void ForgetEnv(const std::string& key);
 // Opens /dev/null on whichever of fds 0, 1, 2 is closed (a caller's `<&-`), first thing in
 // main: otherwise the next file we open (the --log file, a state lock, a session exec's
 // pipe) takes a stdio number and is handed on as a container's or command's stdio.

@@ -9,8 +9,8 @@
 
 #include <set>
 
+#include "shim/core/forget_env.h"
 #include "shim/core/fs.h"
-#include "shim/core/proc.h"
 #include "shim/core/unique_fd.h"
 #include "shim/net/domain_rules.h"
 #include "shim/net/secret_book.h"
