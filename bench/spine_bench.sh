@@ -28,7 +28,7 @@ echo "# sandshim spine benchmarks, $RUNS runs each, medians (host: $(nproc) core
 
 # --- 2 and 3 first: no daemons needed -------------------------------------------
 make_bundle "$W/b" true >/dev/null || die "bundle"
-PLATFORM=$(jq -r .platform /run/sandshim/cache/runsc-probe.json 2>/dev/null || echo ptrace)
+PLATFORM=$(jq -r .platform "$(ls -t /run/sandshim/cache/runsc-probe-*.json 2>/dev/null | head -1)" 2>/dev/null || echo ptrace)
 RAW=(runsc --root "$R/raw" --network=none --platform="$PLATFORM")
 SS=("$BIN" --root "$R/ss")
 "${SS[@]}" run --bundle "$W/b" warmup >/dev/null 2>&1  # the first call probes runsc once

@@ -97,7 +97,10 @@ Error Client::Failed(std::string_view what, const std::string& describe) {
 Result<std::string> Client::Captured(std::vector<std::string> argv, std::string_view what, process::Reap reap) {
   LogArgv(argv);
   auto ns = TRY(NetnsScope::Enter(g_.netns));
-  auto o = TRY(process::Run({.argv = std::move(argv), .timeout = std::chrono::seconds(60), .reap = reap}));
+  // stdin an empty memory file, not process::Run's /dev/null: runsc fchowns the stdio of the
+  // verbs that hand it to a sandbox (traced: `runsc run` did fchown(0..2) to the container's
+  // user), and no runsc verb of ours gets a host device node to do that to.
+  auto o = TRY(process::Run({.argv = std::move(argv), .input = "", .timeout = std::chrono::seconds(60), .reap = reap}));
   if (!o.Success()) return Failed(what, o.Describe());
   return o.out;
 }
@@ -228,7 +231,8 @@ Status Client::Destroy(const Owner& owner, const std::string& cgroups_path) {
   if (HasStateFiles(owner)) {
     auto ns = NetnsScope::Enter(g_.netns);
     if (!ns) note(ns.error());
-    auto del = process::Run({.argv = DeleteArgv(g_, owner.id, true), .timeout = std::chrono::seconds(30), .reap = kReap});
+    auto del = process::Run(
+        {.argv = DeleteArgv(g_, owner.id, true), .input = "", .timeout = std::chrono::seconds(30), .reap = kReap});
     if (del && !del->Success()) log::Debug("runsc delete " + owner.id + ": " + del->Describe());
   }
   note(KillProcesses(owner));

@@ -1,10 +1,13 @@
 #include "shim/runsc/control.h"
 
+#include <fcntl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <cstddef>
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -19,11 +22,26 @@ constexpr size_t kMaxAnswer = 1 << 20;
 
 }  // namespace
 
-std::string ControlProtocolFor(std::string_view runsc_version) {
-  // Checked against this release (Debian 12's runsc): method names containerManager.
-  // ExecuteAsync / WaitPID / Signal and the ExecArgs field names sandshim sends.
-  if (runsc_version == "runsc version 0.0~20221219.0") return "urpc-20221219";
-  return "";
+ControlSocket ControlSocketOf(std::string_view protocol) {
+  if (protocol == kControlAbstract || protocol == "urpc-20221219") return ControlSocket::kAbstract;
+  if (protocol == kControlPath) return ControlSocket::kPath;
+  return ControlSocket::kNone;
+}
+
+std::filesystem::path ControlSocketPath(const std::filesystem::path& runsc_root, std::string_view sandbox_id) {
+  return runsc_root / ("runsc-" + std::string(sandbox_id) + ".sock");
+}
+
+Status CheckControlDir(uid_t owner, mode_t mode, uid_t me) {
+  if (owner != me)
+    return MakeError("runsc root is owned by uid " + std::to_string(owner) + ", not by us: its control sockets are not ours",
+                     EPERM);
+  if ((mode & 077) != 0) {
+    char m[8];
+    std::snprintf(m, sizeof m, "%04o", static_cast<unsigned>(mode & 07777));
+    return MakeError(std::string("runsc root has mode ") + m + ": others could reach its control sockets", EPERM);
+  }
+  return Ok();
 }
 
 Status CheckControlPeer(pid_t peer, std::optional<uint64_t> peer_start, const proc::ProcessId& sandbox) {
@@ -36,27 +54,66 @@ Status CheckControlPeer(pid_t peer, std::optional<uint64_t> peer_start, const pr
   return Ok();
 }
 
-Result<ControlConnection> ControlConnection::Connect(std::string_view sandbox_id, const proc::ProcessId& sandbox,
-                                                     const std::filesystem::path& netns) {
-  // runsc binds "\0runsc-sandbox.<id>\0": abstract, and the trailing NUL is part of the name.
-  std::string name = "runsc-sandbox." + std::string(sandbox_id);
+namespace {
+
+// runsc binds "\0runsc-sandbox.<id>\0": abstract, and the trailing NUL is part of the name.
+Result<UniqueFd> DialAbstract(const ControlAddress& at) {
+  std::string name = "runsc-sandbox." + at.sandbox_id;
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
-  if (name.size() + 2 > sizeof addr.sun_path) return MakeError("sandbox id too long: " + std::string(sandbox_id), EINVAL);
+  if (name.size() + 2 > sizeof addr.sun_path) return MakeError("sandbox id too long: " + at.sandbox_id, EINVAL);
   std::memcpy(addr.sun_path + 1, name.data(), name.size());
   auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + name.size() + 2);
   UniqueFd s;
   {
     // The name is looked up in the namespace the socket was made in.
-    auto ns = TRY(NetnsScope::Enter(netns));
+    auto ns = TRY(NetnsScope::Enter(at.netns));
     s = UniqueFd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   }
   if (!s.valid()) return ErrnoError("socket");
   if (::connect(s.get(), reinterpret_cast<sockaddr*>(&addr), len) != 0)
-    return ErrnoError("connect to sandbox " + std::string(sandbox_id));
+    return ErrnoError("connect to sandbox " + at.sandbox_id);
+  return s;
+}
+
+// "<runsc root>/runsc-<id>.sock", reached through an open descriptor of the root whose owner
+// and mode were checked (no path component can be swapped between the check and the
+// connect), and named by /proc/self/fd/N/... (a long --root fits in sun_path that way).
+Result<UniqueFd> DialPath(const ControlAddress& at) {
+  UniqueFd dir(::open(at.runsc_root.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!dir.valid()) return ErrnoError("open runsc root " + at.runsc_root.string());
+  struct stat st;
+  if (::fstat(dir.get(), &st) != 0) return ErrnoError("stat runsc root");
+  TRY_CTX(CheckControlDir(st.st_uid, st.st_mode, ::geteuid()), at.runsc_root.string());
+  std::string name = "/proc/self/fd/" + std::to_string(dir.get()) + "/" +
+                     ControlSocketPath("", at.sandbox_id).filename().string();
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (name.size() + 1 > sizeof addr.sun_path) return MakeError("sandbox id too long: " + at.sandbox_id, EINVAL);
+  std::memcpy(addr.sun_path, name.data(), name.size());
+  UniqueFd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!s.valid()) return ErrnoError("socket");
+  if (::connect(s.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
+    return ErrnoError("connect to sandbox " + at.sandbox_id);
+  return s;
+}
+
+}  // namespace
+
+Result<ControlConnection> ControlConnection::Connect(const ControlAddress& at, const proc::ProcessId& sandbox) {
+  if (at.sandbox_id.empty() || at.sandbox_id.find('/') != std::string::npos)
+    return MakeError("bad sandbox id \"" + at.sandbox_id + "\"", EINVAL);
+  UniqueFd s;
+  switch (at.kind) {
+    case ControlSocket::kAbstract: s = TRY(DialAbstract(at)); break;
+    case ControlSocket::kPath: s = TRY(DialPath(at)); break;
+    case ControlSocket::kNone:
+      return MakeError("sandbox " + at.sandbox_id + ": its runsc has no control server sandshim speaks", ENOTSUP);
+  }
   // Abstract names belong to no one: any local user may bind one that is free (a sandbox
-  // that just died leaves its name free). Only the sandbox process itself (it listens, as
-  // nobody) gets our descriptors and is believed about exit statuses.
+  // that just died leaves its name free). A path socket is guarded by its directory, but a
+  // dead sandbox's file may linger. Either way, only the sandbox process itself (it
+  // listens, as nobody) gets our descriptors and is believed about exit statuses.
   ucred peer{};
   socklen_t plen = sizeof peer;
   if (::getsockopt(s.get(), SOL_SOCKET, SO_PEERCRED, &peer, &plen) != 0) return ErrnoError("SO_PEERCRED");
@@ -64,7 +121,7 @@ Result<ControlConnection> ControlConnection::Connect(std::string_view sandbox_id
   // listened, so a process that has that pid now and started when the sandbox did is it.
   auto start = proc::StartTime(peer.pid);
   if (auto ok = CheckControlPeer(peer.pid, start ? std::optional(*start) : std::nullopt, sandbox); !ok)
-    return ok.error().Wrap("sandbox " + std::string(sandbox_id));
+    return ok.error().Wrap("sandbox " + at.sandbox_id);
   return ControlConnection(std::move(s));
 }
 
@@ -119,9 +176,9 @@ Result<json::value> ControlConnection::Call(std::string_view method, const json:
   return Receive();
 }
 
-Status SignalInSandbox(std::string_view cid, const proc::ProcessId& sandbox, const std::filesystem::path& netns,
-                       pid_t pid, int sig, std::string_view sandbox_id) {
-  auto conn = TRY(ControlConnection::Connect(sandbox_id.empty() ? cid : sandbox_id, sandbox, netns));
+Status SignalInSandbox(const ControlAddress& at, std::string_view cid, const proc::ProcessId& sandbox, pid_t pid,
+                       int sig) {
+  auto conn = TRY(ControlConnection::Connect(at, sandbox));
   TRY(conn.Call("containerManager.Signal", json::object{{"CID", cid}, {"Signo", sig}, {"PID", pid}, {"Mode", 0}}));
   return Ok();
 }

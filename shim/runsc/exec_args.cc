@@ -48,4 +48,10 @@ Result<std::optional<json::object>> ExecArgsFor(const json::object& process, con
                                     {"ContainerID", container_id}});
 }
 
+void SetGuestFds(json::object& exec_args, size_t n) {
+  json::array fds;
+  for (size_t i = 0; i < n; ++i) fds.emplace_back(i);
+  exec_args["GuestFDs"] = std::move(fds);
+}
+
 }  // namespace sandshim::runsc

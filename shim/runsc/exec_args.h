@@ -15,5 +15,9 @@ namespace sandshim::runsc {
 // --net-raw); without it runsc strips it from every set, and so does this.
 Result<std::optional<boost::json::object>> ExecArgsFor(const boost::json::object& process, const std::string& container_id,
                                                        bool net_raw);
+// The guest descriptor numbers of the n files sent with the call: 0..n-1, in order. runsc
+// since 2023 requires the list (ExecArgs.GuestFDs: "length of payload files does not match
+// length of file descriptor array" without it); 2022's decoder ignores the unknown field.
+void SetGuestFds(boost::json::object& exec_args, size_t n);
 
 }  // namespace sandshim::runsc

@@ -68,14 +68,19 @@ std::vector<std::string> PolicyFlags(const bundle::Spec& spec, const PolicyInput
   // runsc ignores linux.seccomp unless asked: a denied syscall would succeed where runc returns
   // the spec's errno. With the flag the Sentry applies the filter to the guest's syscalls.
   if (spec.has_seccomp) policy.emplace_back("--oci-seccomp");
+  if (in.has_overlay2) policy.emplace_back("--overlay2=none");
   if (!in.debug_log.empty()) {
     policy.emplace_back("--debug");
     policy.push_back("--debug-log=" + in.debug_log);
   }
   std::vector<std::string> out;
   for (const auto& f : policy) {
+    // --overlay (deprecated) and --overlay2 choose the same thing: either overrides ours.
+    auto same = [](const std::string& a, const std::string& b) {
+      return a == b || (a.rfind("overlay", 0) == 0 && b.rfind("overlay", 0) == 0);
+    };
     bool overridden = std::any_of(in.user_flags.begin(), in.user_flags.end(),
-                                  [&](const std::string& u) { return FlagName(u) == FlagName(f); });
+                                  [&](const std::string& u) { return same(FlagName(u), FlagName(f)); });
     if (!overridden) out.push_back(f);
   }
   out.insert(out.end(), in.user_flags.begin(), in.user_flags.end());

@@ -35,6 +35,12 @@ struct PolicyInput {
   std::string platform;                 // from the probe: ptrace, kvm, systrap
   std::vector<std::string> user_flags;  // win over policy flags of the same name
   std::string debug_log;                // non-empty: --debug --debug-log=<it>
+  // The runsc takes --overlay2 (probed): then --overlay2=none, so the root filesystem's writes
+  // land in the bundle's rootfs as under runc, whatever the runsc's default (2022: none;
+  // 2024: root:self, which keeps them in a filestore inside the sandbox: `docker diff` and
+  // `docker cp` would not see them). A session's own --overlay2 (its private layer) or the
+  // user's --overlay/--overlay2 wins.
+  bool has_overlay2 = false;
 };
 
 std::vector<std::string> PolicyFlags(const bundle::Spec& spec, const PolicyInput& in);

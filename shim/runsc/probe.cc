@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <boost/json.hpp>
+#include <algorithm>
+#include <cstdio>
 
 #include "bundle/spec.h"
 #include "shim/core/fs.h"
@@ -13,6 +15,7 @@
 #include "shim/core/process_run.h"
 #include "shim/core/unique_fd.h"
 #include "shim/runsc/control_netns.h"
+#include "shim/runsc/control_probe.h"
 #include "shim/runsc/leftovers.h"
 #include "shim/runsc/runsc_cli.h"
 
@@ -22,11 +25,11 @@ namespace {
 
 constexpr auto kBootTimeout = std::chrono::seconds(6);
 
-// A spec that boots the host's own / read-only and runs /bin/true: no rootfs to build.
-std::string ProbeSpec() {
+// A spec that boots the host's own / read-only and runs args: no rootfs to build.
+std::string ProbeSpec(json::array args) {
   json::object spec{
       {"ociVersion", "1.0.2"},
-      {"process", {{"args", json::array{"/bin/true"}}, {"cwd", "/"}, {"user", {{"uid", 0}, {"gid", 0}}},
+      {"process", {{"args", std::move(args)}, {"cwd", "/"}, {"user", {{"uid", 0}, {"gid", 0}}},
                    {"env", json::array{"PATH=/usr/bin:/bin"}}}},
       {"root", {{"path", "/"}, {"readonly", true}}},
       {"mounts", json::array{json::object{{"destination", "/proc"}, {"type", "proc"}, {"source", "proc"}}}},
@@ -36,60 +39,55 @@ std::string ProbeSpec() {
   return json::serialize(spec);
 }
 
-// Boots one sandbox on platform; empty string on success, else why not.
-std::string TryPlatform(const std::string& runsc, const std::string& platform, const std::filesystem::path& dir,
-                        ControlNetnsKeeper& keeper) {
-  // --ignore-cgroups: a probe killed on timeout (kvm hangs here) would leak its cgroups.
-  Global g{runsc, dir / "root", {"--network=none", "--ignore-cgroups", "--platform=" + platform}};
+// The global flags of every probe sandbox on platform: its own root, no network, no cgroups
+// (a probe killed on timeout, as kvm hangs here, would leak them).
+Global ProbeGlobal(const std::string& runsc, const std::string& platform, const std::filesystem::path& dir,
+                   const std::filesystem::path& netns) {
+  return Global{runsc, dir / "root", {"--network=none", "--ignore-cgroups", "--platform=" + platform}, netns};
+}
+
+// Boots one sandbox on platform; empty string on success, else why not. Runs in netns: the
+// probe's sandbox binds an abstract control socket (2022's runsc) in the namespace of the
+// runsc that makes it (see control_netns.h), so no local user can reach it while it boots.
+std::string TryPlatform(const Global& g, const std::string& platform, const std::filesystem::path& dir) {
   std::string id = "probe-" + std::to_string(::getpid()) + "-" + platform;
   auto argv = RunArgv(g, CreateOpts{.bundle = dir / "bundle"}, id, false);
-  // The probe's sandbox binds its abstract control socket in the namespace of the runsc that
-  // makes it (see control_netns.h): a private one, as for every container, so no local user
-  // can reach it in the host namespace while it boots.
-  auto ns_path = keeper.MakePrivate(dir / "control.netns");
-  if (!ns_path) return "control netns: " + ns_path.error().msg;
   std::string why;
   {
-    auto ns = NetnsScope::Enter(*ns_path);
+    auto ns = NetnsScope::Enter(g.netns);
     if (!ns) {
       why = "control netns: " + ns.error().msg;
     } else {
-      auto o = process::Run({.argv = argv, .timeout = kBootTimeout, .reap = process::Reap::kAdoptedToo});
+      // stdin an empty memory file, never /dev/null: runsc run hands its stdio to the sandbox
+      // and chowns it to the sandbox's user (the host's /dev/null would become nobody's).
+      auto o = process::Run({.argv = argv, .input = "", .timeout = kBootTimeout, .reap = process::Reap::kAdoptedToo});
       if (!o) why = o.error().msg;
       else if (!o->Success()) why = o->Describe();
       // Nothing of the probe may outlive it, whatever happened.
-      (void)process::Run({.argv = DeleteArgv(g, id, true), .timeout = std::chrono::seconds(10), .reap = process::Reap::kAdoptedToo});
+      (void)process::Run({.argv = DeleteArgv(g, id, true), .input = "", .timeout = std::chrono::seconds(10),
+                          .reap = process::Reap::kAdoptedToo});
     }
   }
   (void)KillProcesses(Owner{g.root, id, dir / "bundle"});
-  (void)keeper.RemovePrivate(dir / "control.netns");
   return why;
 }
 
-ProbeResult RunProbe(const std::string& binary, const std::filesystem::path& cache_dir, const std::string& forced,
-                     ControlNetnsKeeper& keeper) {
-  ProbeResult r;
-  r.binary = binary;
-  auto ver = process::Run({.argv = {binary, "--version"}, .timeout = std::chrono::seconds(10)});
-  if (!ver || !ver->Success()) {
-    r.error = binary + " --version failed";
-    return r;
-  }
-  r.version = ver->out.substr(0, ver->out.find('\n'));
-  auto dir = cache_dir / ("probe." + std::to_string(::getpid()));
-  (void)fs::RemoveAll(dir);
-  if (auto s = fs::MkdirAll(dir / "bundle", 0755); !s) {
-    r.error = s.error().msg;
-    return r;
-  }
-  (void)fs::WriteFileAtomic(dir / "bundle" / "config.json", ProbeSpec());
+// The names of the global flags the binary takes (`runsc flags`: "  -name value" lines).
+std::vector<std::string> FlagNames(const std::string& binary) {
+  auto o = process::Run({.argv = {binary, "flags"}, .input = "", .timeout = std::chrono::seconds(10)});
+  return o ? ParseFlagNames(o->out + o->err) : std::vector<std::string>{};
+}
+
+// Platforms first, fastest first; then, on the one that booted, the control server.
+void ProbePlatforms(ProbeResult& r, const std::string& forced, const std::filesystem::path& dir,
+                    const std::filesystem::path& netns) {
   std::vector<std::string> candidates{forced};
   if (forced.empty()) {
-    auto help = process::Run({.argv = {binary, "help", "platforms"}, .timeout = std::chrono::seconds(10)});
+    auto help = process::Run({.argv = {r.binary, "help", "platforms"}, .input = "", .timeout = std::chrono::seconds(10)});
     candidates = PlatformCandidates(help ? help->out : "", ::access("/dev/kvm", R_OK | W_OK) == 0);
   }
   for (const auto& p : candidates) {
-    std::string why = TryPlatform(binary, p, dir, keeper);
+    std::string why = TryPlatform(ProbeGlobal(r.binary, p, dir, netns), p, dir);
     if (why.empty()) {
       r.usable = true;
       r.platform = p;
@@ -100,6 +98,42 @@ ProbeResult RunProbe(const std::string& binary, const std::filesystem::path& cac
   if (!r.usable) {
     r.error = "no runsc platform could boot a sandbox here";
     for (const auto& n : r.notes) r.error += "; " + n;
+    return;
+  }
+  auto c = ProbeControl(ProbeGlobal(r.binary, r.platform, dir, netns), dir / "sleeper" / "bundle",
+                        "probe-" + std::to_string(::getpid()) + "-control");
+  r.control = c.protocol;
+  if (c.protocol.empty()) r.notes.push_back("control server: " + c.why + " (every exec through runsc exec)");
+}
+
+ProbeResult RunProbe(const std::string& binary, const std::filesystem::path& cache_dir, const std::string& forced,
+                     ControlNetnsKeeper& keeper) {
+  ProbeResult r;
+  r.binary = binary;
+  auto ver = process::Run({.argv = {binary, "--version"}, .input = "", .timeout = std::chrono::seconds(10)});
+  if (!ver || !ver->Success()) {
+    r.error = binary + " --version failed";
+    return r;
+  }
+  r.version = ver->out.substr(0, ver->out.find('\n'));
+  r.flags = FlagNames(binary);
+  auto dir = cache_dir / ("probe." + std::to_string(::getpid()));
+  (void)fs::RemoveAll(dir);
+  for (auto sub : {"bundle", "sleeper/bundle"})
+    if (auto s = fs::MkdirAll(dir / sub, 0755); !s) {
+      r.error = s.error().msg;
+      return r;
+    }
+  // The runsc root holds 2024's control sockets: root's alone, as sandshim's own (control.h).
+  (void)fs::MkdirAll(dir / "root", 0700);
+  (void)fs::WriteFileAtomic(dir / "bundle" / "config.json", ProbeSpec(json::array{"/bin/true"}));
+  (void)fs::WriteFileAtomic(dir / "sleeper" / "bundle" / "config.json", ProbeSpec(json::array{"/bin/sleep", "30"}));
+  auto ns_path = keeper.MakePrivate(dir / "control.netns");
+  if (!ns_path) {
+    r.error = "control netns: " + ns_path.error().msg;
+  } else {
+    ProbePlatforms(r, forced, dir, *ns_path);
+    (void)keeper.RemovePrivate(dir / "control.netns");
   }
   (void)fs::RemoveAll(dir);
   return r;
@@ -108,8 +142,11 @@ ProbeResult RunProbe(const std::string& binary, const std::filesystem::path& cac
 json::object ToJson(const ProbeResult& r, const std::string& identity) {
   json::array notes;
   for (const auto& n : r.notes) notes.emplace_back(n);
+  json::array flags;
+  for (const auto& f : r.flags) flags.emplace_back(f);
   return {{"identity", identity}, {"usable", r.usable}, {"platform", r.platform}, {"version", r.version},
-          {"binary", r.binary},   {"error", r.error},   {"notes", std::move(notes)}};
+          {"binary", r.binary},   {"error", r.error},   {"notes", std::move(notes)}, {"control", r.control},
+          {"flags", std::move(flags)}};
 }
 
 std::optional<ProbeResult> FromCache(const std::filesystem::path& file, const std::string& identity) {
@@ -126,6 +163,8 @@ std::optional<ProbeResult> FromCache(const std::filesystem::path& file, const st
   r.binary = bundle::GetString(o, "binary");
   r.error = bundle::GetString(o, "error");
   r.notes = bundle::GetStrings(o, "notes");
+  r.control = bundle::GetString(o, "control");
+  r.flags = bundle::GetStrings(o, "flags");
   return r;
 }
 
@@ -142,6 +181,25 @@ std::vector<std::string> PlatformCandidates(const std::string& help, bool have_k
   return out;
 }
 
+std::vector<std::string> ParseFlagNames(const std::string& text) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    std::string_view line(text.data() + pos, (nl == std::string::npos ? text.size() : nl) - pos);
+    pos = nl == std::string::npos ? text.size() : nl + 1;
+    // "  -name" or "  -name value": a flag's first line; its usage lines start with a tab.
+    if (line.size() < 4 || line.substr(0, 3) != "  -") continue;
+    auto name = line.substr(3, line.find(' ', 3) == std::string_view::npos ? std::string_view::npos : line.find(' ', 3) - 3);
+    if (!name.empty()) out.emplace_back(name);
+  }
+  return out;
+}
+
+bool ProbeResult::HasFlag(std::string_view name) const {
+  return std::find(flags.begin(), flags.end(), name) != flags.end();
+}
+
 std::string BinaryIdentity(const std::string& path) {
   struct stat st;
   if (path.empty() || ::stat(path.c_str(), &st) != 0) return "";
@@ -153,8 +211,15 @@ ProbeResult Probe(const std::string& runsc, const std::filesystem::path& cache_d
                   ControlNetnsKeeper& keeper) {
   std::string binary = process::FindOnHost(runsc);
   if (binary.empty()) return ProbeResult{.error = "runsc (\"" + runsc + "\") is not installed or not executable"};
-  std::string identity = BinaryIdentity(binary) + (forced.empty() ? "" : "|" + forced);
-  auto file = cache_dir / "runsc-probe.json";
+  // "v2": the verdict's fields (control, flags); a cache written before them is probed again.
+  std::string identity = "v2|" + BinaryIdentity(binary) + (forced.empty() ? "" : "|" + forced);
+  // One file per binary (and forced platform): hosts and test runs with two runsc versions
+  // keep both verdicts instead of probing again at every switch.
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char ch : identity) h = (h ^ ch) * 1099511628211ull;
+  char name[48];
+  std::snprintf(name, sizeof name, "runsc-probe-%016llx.json", static_cast<unsigned long long>(h));
+  auto file = cache_dir / name;
   if (auto cached = FromCache(file, identity)) return *cached;
   if (auto s = fs::MkdirAll(cache_dir, 0755); !s) return ProbeResult{.error = s.error().msg};
   // One prober at a time; the others wait and read its verdict.

@@ -37,6 +37,12 @@ Result<BackendChoice> Select(const SelectInput& in) {
     return Demand(value, who, in);
   }
   if (in.gvisor_usable) return BackendChoice{"gvisor", "auto: gVisor works here", false};
+  if (!in.gvisor_forced_platform.empty())
+    return MakeError("gVisor cannot run here on the platform \"" + in.gvisor_forced_platform +
+                         "\" the config forces (" + in.gvisor_problem +
+                         "); refusing to fall back to the native runtime: remove \"platform\" from the config to let "
+                         "sandshim probe one",
+                     ENOTSUP);
   if (in.native_available)
     return BackendChoice{"native", "auto: gVisor cannot run here (" + in.gvisor_problem + "); using the native namespace runtime", true};
   return MakeError("no usable backend: gVisor cannot run here (" + in.gvisor_problem +

@@ -3,7 +3,8 @@
 // starts the container (docker --annotation, pod annotations), not by the operator, so it
 // may only ask for more isolation: "gvisor" is honoured, "native" only when the operator's
 // config sets allow_annotation_downgrade (it never overrides an explicit choice). "auto"
-// takes gVisor when runsc works here, else native, and says so; "gvisor" fails closed.
+// takes gVisor when runsc works here, else native, and says so; "gvisor" fails closed, and so
+// does "auto" when the config forces a runsc platform (an explicit choice of gVisor).
 #pragma once
 
 #include <string>
@@ -59,6 +60,9 @@ struct SelectInput {
   bool annotation_may_downgrade = false;  // config allow_annotation_downgrade
   bool gvisor_usable = false;
   std::string gvisor_problem;  // why not, when not usable
+  // The config's "platform" (empty: sandshim's probe chooses). Naming one is an explicit
+  // gVisor choice: auto then fails closed when it cannot boot, never lands on native.
+  std::string gvisor_forced_platform;
   bool native_available = false;
 };
 

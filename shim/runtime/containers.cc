@@ -53,6 +53,7 @@ Result<BackendChoice> Containers::Choose(const bundle::Spec& spec, const std::st
     const auto& probe = probe_->Get();
     in.gvisor_usable = probe.usable;
     in.gvisor_problem = probe.error;
+    in.gvisor_forced_platform = opts_.config.platform;
   } else {
     in.gvisor_problem = "not probed: native requested";
   }

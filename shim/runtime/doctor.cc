@@ -9,20 +9,37 @@
 namespace sandshim::runtime {
 namespace {
 
+// What this runsc lacks, from the probe's verdict (never from its version string).
+std::string Lacks(const runsc::ProbeResult& p) {
+  std::string out;
+  auto add = [&](const std::string& s) { out += (out.empty() ? "" : "; ") + s; };
+  if (p.control.empty())
+    add("no control server sandshim speaks: every exec goes through `runsc exec` (2-3x slower), session exec --shell "
+        "and credential contexts' pod containers are unavailable");
+  if (!p.HasFlag("overlay2"))
+    add("no --overlay2: a docker/podman container's root filesystem writes follow this runsc's default");
+  if (p.platform != "systrap") add("platform " + p.platform + " (systrap, the fastest on most hosts, did not boot)");
+  return out;
+}
+
 Finding Gvisor(const Config& c) {
   auto p = runsc::Probe(c.runsc, c.cache_dir, c.platform);
   Finding f{"gvisor", p.usable, "", ""};
   if (!p.usable) {
     f.detail = p.error;
-    f.advice = "install runsc (apt-get install runsc) or point \"runsc\" in the config at it; until then `auto` "
-               "uses the native runtime and `--backend gvisor` refuses";
+    f.advice = c.platform.empty()
+                   ? "install runsc (apt-get install runsc) or point \"runsc\" in the config at it; until then `auto` "
+                     "uses the native runtime and `--backend gvisor` refuses"
+                   : "the config forces platform \"" + c.platform + "\", which cannot boot here: remove it to let "
+                     "sandshim probe one (until then every gVisor container fails, `auto` included)";
     return f;
   }
-  f.detail = p.version + ", platform " + p.platform;
+  f.detail = p.version + ", platform " + p.platform + ", control server " +
+             (p.control.empty() ? std::string("none") : p.control);
   for (const auto& n : p.notes) f.detail += "; " + n;
-  if (p.version.find("20221219") != std::string::npos)
-    f.advice = "known bugs of this build, handled by sandshim: default network mode fails as root (sandshim picks "
-               "host/none), exec --detach drops arguments containing \"detach\", ids match by prefix";
+  f.advice = "tested: Debian 12's runsc 0.0~20221219 and Debian 13's 0.0~20240729 (trixie build; Debian sid's Go 1.26 "
+             "rebuild of it panics in the Sentry)";
+  if (auto lacks = Lacks(p); !lacks.empty()) f.advice += ". This runsc lacks: " + lacks;
   return f;
 }
 

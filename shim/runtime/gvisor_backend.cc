@@ -113,9 +113,13 @@ Result<std::vector<std::string>> GvisorBackend::PrepareCreate(const CreateReques
   auto extra = config_.runsc_flags;
   extra.insert(extra.end(), r.runsc_flags.begin(), r.runsc_flags.end());
   extra.insert(extra.end(), user_flags_.begin(), user_flags_.end());
-  runsc::PolicyInput in{probe_->Get().platform, extra, debug_ ? (r.state_dir / "runsc-debug/").string() : ""};
+  runsc::PolicyInput in{probe_->Get().platform, extra, debug_ ? (r.state_dir / "runsc-debug/").string() : "",
+                        probe_->Get().HasFlag("overlay2")};
   auto flags = runsc::PolicyFlags(r.spec, in);
   TRY(fs::MkdirAll(RunscRoot(root_), 0700));
+  // runsc 2024+ puts each sandbox's control socket there (control.h): root's alone, whatever
+  // made the directory before.
+  if (::chmod(RunscRoot(root_).c_str(), 0700) != 0) return ErrnoError("chmod " + RunscRoot(root_).string());
   // Journal first: a crash between here and a finished create leaves a record gc can undo.
   step::RunscContainer e{.runsc_root = RunscRoot(root_).string(),
                          .id = RunscId(root_, r.id),
@@ -241,7 +245,7 @@ Result<Created> GvisorBackend::Create(const CreateRequest& r, ContainerJournal& 
                       .platform = probe_->Get().platform,
                       .network = runsc::EffectiveNetwork(flags),
                       .cgroups_path = r.spec.cgroups_path,
-                      .control = runsc::ControlProtocolFor(probe_->Get().version),
+                      .control = probe_->Get().control,
                       .control_netns = netns_.SharedFor(root_).string()};
   return c;
 }

@@ -11,6 +11,7 @@
 #include "shim/runtime/config.h"
 #include "shim/runtime/probed_runsc.h"
 #include "shim/runsc/client.h"
+#include "shim/runsc/control.h"
 #include "shim/runsc/control_netns.h"
 
 namespace sandshim::runtime {
@@ -60,9 +61,11 @@ class GvisorBackend : public Backend {
   runsc::Client ClientFor(const ContainerRecord& c) const;
   std::filesystem::path NetnsOf(const ContainerRecord& c) const;
   struct ControlTarget {
-    std::string sandbox_id;  // runsc id of the sandbox whose control socket serves c
+    runsc::ControlAddress at;  // the control socket of the sandbox that serves c
     proc::ProcessId sandbox;
   };
+  // Where the sandbox of this record (a sandbox's own container) listens, as recorded at create.
+  runsc::ControlAddress ControlAddressOf(const ContainerRecord& sandbox) const;
   std::optional<ControlTarget> ControlTargetOf(const ContainerRecord& c) const;
   Result<std::unique_ptr<proc::Running>> ExecThroughControl(const ContainerRecord& c, const ExecRequest& r,
                                                             const ExecStdio& stdio);

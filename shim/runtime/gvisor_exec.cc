@@ -51,9 +51,9 @@ Result<std::vector<proc::ProcEntry>> RunscTable(runsc::Client& client, const std
 
 // The same from the control server (containerManager.Processes, what `runsc ps` calls): the
 // answer is untrusted, so no throwing conversions.
-Result<std::vector<proc::ProcEntry>> ControlTable(const std::string& sandbox_id, const std::string& cid,
-                                                  const proc::ProcessId& sandbox, const std::filesystem::path& netns) {
-  auto conn = TRY(runsc::ControlConnection::Connect(sandbox_id, sandbox, netns));
+Result<std::vector<proc::ProcEntry>> ControlTable(const runsc::ControlAddress& at, const std::string& cid,
+                                                  const proc::ProcessId& sandbox) {
+  auto conn = TRY(runsc::ControlConnection::Connect(at, sandbox));
   auto answer = TRY(conn.Call("containerManager.Processes", json::string(cid)));
   if (!answer.is_array()) return MakeError("sandbox: Processes answered without a list", EPROTO);
   std::vector<proc::ProcEntry> out;
@@ -74,10 +74,10 @@ Result<std::vector<proc::ProcEntry>> ControlTable(const std::string& sandbox_id,
 // WaitPID call sent at start.
 class SandboxRunning : public proc::Running {
  public:
-  SandboxRunning(runsc::ControlConnection wait, pid_t pid, std::string sandbox_id, std::string cid,
-                 proc::ProcessId sandbox, std::filesystem::path netns, runsc::Client client, std::string rid)
-      : wait_(std::move(wait)), pid_(pid), sandbox_id_(std::move(sandbox_id)), cid_(std::move(cid)), sandbox_(sandbox),
-        netns_(std::move(netns)), client_(std::move(client)), rid_(std::move(rid)) {}
+  SandboxRunning(runsc::ControlConnection wait, pid_t pid, runsc::ControlAddress at, std::string cid,
+                 proc::ProcessId sandbox, runsc::Client client, std::string rid)
+      : wait_(std::move(wait)), pid_(pid), at_(std::move(at)), cid_(std::move(cid)), sandbox_(sandbox),
+        client_(std::move(client)), rid_(std::move(rid)) {}
   pid_t Pid() const override { return pid_; }
   int WaitFd() const override { return wait_.fd(); }
   Result<int> Reap() override {
@@ -87,17 +87,17 @@ class SandboxRunning : public proc::Running {
     if (ec) return MakeError("sandbox: WaitPID answered without a status", EPROTO);
     return static_cast<int>(status);
   }
-  Status Signal(int sig) override { return runsc::SignalInSandbox(cid_, sandbox_, netns_, pid_, sig, sandbox_id_); }
+  Status Signal(int sig) override { return runsc::SignalInSandbox(at_, cid_, sandbox_, pid_, sig); }
   Status KillTree(int sig) override {
     // The process list from the control server; runsc ps only if that fails (a Sentry that
     // answers ExecuteAsync but not Processes).
     auto table = [&]() -> Result<std::vector<proc::ProcEntry>> {
-      auto t = ControlTable(sandbox_id_, cid_, sandbox_, netns_);
+      auto t = ControlTable(at_, cid_, sandbox_);
       if (t) return t;
       log::Debug("process list through the control server: " + t.error().msg + "; asking runsc ps");
       return RunscTable(client_, rid_);
     };
-    auto send = [&](pid_t p, int s) { (void)runsc::SignalInSandbox(cid_, sandbox_, netns_, p, s, sandbox_id_); };
+    auto send = [&](pid_t p, int s) { (void)runsc::SignalInSandbox(at_, cid_, sandbox_, p, s); };
     size_t n = proc::SignalTree(table, send, pid_, kSandboxInit, sig);
     log::Info("exec tree signalled: " + std::to_string(n) + " processes");
     return Signal(sig);  // the command itself, in case the list could not be read
@@ -106,9 +106,9 @@ class SandboxRunning : public proc::Running {
  private:
   runsc::ControlConnection wait_;
   pid_t pid_;
-  std::string sandbox_id_, cid_;  // whose control socket; which container the process is in
+  runsc::ControlAddress at_;  // whose control socket
+  std::string cid_;           // which container the process is in
   proc::ProcessId sandbox_;
-  std::filesystem::path netns_;
   runsc::Client client_;
   std::string rid_;
 };
@@ -161,15 +161,25 @@ bool NetRaw(const std::vector<std::string>& flags) {
 }  // namespace
 
 // Whose control socket an exec into c goes through; nullopt: none that speaks our protocol.
+runsc::ControlAddress GvisorBackend::ControlAddressOf(const ContainerRecord& sandbox) const {
+  return {.kind = runsc::ControlSocketOf(GvisorOf(sandbox.backend_data).control),
+          .sandbox_id = RunscId(root_, sandbox.id),
+          .runsc_root = RunscRoot(root_),
+          .netns = NetnsOf(sandbox)};
+}
+
 std::optional<GvisorBackend::ControlTarget> GvisorBackend::ControlTargetOf(const ContainerRecord& c) const {
   if (!InPod(c)) {
-    if (GvisorOf(c.backend_data).control.empty()) return std::nullopt;
-    return ControlTarget{RunscId(root_, c.id), c.init};
+    auto at = ControlAddressOf(c);
+    if (at.kind == runsc::ControlSocket::kNone) return std::nullopt;
+    return ControlTarget{std::move(at), c.init};
   }
   auto text = fs::ReadFile(root_ / GvisorOf(c.backend_data).pod_sandbox / "state.json");
   auto sandbox = text ? RecordFromJson(*text) : Result<ContainerRecord>(text.error());
-  if (!sandbox || sandbox->backend != "gvisor" || GvisorOf(sandbox->backend_data).control.empty()) return std::nullopt;
-  return ControlTarget{RunscId(root_, sandbox->id), sandbox->init};
+  if (!sandbox || sandbox->backend != "gvisor") return std::nullopt;
+  auto at = ControlAddressOf(*sandbox);
+  if (at.kind == runsc::ControlSocket::kNone) return std::nullopt;
+  return ControlTarget{std::move(at), sandbox->init};
 }
 
 Result<std::unique_ptr<proc::Running>> GvisorBackend::StartExec(const ContainerRecord& c, const ExecRequest& r,
@@ -195,8 +205,7 @@ Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecThroughControl(const C
   if (!target) return none;
   auto args = TRY(runsc::ExecArgsFor(r.process, cid, NetRaw(GvisorOf(c.backend_data).flags)));
   if (!args) return none;
-  auto netns = NetnsOf(c);
-  auto conn = runsc::ControlConnection::Connect(target->sandbox_id, target->sandbox, netns);
+  auto conn = runsc::ControlConnection::Connect(target->at, target->sandbox);
   if (!conn) {
     log::Debug(conn.error().msg + ": exec through runsc");
     return none;
@@ -208,11 +217,17 @@ Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecThroughControl(const C
   // numbers them by position): stdio, then the extra ones as 3, 4, ...
   std::vector<int> files(stdio.fds.begin(), stdio.fds.end());
   files.insert(files.end(), stdio.extra.begin(), stdio.extra.end());
+  runsc::SetGuestFds(*args, files.size());
   runsc::ProtectStdio({stdio.fds[1], stdio.fds[2]});
   auto answer = conn->Call("containerManager.ExecuteAsync", *args, files);
   if (!answer) {
-    // The Sentry's words for a command that is not there (what a shell reports as 127).
-    bool missing = answer.error().msg.find("error finding executable") != std::string::npos;
+    // The Sentry's words for a command that is not there (what a shell reports as 127): by
+    // name ("error finding executable") or by path ("failed to load /x: no such file or
+    // directory"), on 2022's and 2024's runsc alike.
+    const auto& msg = answer.error().msg;
+    bool missing = msg.find("error finding executable") != std::string::npos ||
+                   (msg.find("failed to load") != std::string::npos &&
+                    msg.find("no such file or directory") != std::string::npos);
     return MakeError(answer.error().msg, missing ? ENOENT : answer.error().err_no);
   }
   boost::system::error_code ec;
@@ -220,11 +235,11 @@ Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecThroughControl(const C
   if (ec || p <= 0) return MakeError("sandbox: ExecuteAsync answered without a pid", EPROTO);
   if (auto sent = conn->Send("containerManager.WaitPID", json::object{{"PID", p}, {"CID", cid}}); !sent) {
     // Started but nobody would wait for it: end it rather than leave it running.
-    (void)runsc::SignalInSandbox(cid, target->sandbox, netns, p, SIGKILL, target->sandbox_id);
+    (void)runsc::SignalInSandbox(target->at, cid, target->sandbox, p, SIGKILL);
     return sent.error();
   }
-  return std::unique_ptr<proc::Running>(std::make_unique<SandboxRunning>(
-      std::move(*conn), p, target->sandbox_id, cid, target->sandbox, netns, ClientFor(c), cid));
+  return std::unique_ptr<proc::Running>(
+      std::make_unique<SandboxRunning>(std::move(*conn), p, target->at, cid, target->sandbox, ClientFor(c), cid));
 }
 
 Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecThroughRunsc(const ContainerRecord& c, const ExecRequest& r,
@@ -303,7 +318,7 @@ Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecDetached(const Contain
 // sandbox cannot answer it.
 Result<size_t> GvisorBackend::ProcessCount(const ContainerRecord& c) {
   if (auto target = ControlTargetOf(c)) {
-    auto t = ControlTable(target->sandbox_id, RunscId(root_, c.id), target->sandbox, NetnsOf(c));
+    auto t = ControlTable(target->at, RunscId(root_, c.id), target->sandbox);
     if (t) return t->size();
     log::Debug("process list through the control server: " + t.error().msg + "; asking runsc ps");
   }

@@ -82,7 +82,7 @@ Result<Created> GvisorBackend::CreateInPod(const CreateRequest& r, ContainerJour
   // runsc writes the sandbox's pid for every container; the waiter's replaces it below.
   TRY(ClientFor(flags, r.state_dir, netns)
           .Create(cid, {.bundle = bundle_dir, .pid_file = r.state_dir / "sandbox.pid", .console_socket = r.console_socket}));
-  auto waiter = TRY(pod::StartWaiter(r.state_dir, {sandbox_runsc_id, cid, sandbox.init, netns}));
+  auto waiter = TRY(pod::StartWaiter(r.state_dir, {ControlAddressOf(sandbox), cid, sandbox.init}));
   if (r.pid_file) TRY(fs::WriteFileAtomic(*r.pid_file, std::to_string(waiter.pid), 0644, /*sync=*/false));
   Created c;
   c.init = waiter;

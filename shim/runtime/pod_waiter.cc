@@ -9,6 +9,9 @@
 #include <unistd.h>
 
 #include <boost/json.hpp>
+#include <algorithm>
+#include <chrono>
+#include <thread>
 
 #include "shim/core/fs.h"
 #include "shim/runsc/control.h"
@@ -44,11 +47,27 @@ bool AwaitStart(const std::filesystem::path& state_dir, const WaiterTarget& t) {
   }
 }
 
+// The sandbox's control server, retried while the sandbox lives: a failed connect is not
+// the container's exit (the container would read "stopped" while it runs). A sandbox whose
+// runsc has no control server sandshim speaks is waited for as a whole.
+Result<runsc::ControlConnection> ConnectWhileAlive(const WaiterTarget& t) {
+  auto delay = std::chrono::milliseconds(20);
+  for (;;) {
+    auto conn = runsc::ControlConnection::Connect(t.control, t.sandbox);
+    if (conn || t.control.kind == runsc::ControlSocket::kNone || !proc::IsAlive(t.sandbox)) return conn;
+    std::this_thread::sleep_for(delay);
+    delay = std::min(delay * 2, std::chrono::milliseconds(1000));
+  }
+}
+
 [[noreturn]] void RunWaiter(const std::filesystem::path& state_dir, const WaiterTarget& t) {
   BecomeWaiter();
   if (!AwaitStart(state_dir, t)) ::_exit(kKilled);
-  auto conn = runsc::ControlConnection::Connect(t.sandbox_runsc_id, t.sandbox, t.netns);
-  if (!conn) ::_exit(kKilled);
+  auto conn = ConnectWhileAlive(t);
+  if (!conn) {
+    while (proc::IsAlive(t.sandbox)) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    ::_exit(kKilled);  // the sandbox died, and the container with it
+  }
   auto answer = conn->Call("containerManager.Wait", boost::json::value(t.container_runsc_id));
   if (!answer) ::_exit(kKilled);  // the sandbox died, and the container with it
   boost::system::error_code ec;

@@ -23,14 +23,14 @@
 #include "shim/core/proc.h"
 #include "shim/core/result.h"
 #include "shim/core/unique_fd.h"
+#include "shim/runsc/control.h"
 
 namespace sandshim::runtime::pod {
 
 struct WaiterTarget {
-  std::string sandbox_runsc_id;    // whose control socket to call
+  runsc::ControlAddress control;   // whose control socket to call
   std::string container_runsc_id;  // which container to wait for
   proc::ProcessId sandbox;         // the sandbox process (the socket's listener must be it)
-  std::filesystem::path netns;     // the control namespace the socket is bound in
 };
 
 // Forks the waiter; it inherits our stdin/stdout/stderr (the container's).

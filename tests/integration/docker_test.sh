@@ -8,8 +8,8 @@
 #   sandshim    $SANDSHIM_BIN (default <repo>/build/sandshim) + $SANDSHIM_ARGS
 #   runc        /usr/sbin/runc  (registered as "runc-bin": dockerd reserves "runc")
 #   crun        /usr/bin/crun
-#   runsc       /usr/bin/runsc
-#   runsc-host  /usr/bin/runsc --network=host
+#   runsc       $TEST_RUNSC (lib/common.sh: SANDSHIM_TEST_RUNSC, default /usr/bin/runsc)
+#   runsc-host  the same with --network=host
 #   any NAME    with RUNTIME_PATH=/abs/binary [RUNTIME_ARGS="--flag ..."]
 #   sandshim-gvisor  $SANDSHIM_BIN --backend gvisor (used by the fallback checks)
 # SANDSHIM_BROKEN_RUNSC=missing|failing: sandshim's config names a runsc that is missing
@@ -48,8 +48,8 @@ register_runtimes() {
   add_docker_runtime sandshim-gvisor "$SANDSHIM_BIN" --backend gvisor
   add_docker_runtime runc-bin /usr/sbin/runc
   add_docker_runtime crun /usr/bin/crun
-  add_docker_runtime runsc /usr/bin/runsc
-  add_docker_runtime runsc-host /usr/bin/runsc --network=host
+  add_docker_runtime runsc "$TEST_RUNSC"
+  add_docker_runtime runsc-host "$TEST_RUNSC" --network=host
   if [ -n "${RUNTIME_PATH:-}" ]; then
     # shellcheck disable=SC2086
     add_docker_runtime "$RT" "$RUNTIME_PATH" ${RUNTIME_ARGS:-}
@@ -235,8 +235,14 @@ check_cp_both_ways() {
   local in_rc=$RC in_err=$ERR
   capture dk exec "$CN" cat /tmp/cp-in.txt
   local seen=$OUT seen_err=$ERR
-  dk exec "$CN" sh -c 'echo written-inside >/tmp/cp-out.txt; echo etc-inside >/etc/cp-out.txt' >/dev/null 2>&1
-  rm -f "$WORK/cp-out.txt" "$WORK/cp-etc.txt"
+  dk exec "$CN" sh -c 'echo written-inside >/tmp/cp-out.txt; echo etc-inside >/etc/cp-out.txt; echo data >/written' >/dev/null 2>&1
+  rm -f "$WORK/cp-out.txt" "$WORK/cp-etc.txt" "$WORK/cp-written.txt"
+  # docker diff and cp read the rootfs on the host: the writes must be there, on every runsc
+  # (2024's default --overlay2=root:self kept them in a .gvisor.filestore inside the sandbox).
+  capture dk diff "$CN"
+  local diff=$OUT
+  capture dk cp "$CN:/written" "$WORK/cp-written.txt"
+  local w_rc=$RC w_err=$ERR
   capture dk cp "$CN:/tmp/cp-out.txt" "$WORK/cp-out.txt"
   local out_rc=$RC out_err=$ERR
   capture dk cp "$CN:/etc/cp-out.txt" "$WORK/cp-etc.txt"
@@ -247,7 +253,11 @@ check_cp_both_ways() {
   assert_eq 0 "$out_rc" "docker cp out of /tmp ($out_err)" || return 1
   assert_eq written-inside "$(cat "$WORK/cp-out.txt" 2>/dev/null)" "file written in /tmp, copied out" || return 1
   assert_eq 0 "$etc_rc" "docker cp out of /etc" || return 1
-  assert_eq etc-inside "$(cat "$WORK/cp-etc.txt" 2>/dev/null)" "file written in /etc, copied out"
+  assert_eq etc-inside "$(cat "$WORK/cp-etc.txt" 2>/dev/null)" "file written in /etc, copied out" || return 1
+  assert_contains "$diff" "A /written" "docker diff lists the written file" || return 1
+  [[ "$diff" != *gvisor.filestore* ]] || return $(fail "docker diff shows a gVisor filestore: $diff")
+  assert_eq 0 "$w_rc" "docker cp out of a path written in / ($w_err)" || return 1
+  assert_eq data "$(cat "$WORK/cp-written.txt" 2>/dev/null)" "file written in /, copied out"
 }
 
 # --read-only covers /tmp too, as under runc (runsc's own tmpfs there was writable).
@@ -591,7 +601,7 @@ run_check "--read-only rootfs" check_read_only_rootfs
 run_check "--tmpfs /x" check_tmpfs
 run_check "-d, exec, stop, rm" check_detached_exec_stop_rm
 run_check "exec -t returns, rm -f after it" check_exec_tty
-run_check "docker cp in and out, /tmp included" check_cp_both_ways
+run_check "docker cp in and out, /tmp included; docker diff" check_cp_both_ways
 run_check "--read-only: /tmp read-only too" check_read_only_tmp
 run_check "stop of SIGTERM-trapping process < 5s" check_stop_trapped_term
 run_check "-t allocates a pty" check_tty

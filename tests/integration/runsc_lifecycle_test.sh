@@ -301,14 +301,66 @@ check_features_and_spec() {
 # glibc (2.34+) starts processes with clone3 and falls back to clone on ENOSYS, which docker's
 # profile (and ours) answers; runsc answers every errno rule with EPERM, on which glibc gives
 # up: posix_spawn and system() failed in every container. Control: raw runsc, same bundle.
+# The control server of a sandbox (docs/RUNSC.md): an exec goes through it on every runsc that
+# has one the probe can speak (no runsc process: `runsc exec` would show in the process list),
+# and no other local user can reach it. 2024's runsc listens on a path socket in the runsc
+# root, sandshim's root:root 0700 @runsc; 2022's on an abstract name in a root-only netns.
+check_control_socket() {
+  local id b sock out rc=0 probe
+  id=$(uniq_name ctl)
+  b=$(bundle_with ctl '.process.args = ["sleep","1000"]')
+  ss run -d --bundle "$b" "$id" || return $(fail "run -d failed")
+  probe=$(ls -t "${SANDSHIM_CACHE:-/run/sandshim/cache}"/runsc-probe-*.json 2>/dev/null | xargs -r grep -l "\"$(readlink -f "$TEST_RUNSC")\"" | head -1)
+  [ -n "$probe" ] || return $(fail "no probe verdict for $TEST_RUNSC")
+  local control; control=$(jq -r .control "$probe")
+  assert_ne "" "$control" "the probe found a control server ($(jq -r '.notes|join("; ")' "$probe"))" || return
+  # Direct exec: 127 for a missing command (runsc exec says 128), and no runsc exec process.
+  ss exec "$id" /no/such/command 2>/dev/null || rc=$?
+  assert_eq 127 "$rc" "missing command through the control server" || return
+  out=$(ss exec "$id" sh -c 'sleep 0.3; echo direct' & sleep 0.15; pgrep -f "runsc.* exec .*$WORK" || true; wait)
+  assert_eq direct "$out" "exec with no runsc exec process" || return
+  if [ "$control" = urpc-path ]; then
+    assert_eq "0:0 700" "$(stat -c '%u:%g %a' "$ROOT/@runsc")" "runsc root owner and mode" || return
+    sock=$(ls "$ROOT"/@runsc/runsc-*.sock 2>/dev/null | head -1)
+    [ -S "$sock" ] || return $(fail "no path socket in $ROOT/@runsc")
+    local dial='import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print("connected")'
+    # Positive control: root reaches it (so the refusal below is the directory's doing).
+    assert_eq connected "$(python3 -c "$dial" "$sock" 2>&1)" "root connects" || return
+    out=$(setpriv --reuid 65534 --regid 65534 --clear-groups python3 -c "$dial" "$sock" 2>&1) &&
+      return $(fail "nobody connected to the control socket")
+    assert_contains "$out" "Permission denied" "nobody is refused" || return
+    # A runsc root others may enter is refused before any connect (control.cc CheckControlDir).
+    chmod 711 "$ROOT/@runsc"
+    : >"$LOG"
+    ss --debug exec "$id" true; rc=$?
+    chmod 700 "$ROOT/@runsc"
+    out=$(cat "$LOG")
+    assert_eq 0 "$rc" "exec still works (through runsc exec)" || return
+    assert_contains "$out" "mode 0711" "the open runsc root is not dialled" || return
+  fi
+  ss delete --force "$id" || return $(fail "delete --force failed")
+}
+
+# A runc-verb container's writes land in its bundle's rootfs on every runsc (2024's default
+# --overlay2=root:self would keep them inside the sandbox; sandshim passes --overlay2=none).
+check_rootfs_writes_reach_the_bundle() {
+  local id b
+  id=$(uniq_name wr)
+  b=$(bundle_with wr '.process.args = ["sh","-c","echo data > /written-'"$id"'"]')
+  ss run --bundle "$b" "$id" || return $(fail "run failed")
+  assert_eq data "$(cat "$B/rootfs/written-$id" 2>&1)" "write visible in the bundle's rootfs" || return
+  rm -f "$B/rootfs/written-$id"
+  [ -z "$(ls -a "$B/rootfs" | grep '^\.gvisor\.filestore')" ] || return $(fail "a gVisor filestore in the rootfs")
+}
+
 check_glibc_spawn_under_seccomp() {
   gcc -O2 -static -o "$B/rootfs/spawn_probe" "$(dirname "$0")/lib/spawn_probe.c" || return $(fail "gcc -static: spawn_probe")
   local b out
   b=$(bundle_with spawn '.process.args = ["/spawn_probe"] | .linux.seccomp = {"defaultAction": "SCMP_ACT_ALLOW",
       "syscalls": [{"names": ["clone3"], "action": "SCMP_ACT_ERRNO", "errnoRet": 38}]}')
   # (stdin from a pipe: raw runsc hands a host /dev/null to the sandbox's user, chowning it.)
-  out=$(: | runsc --root "$WORK/raw" --network=none --oci-seccomp run --bundle "$b" "$(uniq_name rawspawn)" 2>&1)
-  runsc --root "$WORK/raw" list -q 2>/dev/null | xargs -r -n1 runsc --root "$WORK/raw" delete -force >/dev/null 2>&1
+  out=$(: | "$TEST_RUNSC" --root "$WORK/raw" --network=none --oci-seccomp run --bundle "$b" "$(uniq_name rawspawn)" 2>&1)
+  "$TEST_RUNSC" --root "$WORK/raw" list -q 2>/dev/null </dev/zero | xargs -r -n1 "$TEST_RUNSC" --root "$WORK/raw" delete -force >/dev/null 2>&1 </dev/zero
   assert_contains "$out" "posix_spawn: Operation not permitted" "control: raw runsc's EPERM for clone3" || return
   out=$(: | ss run --bundle "$b" "$(uniq_name spawn)" 2>&1)
   assert_eq spawn-ok "$out" "posix_spawn and system() in a container under the profile"
@@ -331,4 +383,6 @@ run_check "host /dev/null keeps its owner" check_dev_null_owner
 run_check "gc cleans a killed foreground run; twice is a no-op" check_gc_after_killed_run
 run_check "features and spec" check_features_and_spec
 run_check "glibc's posix_spawn and system() under a clone3-ENOSYS seccomp profile" check_glibc_spawn_under_seccomp
+run_check "control server: direct exec, 127, unreachable for other users" check_control_socket
+run_check "rootfs writes reach the bundle (no runsc overlay)" check_rootfs_writes_reach_the_bundle
 finish_checks

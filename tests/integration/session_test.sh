@@ -311,4 +311,7 @@ for be in $backends; do
 done
 run_check "session profile file" check_profile_file
 run_check "session bad input leaves nothing" check_bad_input
+# After every session above (runsc hands the stdio it is given to the sandbox's user: issue 29).
+check_dev_null_still_root() { assert_eq "0:0 crw-rw-rw-" "$(stat -c '%u:%g %A' /dev/null)" "host /dev/null owner and mode"; }
+run_check "session: the host's /dev/null is still root's, a device, 0666" check_dev_null_still_root
 finish_checks

@@ -1,5 +1,5 @@
 // The sandbox control client's pure parts: an OCI process as gVisor's ExecArgs, the
-// answers of its control server, and which runsc versions get the direct path.
+// answers of its control server, and where it listens (the kind the probe recorded).
 #include <doctest/doctest.h>
 
 #include <boost/json.hpp>
@@ -69,10 +69,30 @@ TEST_CASE("control answers: result, remote error, malformed") {
   CHECK_FALSE(runsc::ParseControlAnswer(json::parse(R"({"success":"yes"})")).ok());
 }
 
-TEST_CASE("control protocol: only for runsc versions whose names were checked") {
-  CHECK(runsc::ControlProtocolFor("runsc version 0.0~20221219.0") == "urpc-20221219");
-  CHECK(runsc::ControlProtocolFor("runsc version release-20240101.0").empty());
-  CHECK(runsc::ControlProtocolFor("").empty());
+TEST_CASE("control protocol: the recorded (probed) name as a socket kind; older records are abstract") {
+  using runsc::ControlSocket;
+  CHECK(runsc::ControlSocketOf(runsc::kControlAbstract) == ControlSocket::kAbstract);
+  CHECK(runsc::ControlSocketOf(runsc::kControlPath) == ControlSocket::kPath);
+  CHECK(runsc::ControlSocketOf("urpc-20221219") == ControlSocket::kAbstract);  // records made before the probe
+  CHECK(runsc::ControlSocketOf("") == ControlSocket::kNone);
+  CHECK(runsc::ControlSocketOf("runsc version 0.0~20240729.0") == ControlSocket::kNone);
+  CHECK(runsc::ControlSocketPath("/r/@runsc", "sshim-1") == "/r/@runsc/runsc-sshim-1.sock");
+}
+
+TEST_CASE("control dir: a path socket is ours only in a directory of ours that no one else may enter") {
+  CHECK(runsc::CheckControlDir(0, 040700, 0).ok());
+  CHECK_FALSE(runsc::CheckControlDir(1000, 040700, 0).ok());  // someone else's directory
+  CHECK_FALSE(runsc::CheckControlDir(0, 040711, 0).ok());     // raw runsc's default: others may search it
+  CHECK_FALSE(runsc::CheckControlDir(0, 040770, 0).ok());
+  auto e = runsc::CheckControlDir(0, 040755, 0);
+  REQUIRE_FALSE(e.ok());
+  CHECK(e.error().msg.find("0755") != std::string::npos);
+}
+
+TEST_CASE("exec args: GuestFDs number the sent files in order") {
+  json::object a;
+  runsc::SetGuestFds(a, 4);
+  CHECK(json::serialize(a) == R"({"GuestFDs":[0,1,2,3]})");
 }
 
 TEST_CASE("control peer: the sandbox process itself, by pid and start time (a recycled pid is refused)") {

@@ -95,6 +95,12 @@ TEST_CASE("flags: platform, NET_RAW only when granted, user flags win") {
   auto over = PolicyFlags(spec, {.platform = "ptrace", .user_flags = {"--network=host", "--overlay"}});
   CHECK(over == V{"--platform=ptrace", "--net-raw", "--network=host", "--overlay"});
   CHECK(FlagName("--debug-log=/x") == "debug-log");
+  // A runsc with --overlay2 (probed): writes stay in the rootfs unless a session or the user
+  // asks for an overlay (2024's default root:self is never inherited).
+  CHECK(PolicyFlags(spec, {.has_overlay2 = true}) == V{"--network=none", "--net-raw", "--overlay2=none"});
+  CHECK(PolicyFlags(spec, {.user_flags = {"--overlay2=root:memory"}, .has_overlay2 = true}) ==
+        V{"--network=none", "--net-raw", "--overlay2=root:memory"});
+  CHECK(PolicyFlags(spec, {.user_flags = {"--overlay"}, .has_overlay2 = true}) == V{"--network=none", "--net-raw", "--overlay"});
   CHECK(FlagName("-net-raw") == "net-raw");
 }
 
@@ -137,6 +143,17 @@ TEST_CASE("probe: candidate order, kvm only with /dev/kvm") {
   CHECK(PlatformCandidates("kvm\nptrace\n", false) == V{"ptrace"});
   CHECK(PlatformCandidates("", false) == V{"ptrace"});
   CHECK(BinaryIdentity("/nonexistent") == "");
+}
+
+TEST_CASE("probe: the flag names of `runsc flags` (2024's text), usage lines skipped") {
+  auto names = ParseFlagNames("  -overlay\n    \tDEPRECATED: use --overlay2\n  -overlay2 value\n    \twrap mounts"
+                              " (default root:self)\n  -platform string\n  -EXPERIMENTAL-xdp value\n");
+  CHECK(names == V{"overlay", "overlay2", "platform", "EXPERIMENTAL-xdp"});
+  ProbeResult r;
+  r.flags = names;
+  CHECK(r.HasFlag("overlay2"));
+  CHECK_FALSE(r.HasFlag("overlay2 value"));
+  CHECK(ParseFlagNames("").empty());
 }
 
 TEST_CASE("probe: verdict cached per binary identity; a missing runsc is a clear reason") {

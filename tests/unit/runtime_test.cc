@@ -226,6 +226,23 @@ TEST_CASE("backend selection: precedence and fail-closed") {
   CHECK_FALSE(SelectBackend(in).ok());
 }
 
+TEST_CASE("backend selection: a platform the config forces is a gVisor choice: auto fails closed") {
+  SelectInput in{.config = "auto", .gvisor_usable = false, .gvisor_problem = "ptrace: exit status 2",
+                 .gvisor_forced_platform = "ptrace", .native_available = true};
+  auto refused = SelectBackend(in);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().msg.find("\"ptrace\" the config forces") != std::string::npos);
+  CHECK(refused.error().msg.find("refusing to fall back") != std::string::npos);
+  in.flag = "native";  // an explicit native choice still stands
+  CHECK(SelectBackend(in)->backend == "native");
+  in.flag = "";
+  in.gvisor_usable = true;
+  CHECK(SelectBackend(in)->backend == "gvisor");
+  in.gvisor_usable = false;
+  in.gvisor_forced_platform = "";  // sandshim chooses: auto may fall back, and says so
+  CHECK(SelectBackend(in)->fallback);
+}
+
 TEST_CASE("backend selection: the annotation table (only more isolation, unless allowed)") {
   struct Row { const char *flag, *config, *annotation; bool gvisor_ok, allow; const char* want; };
   const Row rows[] = {

@@ -16,7 +16,34 @@ SANDSHIM_BIN=${SANDSHIM_BIN:-$REPO_ROOT/build/sandshim}
 # Extra runtime flags for sandshim, whitespace separated (e.g. "--debug --platform=ptrace").
 SANDSHIM_ARGS=${SANDSHIM_ARGS:-}
 
-# Exit code understood by automake-style harnesses (and our README) as "skipped".
+# SANDSHIM_TEST_RUNSC: the runsc the suites test against, sandshim's and the raw-runsc
+# columns' (default: the system's, Debian 12's 0.0~20221219). ctest's *_2024 entries set it to
+# Debian 13's (scripts/fetch-runsc-trixie.sh). sandshim takes its runsc from its config
+# ("runsc"), and the suites write configs of their own and start daemons that run sandshim
+# without our environment: so SANDSHIM_BIN becomes a wrapper that runs sandshim with its
+# config (SANDSHIM_CONFIG, else /etc/sandshim/config.json) plus "runsc", a copy kept next to
+# the wrapper and remade when the config changes. sandshim passes SANDSHIM_CONFIG on to what
+# it starts in the background (context spares, pool refills): they use the same runsc.
+TEST_RUNSC=${SANDSHIM_TEST_RUNSC:-/usr/bin/runsc}
+if [ -n "${SANDSHIM_TEST_RUNSC:-}" ] && [ "${SANDSHIM_BIN##*/}" != sandshim-with-runsc ]; then
+  _rw=${TMPDIR:-/tmp}/sandshim-test-runsc/$(printf '%s\n%s' "$SANDSHIM_TEST_RUNSC" "$SANDSHIM_BIN" | md5sum | cut -c1-12)
+  mkdir -p "$_rw"
+  cat >"$_rw/.w.$$" <<WRAPPER
+#!/bin/bash
+cfg=\${SANDSHIM_CONFIG:-/etc/sandshim/config.json}
+m=$_rw/cfg\${cfg//\//_}
+if [ ! -e "\$m" ] || [ "\$cfg" -nt "\$m" ]; then
+  # The config's own "runsc" wins (lib/broken_runsc.sh); one jq cannot read is passed as is.
+  if { cat "\$cfg" 2>/dev/null || echo '{}'; } | jq --arg r $(printf %q "$SANDSHIM_TEST_RUNSC") '{runsc: \$r} + .' >"\$m.\$\$" 2>/dev/null
+  then mv -f "\$m.\$\$" "\$m"; else rm -f "\$m.\$\$"; m=\$cfg; fi
+fi
+SANDSHIM_CONFIG=\$m exec $(printf %q "$SANDSHIM_BIN") "\$@"
+WRAPPER
+  chmod 755 "$_rw/.w.$$" && mv -f "$_rw/.w.$$" "$_rw/sandshim-with-runsc"
+  export SANDSHIM_BIN=$_rw/sandshim-with-runsc
+  unset _rw
+fi
+
 readonly EXIT_SKIP=77
 
 # resolve_runtime NAME|PATH: sets RT_BIN (absolute path) and RT_ARGS (global flags to
@@ -29,8 +56,8 @@ resolve_runtime() {
     sandshim) RT_BIN=$SANDSHIM_BIN ;;
     runc) RT_BIN=/usr/sbin/runc ;;
     crun) RT_BIN=/usr/bin/crun ;;
-    runsc) RT_BIN=/usr/bin/runsc ;;
-    runsc-host) RT_BIN=/usr/bin/runsc; RT_ARGS=(--network=host) ;;
+    runsc) RT_BIN=$TEST_RUNSC ;;
+    runsc-host) RT_BIN=$TEST_RUNSC; RT_ARGS=(--network=host) ;;
     */*) RT_BIN=$(readlink -f "$1" 2>/dev/null || echo "$1") ;;
     *) RT_BIN=$(abs_cmd "$1" || echo "$1") ;;
   esac
