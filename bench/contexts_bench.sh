@@ -15,7 +15,8 @@
 #   3. what a spare costs in memory: its gofer and waiter (RSS and PSS) and the sandbox's
 #      (sentry's) growth per subcontainer.
 # Usage: bench/contexts_bench.sh [RUNS]   (default 15; medians reported)
-#   SANDSHIM_TEST_RUNSC=PATH: the runsc to measure (e.g. Debian 13's); CBENCH_EXEC_ONLY=1: part 2 only.
+#   SANDSHIM_TEST_RUNSC=PATH: the runsc to measure (tests/integration/lib/common.sh's wrapper);
+#   CBENCH_EXEC_ONLY=1: part 2 only (exec in a context, plain and --keep, vs a plain session exec).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../tests/integration/lib/image.sh"
@@ -29,8 +30,7 @@ R=$(mktemp -d /run/sandshim-cbench.XXXXXX)
 chmod 755 "$W" "$R"
 mkdir -p "$W/ws" && chmod 777 "$W/ws"
 export SANDSHIM_CONFIG=$W/config.json
-jq -n --arg a "$W/audit" --arg r "${SANDSHIM_TEST_RUNSC:-}" '{audit_dir: $a} + (if $r == "" then {} else {runsc: $r} end)' \
-  >"$SANDSHIM_CONFIG"
+echo "{\"audit_dir\": \"$W/audit\"}" >"$SANDSHIM_CONFIG"
 SS=("$BIN" --root "$R/ss" --backend gvisor)
 install_traps
 on_exit 'rm -rf "$W" "$R"'
