@@ -20,6 +20,12 @@ Status MountContextLayer(const SessionRecord& s, const std::filesystem::path& se
   if (s.id_base && ::chown((layer / "upper").c_str(), s.id_base, s.id_base) != 0)
     return ErrnoError("chown the context's upper layer");
   TRY(MountLayer(lower, layer, ContextRoot(context_dir)));
+  // The init (host ids base..) opens its rootfs below these: their group through, no one else
+  // (as the session's directory: sessions.cc; the files in them keep their own modes).
+  if (s.id_base)
+    for (const auto& d : {context_dir.parent_path(), context_dir})
+      if (::chown(d.c_str(), 0, s.id_base) != 0 || ::chmod(d.c_str(), 0710) != 0)
+        return ErrnoError("open " + d.string() + " to the session's ids");
   auto* root = spec.if_contains("root") ? spec["root"].if_object() : nullptr;
   if (!root) return MakeError("the context's spec has no root", EINVAL);
   (*root)["path"] = ContextRoot(context_dir).string();
