@@ -1,5 +1,6 @@
 #include "shim/session/context_layer.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "shim/core/fs.h"
