@@ -18,6 +18,8 @@
 #      context, this binary against the old one, interleaved in the same run (each its own
 #      state root and session; budget: within 10% of the old), plus this binary's --trusted create.
 # Usage: [SANDSHIM_OLD_BIN=...] bench/contexts_bench.sh [RUNS]   (default 15; medians reported)
+#   SANDSHIM_TEST_RUNSC=PATH: the runsc to measure (tests/integration/lib/common.sh's wrapper);
+#   CBENCH_EXEC_ONLY=1: part 2 only (exec in a context, plain and --keep, vs a plain session exec).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../tests/integration/lib/image.sh"
@@ -101,6 +103,23 @@ fi
 
 "${SS[@]}" session create plain --rootfs "$W/rootfs" --workspace "$W/ws" --network proxy >/dev/null || die "session plain"
 "${SS[@]}" session create ctx --rootfs "$W/rootfs" --workspace "$W/ws" --network proxy >/dev/null || die "session ctx"
+
+if [ -n "${CBENCH_EXEC_ONLY:-}" ]; then  # part 2 alone: an exec in a context (claimed) vs a plain one
+  "${SS[@]}" session context create ctx first >/dev/null || die "first context"
+  wait_spare ctx
+  "${SS[@]}" session context create ctx w0 >/dev/null || die "context w0"
+  wait_spare ctx
+  plain_runs=() ctx_runs=() keep_runs=()
+  for ((i = 0; i < 3 * RUNS; i++)); do
+    plain_runs+=("$(time_runs 1 "${SS[@]}" session exec plain -- true)")
+    ctx_runs+=("$(time_runs 1 "${SS[@]}" session exec --context w0 ctx -- true)")
+    keep_runs+=("$(time_runs 1 "${SS[@]}" session exec --keep --context w0 ctx -- true)")
+  done
+  plain=$(printf '%s\n' "${plain_runs[@]}" | median)
+  report "exec true in a context (claimed)" "plain session exec" "$plain" "$(printf '%s\n' "${ctx_runs[@]}" | median)" 1.10
+  report "exec --keep true in a context" "plain session exec" "$plain" "$(printf '%s\n' "${keep_runs[@]}" | median)" 1.10
+  exit 0
+fi
 
 # Memory: the sandbox before any context, then with default + first + the spare (3 subcontainers).
 wait_until 10 true

@@ -34,6 +34,7 @@
 #include "ctx-helper/fdpass.h"
 #include "ctx-helper/helper.h"
 #include "ctx-helper/spawn.h"
+#include "ctx-helper/sweep.h"
 
 namespace sandshim::ctx {
 namespace {
@@ -90,6 +91,12 @@ int ExecListener() {
   struct stat st;
   if (::lstat(kBrokerDir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0) Die("/tmp/.sshim is not root's directory");
   if (::chmod(kBrokerDir, 0700) != 0) Die("chmod /tmp/.sshim");
+  // Where its namespace is (run.cc's direct path): written before the socket is there, so a
+  // client that finds the socket finds it too.
+  std::string pid = std::to_string(::getpid());
+  int f = ::open(kBrokerPidFile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (f < 0 || !WriteAll(f, pid.data(), pid.size())) Die("the pid file");
+  ::close(f);
   ::unlink(kBrokerSocket);
   int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_un a{};
@@ -116,6 +123,7 @@ int EgressListener(uint16_t port) {
 struct Exec {
   int conn;  // -1 once the client is gone
   pid_t pid;
+  bool keep;  // what it starts may outlive it (session exec --keep, the default context, an older client)
 };
 
 void Answer(int conn, Reply kind, int32_t value) {
@@ -192,13 +200,23 @@ int ReadSome(Pending& q) {
 
 // A complete request: its command started; false: refused (the connection is closed by the
 // caller; the descriptors are closed here).
-bool Serve(Pending& q, std::vector<Exec>& execs, uint64_t init_caps) {
+std::vector<pid_t> Roots(const std::vector<Exec>& execs) {
+  std::vector<pid_t> roots;
+  for (const auto& e : execs) roots.push_back(e.pid);
+  return roots;
+}
+
+bool Serve(Pending& q, std::vector<Exec>& execs, uint64_t init_caps, Ledger& books) {
   Request r;
   if (!Decode(q.body, r)) {
     q.CloseFds();
     return false;
   }
   ClampCaps(r, init_caps);
+  if (r.end_leftovers && !books.plain_seen) {  // (sweep.h: Ledger)
+    KeepLeftovers(books.own, Roots(execs), books.kept);
+    books.plain_seen = true;
+  }
   pid_t pid = Spawn(r, q.fds, q.nfds);  // (closes them)
   q.nfds = 0;
   if (pid < 0) {
@@ -207,23 +225,35 @@ bool Serve(Pending& q, std::vector<Exec>& execs, uint64_t init_caps) {
   }
   // No kPid answer: the client needs none (a signal it forwards early waits on the socket,
   // behind the request, until this command is in execs), and one wake-up less for it.
-  execs.push_back({q.conn, pid});
+  execs.push_back({q.conn, pid, !r.end_leftovers});
   return true;
 }
 
-void Reap(std::vector<Exec>& execs) {
+// An exec's command ended: what it left ends too (sweep.h), before its client hears of it,
+// so the exec returns once nothing of it runs; or, --keep, it is kept.
+void EndExec(const Exec& done, const std::vector<Exec>& execs, Ledger& books) {
+  bool plain_running = std::any_of(execs.begin(), execs.end(), [](const Exec& e) { return !e.keep; });
+  if (!done.keep) EndLeftovers(books.own, Roots(execs), books.kept, plain_running ? done.pid : 0);
+  else if (books.plain_seen) KeepLeftovers(books.own, Roots(execs), books.kept);
+}
+
+void Reap(std::vector<Exec>& execs, Ledger& books) {
   int status;
   pid_t pid;
-  while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0)
+  while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+    std::erase(books.own.pumps, pid);
     for (auto it = execs.begin(); it != execs.end(); ++it)
       if (it->pid == pid) {
-        if (it->conn >= 0) {
-          Answer(it->conn, Reply::kStatus, status);
-          ::close(it->conn);
-        }
+        Exec done = *it;
         execs.erase(it);
+        EndExec(done, execs, books);
+        if (done.conn >= 0) {
+          Answer(done.conn, Reply::kStatus, status);
+          ::close(done.conn);
+        }
         break;
       }
+  }
 }
 
 // A pump keeps only its own two sockets (and stdio): a copy of another connection (a client
@@ -244,7 +274,7 @@ void CloseAllBut(int a, int b) {
 
 // A pump per connection, in a process of its own: a stuck or failing one stops nothing else
 // (the Sentry's threads for a static binary were not dependable: an abort in thread start).
-void StartPump(int client, int up) {
+pid_t StartPump(int client, int up) {
   pid_t pid = ::fork();
   if (pid == 0) {
     ::signal(SIGCHLD, SIG_DFL);
@@ -258,6 +288,7 @@ void StartPump(int client, int up) {
   if (pid < 0) Say("broker: a forward", errno);
   ::close(client);
   ::close(up);
+  return pid;
 }
 
 }  // namespace
@@ -287,6 +318,7 @@ void StartPump(int client, int up) {
   SpawnSetup();
   int egress = f.listen_port ? EgressListener(f.listen_port) : -1;
   std::vector<Exec> execs;
+  Ledger books{.own = {::getpid(), {}}};  // what --keep execs left, the broker's pumps (sweep.h)
   std::vector<Pending> pending;
   std::deque<int> waiting;  // accepted egress clients, in the order their upstreams were asked for
   for (;;) {
@@ -310,7 +342,7 @@ void StartPump(int client, int up) {
       signalfd_siginfo drain[8];
       while (::read(child_fd, drain, sizeof(drain)) == static_cast<ssize_t>(sizeof(drain))) {
       }
-      Reap(execs);
+      Reap(execs, books);
     }
     // A client forwards the signals it gets, one byte each (ours is the capability to send
     // them across users); one that went away takes the command's tree with it.
@@ -337,7 +369,7 @@ void StartPump(int client, int up) {
         Pending& q = pending[i];
         int got = p[first_pending + i].revents ? ReadSome(q) : 0;
         if (got == 1) {
-          if (!Serve(q, execs, init_caps)) ::close(q.conn);  // (Serve closed the descriptors)
+          if (!Serve(q, execs, init_caps, books)) ::close(q.conn);  // (Serve closed the descriptors)
         } else if (got < 0 || now >= q.deadline) {
           q.CloseFds();
           ::close(q.conn);
@@ -355,7 +387,7 @@ void StartPump(int client, int up) {
         Pending& q = pending.back();
         int got = ReadSome(q);
         if (got != 0) {
-          if (got < 0 || !Serve(q, execs, init_caps)) {
+          if (got < 0 || !Serve(q, execs, init_caps, books)) {
             q.CloseFds();
             ::close(q.conn);
           }
@@ -378,7 +410,9 @@ void StartPump(int client, int up) {
       if (!waiting.empty()) {
         int client = waiting.front();
         waiting.pop_front();
-        if (nfds == 1) StartPump(client, up);
+        if (nfds == 1) {
+          if (pid_t pump = StartPump(client, up); pump > 0) books.own.pumps.push_back(pump);
+        }
         else ::close(client);  // the relay could not be reached: the client sees the connection close
       } else if (nfds == 1) {
         ::close(up);

@@ -67,7 +67,7 @@ std::string Encode(const Request& r) {
   Put(out, Hex(r.groups.size()));
   for (auto g : r.groups) Put(out, Hex(g));
   Put(out, r.cwd);
-  Put(out, Hex(r.tty));
+  Put(out, Hex(uint64_t{r.tty} | (uint64_t{r.end_leftovers} << 1)));  // flags: 1 terminal, 2 end leftovers
   Put(out, Hex(r.no_new_privs));
   for (auto c : {r.cap_eff, r.cap_perm, r.cap_inh, r.cap_bound, r.cap_amb}) Put(out, Hex(c));
   Put(out, Hex(r.argv.size()));
@@ -86,7 +86,8 @@ bool Decode(const std::string& bytes, Request& r) {
   for (auto& g : r.groups)
     if (!in.U32(g)) return false;
   if (!in.Str(r.cwd) || !in.U64(tty) || !in.U64(nnp)) return false;
-  r.tty = tty != 0;
+  r.tty = (tty & 1) != 0;
+  r.end_leftovers = (tty & 2) != 0;
   r.no_new_privs = nnp != 0;
   for (auto* c : {&r.cap_eff, &r.cap_perm, &r.cap_inh, &r.cap_bound, &r.cap_amb})
     if (!in.U64(*c)) return false;

@@ -14,6 +14,9 @@ namespace sandshim::ctx {
 // namespace, which no other context sees), in a root-only directory made before user code runs.
 inline constexpr const char* kBrokerDir = "/tmp/.sshim";
 inline constexpr const char* kBrokerSocket = "/tmp/.sshim/broker.sock";
+// The broker's pid (decimal), for a client that enters its network namespace itself where the
+// Sentry lets it (setns: runsc 2024; run.cc's direct path).
+inline constexpr const char* kBrokerPidFile = "/tmp/.sshim/broker.pid";
 
 // What a client asks for. The client itself runs as root (the session exec's capabilities),
 // so these are what its exec was meant to run as.
@@ -22,6 +25,7 @@ struct Request {
   std::vector<uint32_t> groups;
   std::string cwd;
   bool tty = false, no_new_privs = false;
+  bool end_leftovers = false;  // what the command starts ends with it (sweep.h; not: session exec --keep)
   uint64_t cap_eff = 0, cap_perm = 0, cap_inh = 0, cap_bound = ~0ull, cap_amb = 0;
   std::vector<std::string> argv, env;
 };

@@ -1,6 +1,6 @@
 // sandshim-ctx-run: what a session exec into a gVisor context runs (docs/CONTEXTS.md, "The
 // context broker"), bound read-only at /.sshim/run:
-//   /.sshim/run --uid U --gid G [--groups G,...] --cwd DIR -- CMD [ARG]...
+//   /.sshim/run --uid U --gid G [--groups G,...] --cwd DIR [--end-leftovers] -- CMD [ARG]...
 // as root with the exec's capabilities, environment and stdio. The exec lands in the
 // sandbox's root network namespace, so the command cannot start here: the context's broker
 // forks it with our stdio. We stand in for it: the signals we get go to it (through the
@@ -49,7 +49,7 @@ long Sys(long n, long a = 0, long b = 0, long c = 0, long d = 0, long e = 0, lon
 #endif
 
 // The kernel's numbers and layouts (uapi; the ones its headers do not give without libc).
-constexpr long kEINTR = 4;
+constexpr long kEINTR = 4, kENOENT = 2, kECONNREFUSED = 111;
 constexpr int kAT_FDCWD = -100, kO_RDONLY = 0, kO_CLOEXEC = 02000000;
 constexpr int kF_GETFD = 1, kSOCK_STREAM = 1, kSOCK_CLOEXEC = 02000000, kAF_UNIX = 1;
 constexpr int kSOL_SOCKET = 1, kSCM_RIGHTS = 1, kMSG_NOSIGNAL = 0x4000;
@@ -94,6 +94,9 @@ struct PollFd {
 struct SignalfdInfo {  // struct signalfd_siginfo: 128 bytes, the number first
   uint32_t signo;
   char rest[124];
+};
+struct Timespec {
+  long sec, nsec;
 };
 struct RLimit {
   uint64_t cur, max;
@@ -228,6 +231,8 @@ bool StatusField(const char* buf, long n, const char* name, int base, uint64_t& 
   return false;
 }
 
+#include "direct_creds.h"
+
 // Our credentials are the ones the exec asked for, but for the user: the broker gives the
 // command the same capability sets and no_new_privs. All five sets and no_new_privs are in
 // /proc/self/status (three syscalls); a set it lacks is asked for as before (capget, one
@@ -271,7 +276,11 @@ void PutCredentials() {
   }
   if (!StatusField(buf, n, "NoNewPrivs", 10, nnp)) nnp = Sys(__NR_prctl, PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1;
   PutHex(nnp != 0);
-  for (uint64_t c : {eff, perm, inh, bound, amb}) PutHex(c);
+  // The init's own capabilities the exec was given for us (--drop-caps): never the command's.
+  uint64_t keep = ~g_creds.drop;
+  g_creds.eff = eff & keep, g_creds.perm = perm & keep, g_creds.inh = inh & keep, g_creds.amb = amb & keep;
+  g_creds.bound = bound;  // (direct.h drops what is in both)
+  for (uint64_t c : {g_creds.eff, g_creds.perm, g_creds.inh, bound & keep, g_creds.amb}) PutHex(c);
 }
 
 // As the command ended: its code, or its signal (no core file of ours).
@@ -289,9 +298,11 @@ void PutCredentials() {
 }
 
 [[noreturn]] void Usage() {
-  Say("usage: /.sshim/run --uid U --gid G [--groups G,...] --cwd DIR -- CMD [ARG]...");
+  Say("usage: /.sshim/run --uid U --gid G [--groups G,...] --cwd DIR [--end-leftovers] -- CMD [ARG]...");
   Exit(125);
 }
+
+#include "direct.h"
 
 int Run(int argc, char** argv, char** envp) {
   // The arguments: uid, gid, groups, cwd (wire order), then the command.
@@ -299,13 +310,30 @@ int Run(int argc, char** argv, char** envp) {
   const char *groups = nullptr, *cwd = nullptr;
   bool have_uid = false, have_gid = false;
   int i = 1;
+  // --end-leftovers: what the command starts ends with it (the broker's sweep.h); without it
+  // it may outlive it (as with a client from before the flag).
+  bool end = false;
   for (; i < argc && !Eq(argv[i], "--"); i += 2) {
+    if (Eq(argv[i], "--end-leftovers")) {
+      end = true;
+      --i;  // (a flag: no value)
+      continue;
+    }
     if (i + 1 >= argc) Usage();
     const char* v = argv[i + 1];
     if (Eq(argv[i], "--uid")) have_uid = ParseU32(v, uid);
     else if (Eq(argv[i], "--gid")) have_gid = ParseU32(v, gid);
     else if (Eq(argv[i], "--groups")) groups = v;
     else if (Eq(argv[i], "--cwd")) cwd = v;
+    else if (Eq(argv[i], "--drop-caps")) {
+      uint64_t m = 0;
+      for (const char* q = v; *q; ++q) {
+        int x = *q >= '0' && *q <= '9' ? *q - '0' : *q >= 'a' && *q <= 'f' ? *q - 'a' + 10 : -1;
+        if (x < 0) Usage();
+        m = m * 16 + static_cast<uint64_t>(x);
+      }
+      g_creds.drop = m;
+    }
     else Usage();
     if ((Eq(argv[i], "--uid") && !have_uid) || (Eq(argv[i], "--gid") && !have_gid)) Usage();
   }
@@ -320,7 +348,10 @@ int Run(int argc, char** argv, char** envp) {
     uint32_t n = 0, g;
     char one[12];
     for (int pass = 0; pass < 2; ++pass) {  // the count first, then the ids
-      if (pass == 1) PutHex(n);
+      if (pass == 1) {
+        PutHex(n);
+        g_creds.ngroups = n < 256 ? n : 256;
+      }
       n = 0;
       for (const char* p = groups; p && *p;) {
         size_t k = 0;
@@ -328,6 +359,7 @@ int Run(int argc, char** argv, char** envp) {
         one[k] = '\0';
         if ((p[k] && p[k] != ',') || !ParseU32(one, g)) Usage();
         if (pass == 1) PutHex(g);
+        if (pass == 1 && n < 256) g_creds.groups[n] = g;
         ++n;
         p += k + (p[k] == ',');
       }
@@ -338,13 +370,7 @@ int Run(int argc, char** argv, char** envp) {
   // can be for one session only; ours lets go of it (the hangup that sends us is ignored).
   char termios[64];
   bool tty = Sys(__NR_ioctl, 0, kTCGETS, reinterpret_cast<long>(termios)) == 0;
-  PutHex(tty);
-  if (tty) {
-    KSigaction ign{1, 0, 0, 0}, dfl{0, 0, 0, 0};
-    Sys(__NR_rt_sigaction, kSIGHUP, reinterpret_cast<long>(&ign), 0, 8);
-    Sys(__NR_ioctl, 0, kTIOCNOTTY, 0);
-    Sys(__NR_rt_sigaction, kSIGHUP, reinterpret_cast<long>(&dfl), 0, 8);
-  }
+  PutHex(static_cast<uint64_t>(tty) | (end ? 2 : 0));  // wire.h's flags: 1 terminal, 2 end leftovers
   PutCredentials();
   PutHex(static_cast<uint64_t>(argc - first));
   for (int a = first; a < argc; ++a) Put(argv[a]);
@@ -365,11 +391,31 @@ int Run(int argc, char** argv, char** envp) {
     Say("signalfd", "", -sigfd);
     return 125;
   }
+  g_creds.uid = uid, g_creds.gid = gid;
+  TryDirect(cwd, argv + first, envp, end, tty, sigfd, forwarded);  // (returns where setns is refused)
+  if (tty) {
+    KSigaction ign{1, 0, 0, 0}, dfl{0, 0, 0, 0};
+    Sys(__NR_rt_sigaction, kSIGHUP, reinterpret_cast<long>(&ign), 0, 8);
+    Sys(__NR_ioctl, 0, kTIOCNOTTY, 0);
+    Sys(__NR_rt_sigaction, kSIGHUP, reinterpret_cast<long>(&dfl), 0, 8);
+  }
   int sock = static_cast<int>(Sys(__NR_socket, kAF_UNIX, kSOCK_STREAM | kSOCK_CLOEXEC, 0));
   SockaddrUn a{};
   a.family = kAF_UNIX;
   memcpy(a.path, "/tmp/.sshim/broker.sock", sizeof("/tmp/.sshim/broker.sock"));
   long rc = sock < 0 ? sock : Sys(__NR_connect, sock, reinterpret_cast<long>(&a), sizeof(a));
+  // A context just made: its container runs (runsc start returned) but its broker may not be
+  // listening yet (fork, unshare, bind after the init starts): under load the first exec
+  // after a create came here first (the contexts suite's "platform background process",
+  // 1 in ~20 runs). Not there yet or not listening yet: again, 5 ms apart, for up to 10 s.
+  // (The common case connects at once: no extra syscall.)
+  for (int tries = 0; (rc == -kENOENT || rc == -kECONNREFUSED) && tries < 2000; ++tries) {
+    Timespec nap{0, 5 * 1000 * 1000};
+    Sys(__NR_nanosleep, reinterpret_cast<long>(&nap), 0);
+    Sys(__NR_close, sock);  // (a fresh socket each time: no reliance on a failed one's state)
+    sock = static_cast<int>(Sys(__NR_socket, kAF_UNIX, kSOCK_STREAM | kSOCK_CLOEXEC, 0));
+    rc = sock < 0 ? sock : Sys(__NR_connect, sock, reinterpret_cast<long>(&a), sizeof(a));
+  }
   if (rc != 0) {
     Say("the context's broker at /tmp/.sshim/broker.sock", "", -rc);
     return 125;

@@ -24,7 +24,7 @@ Result<session::ContextOptions> OptionsFrom(const ContextArgs& a) {
   session::ContextOptions o{.name = a.name, .allow_domains = a.allow_domains, .deny_domains = a.deny_domains};
   o.trusted = a.trusted;
   for (const auto& raw : a.env) {
-    auto kv = TRY(bundle::ParseEnv(TRY(ResolveEnvArg(raw))));
+    auto kv = TRY(bundle::ParseEnv(TRY(ResolveEnvArg(raw, /*forget=*/true))));
     o.env[kv.first] = kv.second;
   }
   if (!a.user.empty()) {
@@ -143,6 +143,20 @@ void AddRemove(Verbs& v, CLI::App* group) {
   sub->add_option("name", a->name, "context name")->required();
 }
 
+void AddPs(Verbs& v, CLI::App* group) {
+  auto a = std::make_shared<ContextArgs>();
+  auto* sub = v.Add("ps", "what runs in a context now", [&v, a] {
+    return WithContexts(v.global, [&](session::Contexts& c) {
+      auto t = c.Ps(a->session, a->name);
+      if (!t) return ExitWith(Status(t.error().Wrap("session context ps " + a->session + " " + a->name)));
+      std::cout << *t;
+      return 0;
+    });
+  }, group);
+  sub->add_option("session", a->session, "session id or name")->required();
+  sub->add_option("name", a->name, "context name (default: the default context)");
+}
+
 // Internal: what a gVisor context create starts in the background (context_spare.h). Hidden
 // from help; running it by hand is harmless (it makes at most the one spare).
 void AddRefill(Verbs& v, CLI::App* group) {
@@ -165,6 +179,7 @@ void RegisterSessionContext(Verbs& v, CLI::App* parent) {
   AddCreate(v, group);
   AddList(v, group);
   AddRemove(v, group);
+  AddPs(v, group);
   AddRefill(v, group);
 }
 

@@ -51,7 +51,7 @@ static Result<session::ProfileInputs> Inputs(const SessionCreateArgs& a, CLI::Ap
   if (given("--pids")) in.pids = a.pids;
   if (given("--read-only-root")) in.read_only_root = a.read_only_root;
   if (given("--allow-private")) in.allow_private = a.allow_private;
-  for (const auto& arg : a.env) in.env.push_back(TRY(ResolveEnvArg(arg)));  // `-e K`: from our environment
+  for (const auto& arg : a.env) in.env.push_back(TRY(ResolveEnvArg(arg, /*forget=*/true)));  // `-e K`: from our environment
   in.env_files = a.env_files;
   in.mounts = a.mounts;
   in.allow_domains = a.allow_domains;

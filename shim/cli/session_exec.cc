@@ -16,7 +16,7 @@ namespace sandshim::cli {
 struct SessionExecArgs {
   bundle::ExecOverrides o;
   std::string timeout;
-  bool shell = false, json = false;
+  bool shell = false, json = false, keep = false;
   std::string context;
   std::vector<std::string> env_files;
 };
@@ -72,6 +72,7 @@ void RegisterSessionExec(Verbs& v, CLI::App* parent) {
     }
     e.shell = a->shell;
     e.context = a->context;
+    e.keep = a->keep;
     if (a->json) e.capture_limit = 16 << 20;
     if (!a->timeout.empty()) {
       auto t = bundle::ParseDuration(a->timeout);
@@ -103,6 +104,9 @@ void RegisterSessionExec(Verbs& v, CLI::App* parent) {
   sub->add_option("--env-file", a->env_files, "file of KEY=VALUE lines, kept off argv (repeatable)")->allow_extra_args(false);
   sub->add_option("-u,--user", a->o.user, "uid[:gid]");
   sub->add_option("--context", a->context, "the credential context to run in (default: the default context)");
+  sub->add_flag("--keep", a->keep,
+                "with --context NAME: what the command starts may outlive it (by default a named context's exec ends "
+                "everything it started when it ends)");
   sub->add_option("--timeout", a->timeout, "end the command and everything it started after this long (exit 124), e.g. 30s");
   sub->add_flag("--shell", a->shell,
                 "persistent shell: run the arguments as one sh script; cd and export carry into the next --shell exec");

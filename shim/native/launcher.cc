@@ -15,8 +15,10 @@
 #include <optional>
 
 #include "shim/core/fs.h"
+#include "shim/core/log.h"
 #include "shim/core/signal_forwarder.h"
 #include "shim/core/unique_fd.h"
+#include "shim/native/cgroups.h"
 #include "shim/native/console.h"
 #include "shim/native/init.h"
 #include "shim/native/keyring.h"
@@ -220,7 +222,7 @@ Result<int> ExecInto(const ProcessPlan& p, const SeccompPlan& seccomp, const Exe
   if (mid == 0) {
     ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     std::string self = std::to_string(::getpid());
-    for (const auto& dir : o.cgroups) {
+    for (const auto& dir : o.own_cgroups.empty() ? o.cgroups : o.own_cgroups) {
       UniqueFd f(::open((dir / "cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC));
       if (f.valid()) (void)!::write(f.get(), self.data(), self.size());
     }
@@ -275,6 +277,10 @@ Result<int> ExecInto(const ProcessPlan& p, const SeccompPlan& seccomp, const Exe
   int status = 0;
   while (::waitpid(mid, &status, 0) < 0 && errno == EINTR) {
   }
+  // The command ended: so does everything it started (its own cgroups), before the caller
+  // hears of it. (Killed before this, the caller's handle does it when it reaps us.)
+  if (!o.own_cgroups.empty())
+    if (auto s = DestroyCgroups(o.own_cgroups); !s) log::Warn("exec: its leftovers: " + s.error().msg);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 

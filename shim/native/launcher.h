@@ -34,6 +34,10 @@ struct ExecOptions {
   bool detach = false;
   int preserve_fds = 0;
   std::string keyring;  // the container's session keyring to join; empty: keep ours
+  // Non-empty: cgroups of the exec's own (made by the caller below cgroups), joined instead
+  // of cgroups; a foreground exec ends everything in them when its command ends (a named
+  // credential context's exec: a double-forked, setsid'd daemon goes too, docs/CONTEXTS.md).
+  std::vector<std::filesystem::path> own_cgroups;
 };
 
 // Runs p inside the container of o.init. Foreground: the exit status (128+n for a signal).

@@ -51,6 +51,9 @@ struct ExecRequest {
   bool detach = false;
   std::optional<std::filesystem::path> pid_file;
   int preserve_fds = 0;
+  // Every process the exec starts ends when its command ends (a named credential context's
+  // exec, docs/CONTEXTS.md): native: a cgroup of the exec's own, killed then.
+  bool end_leftovers = false;
 };
 
 // Where an exec's stdin, stdout and stderr go: three descriptors of ours, or a terminal the

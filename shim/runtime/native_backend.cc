@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "shim/core/fault.h"
@@ -136,7 +137,15 @@ Result<std::vector<pid_t>> NativeBackend::Pids(const ContainerRecord& c) { retur
 Result<std::string> NativeBackend::PsTable(const ContainerRecord& c) {
   std::ostringstream out;
   out << "PID\tCMD\n";
-  for (pid_t p : native::CgroupPids(Dirs(c.backend_data))) {
+  auto pids = native::CgroupPids(Dirs(c.backend_data));
+  // And the execs' own cgroups (ExecRequest::end_leftovers: "exec-*" below the container's).
+  std::error_code ec;
+  for (const auto& d : Dirs(c.backend_data))
+    for (const auto& e : std::filesystem::directory_iterator(d, ec))
+      if (e.is_directory(ec) && e.path().filename().string().rfind("exec-", 0) == 0)
+        for (pid_t p : native::CgroupPids({e.path()}))
+          if (std::find(pids.begin(), pids.end(), p) == pids.end()) pids.push_back(p);
+  for (pid_t p : pids) {
     std::string cmd;
     for (const auto& a : proc::Cmdline(p)) cmd += (cmd.empty() ? "" : " ") + a;
     out << p << "\t" << cmd << "\n";

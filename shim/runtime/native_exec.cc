@@ -7,6 +7,7 @@
 // handle keeps.
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include "shim/core/fs.h"
 #include "shim/core/log.h"
 #include "shim/core/process_tree.h"
+#include "shim/core/scope_exit.h"
 #include "shim/core/self_clone.h"
 #include "shim/native/cgroups.h"
 #include "shim/native/launcher.h"
@@ -47,18 +49,32 @@ std::vector<proc::ProcEntry> CgroupTable(const std::vector<std::filesystem::path
   return out;
 }
 
+std::string RandomSuffix() {
+  static std::mt19937_64 rng{std::random_device{}()};
+  return std::to_string(rng() % 1000000000);
+}
+
 class NativeExecRunning : public proc::Running {
  public:
   NativeExecRunning(std::unique_ptr<proc::Running> child, pid_t init, std::vector<std::filesystem::path> cgroups,
-                    UniqueFd master)
-      : child_(std::move(child)), init_(init), cgroups_(std::move(cgroups)), master_(std::move(master)) {}
+                    UniqueFd master, std::vector<std::filesystem::path> own)
+      : child_(std::move(child)), init_(init), cgroups_(std::move(cgroups)), master_(std::move(master)), own_(std::move(own)) {}
   pid_t Pid() const override { return child_->Pid(); }
   int WaitFd() const override { return child_->WaitFd(); }
-  Result<int> Reap() override { return child_->Reap(); }
+  Result<int> Reap() override {
+    auto r = child_->Reap();
+    // The exec's own cgroups (ExecRequest::end_leftovers): our child ended them, unless it
+    // was killed first (a --timeout): then here.
+    if (!own_.empty())
+      if (auto s = native::DestroyCgroups(own_); !s) log::Warn("exec: its leftovers: " + s.error().msg);
+    return r;
+  }
   Status Signal(int sig) override { return child_->Signal(sig); }  // our child forwards it
   int TerminalMaster() const override { return master_.get(); }
   Status KillTree(int sig) override {
-    // Our child is not in the container's cgroup; what it started there hangs below it.
+    // Our child is not in the container's cgroup; what it started there hangs below it (or
+    // in the exec's own cgroups, every process of which is the exec's).
+    for (pid_t p : native::CgroupPids(own_)) (void)::kill(p, sig);
     auto table = [&]() -> Result<std::vector<proc::ProcEntry>> { return CgroupTable(cgroups_); };
     auto send = [](pid_t p, int s) { (void)::kill(p, s); };
     size_t n = proc::SignalTree(table, send, child_->Pid(), init_, sig);
@@ -71,11 +87,23 @@ class NativeExecRunning : public proc::Running {
   pid_t init_;
   std::vector<std::filesystem::path> cgroups_;
   UniqueFd master_;
+  std::vector<std::filesystem::path> own_;
 };
 
-std::string RandomSuffix() {
-  static std::mt19937_64 rng{std::random_device{}()};
-  return std::to_string(rng() % 1000000000);
+// ExecRequest::end_leftovers: a cgroup of the exec's own below each of the container's that
+// exists, which its processes join instead (ExecInto) and which is ended with its command.
+Result<std::vector<std::filesystem::path>> OwnCgroups(const std::vector<std::filesystem::path>& dirs) {
+  std::vector<std::filesystem::path> out;
+  std::string name = "exec-" + std::to_string(::getpid()) + "-" + RandomSuffix();
+  for (const auto& d : dirs) {
+    if (!fs::Exists(d)) continue;  // (a hierarchy the container has no directory in)
+    if (::mkdir((d / name).c_str(), 0755) != 0) {
+      (void)native::DestroyCgroups(out);
+      return ErrnoError("exec: a cgroup of its own in " + d.string());
+    }
+    out.push_back(d / name);
+  }
+  return out;
 }
 
 // Waits for the pty master on our console socket, or for the child to end first (it failed
@@ -105,6 +133,12 @@ Result<std::unique_ptr<proc::Running>> NativeBackend::StartExec(const ContainerR
   const int extra = static_cast<int>(stdio.extra.size());
   native::ExecOptions o{c.init.pid, CgroupDirsOf(c), std::nullopt, r.detach, r.preserve_fds + extra,
                         NativeOf(c.backend_data).keyring};
+  if (r.end_leftovers && !r.detach) o.own_cgroups = TRY(OwnCgroups(o.cgroups));
+  // (Ended by the handle once it exists; until then, by this.)
+  bool handed = false;
+  ScopeExit drop([&] {
+    if (!handed && !o.own_cgroups.empty()) (void)native::DestroyCgroups(o.own_cgroups);
+  });
   if (stdio.console_socket) o.console_socket = stdio.console_socket->string();
   if (r.detach) {
     if (stdio.terminal && !stdio.console_socket)
@@ -153,8 +187,9 @@ Result<std::unique_ptr<proc::Running>> NativeBackend::StartExec(const ContainerR
     }
     master = std::move(*got);
   }
-  return std::unique_ptr<proc::Running>(
-      std::make_unique<NativeExecRunning>(std::move(child), c.init.pid, CgroupDirsOf(c), std::move(master)));
+  handed = true;
+  return std::unique_ptr<proc::Running>(std::make_unique<NativeExecRunning>(std::move(child), c.init.pid, CgroupDirsOf(c),
+                                                                            std::move(master), o.own_cgroups));
 }
 
 }  // namespace sandshim::runtime

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <utility>
 
 #include "bundle/session_spec.h"
@@ -248,9 +249,24 @@ void UnbindRunClient(json::object& spec) {
   }
 }
 
+// The context's exec client is this sandshim's own (the bind's source is named by its hash).
+static bool OwnRunClient(const json::object& spec) {
+  const auto* mounts = spec.if_contains("mounts");
+  if (!mounts || !mounts->is_array()) return false;
+  for (const auto& m : mounts->as_array())
+    if (IsRunBind(m) && m.as_object().if_contains("source") && m.as_object().at("source").is_string())
+      return std::filesystem::path(std::string(m.as_object().at("source").as_string())).filename() == CtxRunFileName();
+  return false;
+}
+
 Result<json::object> ThroughBroker(json::object process, const json::object& context_spec,
-                                   const std::vector<std::string>& cap_add) {
-  // The init's own capabilities (ContextSpec) are not the exec's, unless it adds them.
+                                   const std::vector<std::string>& cap_add, bool end_leftovers) {
+  // The init's own capabilities (ContextSpec) are not the exec's, unless it adds them. This
+  // sandshim's own client keeps them (it enters the broker's network namespace and sets the
+  // exec's user itself where the Sentry lets it: run/direct.h) and is told to drop them
+  // (--drop-caps); an older client gets an exec without them.
+  bool own_client = OwnRunClient(context_spec);
+  uint64_t drop = 0;
   std::string only = Annotation(context_spec, kInitOnlyCapsAnnotation);
   auto* caps = process.if_contains("capabilities");
   for (size_t at = 0; caps && caps->is_object() && at < only.size();) {
@@ -261,6 +277,11 @@ Result<json::object> ThroughBroker(json::object process, const json::object& con
     bool asked = std::find(cap_add.begin(), cap_add.end(), cap) != cap_add.end() ||
                  std::find(cap_add.begin(), cap_add.end(), cap.substr(4)) != cap_add.end();
     if (asked) continue;
+    if (own_client) {
+      for (const auto& [name, bit] : kInitCaps)
+        if (cap == name) drop |= uint64_t{1} << bit;
+      continue;
+    }
     for (auto& [set, v] : caps->as_object())
       if (auto* list = v.if_array()) list->erase(std::remove(list->begin(), list->end(), json::value(cap)), list->end());
   }
@@ -291,7 +312,14 @@ Result<json::object> ThroughBroker(json::object process, const json::object& con
     }
     wrapped.insert(wrapped.end(), {"--groups", json::string(list)});
   }
-  wrapped.insert(wrapped.end(), {"--cwd", cwd->as_string(), "--"});
+  wrapped.insert(wrapped.end(), {"--cwd", cwd->as_string()});
+  if (drop) {
+    char hex[20];
+    std::snprintf(hex, sizeof(hex), "%llx", static_cast<unsigned long long>(drop));
+    wrapped.insert(wrapped.end(), {"--drop-caps", hex});
+  }
+  if (end_leftovers && own_client) wrapped.push_back("--end-leftovers");
+  wrapped.push_back("--");
   for (const auto& a : args->as_array()) wrapped.push_back(a);
   process["args"] = std::move(wrapped);
   process["user"] = json::object{{"uid", 0}, {"gid", 0}};

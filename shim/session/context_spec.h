@@ -81,9 +81,11 @@ bool BrokerNetwork(const boost::json::object& session_spec);
 // (kCtxRunPath where the context's spec binds it; contexts made before it: `kCtxHelperPath run`) as
 // root (with the exec's capabilities, environment, terminal), told the exec's user, groups and
 // directory. The capability the context's init holds only to make its namespace is taken
-// out, unless cap_add (the exec's --cap-add) asks for it. Pure.
+// out, unless cap_add (the exec's --cap-add) asks for it. end_leftovers: the broker ends what
+// the command started when it ends (a client of this sandshim's own only: an older one keeps,
+// as it always did). Pure but for the client's name (ctx_helper.h).
 Result<boost::json::object> ThroughBroker(boost::json::object process, const boost::json::object& context_spec,
-                                          const std::vector<std::string>& cap_add);
+                                          const std::vector<std::string>& cap_add, bool end_leftovers = false);
 // Whether a context's spec binds the exec client at kCtxRunPath; UnbindRunClient takes that
 // bind out (a spare made by a sandshim before the client has none: its execs use the helper's
 // own `run`). Pure.

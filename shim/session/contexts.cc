@@ -19,6 +19,7 @@
 #include "shim/net/secret_control.h"
 #include "shim/session/audit.h"
 #include "shim/session/context_egress_file.h"
+#include "shim/session/context_layer.h"
 #include "shim/session/context_home.h"
 #include "bundle/process.h"
 #include "shim/session/context_spare.h"
@@ -358,6 +359,10 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
     if (!InSandbox(s)) TRY(OpenToSessionIds(cdir, spec));
     if (!path_key.empty()) TRY(fs::WriteFileAtomic(PathKeyFile(cdir), path_key + "\n", 0600, /*sync=*/false));
   }
+  if (!InSandbox(s)) {  // native: a writable root layer of its own (context_layer.h)
+    TRY_CTX(MountContextLayer(s, dir, cdir, spec), "context " + o.name + ": its layer");
+    container_spec = spec;
+  }
   if (own_netns) {
     TRY_CTX(net::CreateNetns(NetworkPaths(cdir).netns), "context " + o.name + ": network namespace");
     TRY_CTX(StartSessionRelay(NetworkPaths(cdir), ContextRelayArgs(s.relay_args, cdir)),
@@ -459,6 +464,12 @@ Status Contexts::Remove(const std::string& session_ref, const std::string& name)
   return Ok();
 }
 
+Result<std::string> Contexts::Ps(const std::string& session_ref, const std::string& name) {
+  auto s = TRY(sessions_.Get(session_ref));
+  auto target = TRY(ExecTargetFor(opts_.root / "@sessions" / s.id, s, name));
+  return containers_.PsTable(target.container_id);
+}
+
 Result<ExecTarget> ExecTargetFor(const std::filesystem::path& session_dir, const SessionRecord& s,
                                  const std::string& context) {
   const std::string& name = context.empty() ? std::string(kDefaultContext) : context;
@@ -492,6 +503,7 @@ Status UndoContext(runtime::Containers& containers, const step::SessionContext& 
   }
   auto s = containers.Delete(id, /*force=*/true);
   if (!s && s.error().err_no != ENOENT) return s;
+  TRY(UnmountContextLayer(dir));  // native: its own layer (before its directory goes)
   if (network) TRY(net::RemoveNetns(NetworkPaths(dir).netns));
   // Its credentials stop working before its directory goes.
   if (!data.egress.empty()) TRY(RemoveContextEgress(data.egress, data.name));

@@ -41,6 +41,8 @@ class Contexts {
   // The contexts of a session; without any, the default context is the session's container.
   Result<std::vector<ContextRecord>> List(const std::string& session_ref);
   Status Remove(const std::string& session_ref, const std::string& name);
+  // What runs in a context now (the backend's table: `sandshim ps` of its container).
+  Result<std::string> Ps(const std::string& session_ref, const std::string& name);
   // gVisor: how a create starts the spare refill in the background (`sandshim [global flags]
   // session context refill`; the session id is appended). Empty: no refill (creates go cold).
   void SetRefillArgv(std::vector<std::string> argv) { refill_argv_ = std::move(argv); }

@@ -54,4 +54,9 @@ Result<std::filesystem::path> InstallCtxRun(const std::filesystem::path& session
   return Install(session_dir, "sandshim-ctx-run", CtxRunBytes());
 }
 
+const std::string& CtxRunFileName() {
+  static const std::string name = "sandshim-ctx-run-" + Hash(CtxRunBytes());
+  return name;
+}
+
 }  // namespace sandshim::session

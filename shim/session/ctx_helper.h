@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 #include <string_view>
 
 #include "shim/core/result.h"
@@ -26,6 +27,8 @@ std::string_view CtxRunBytes();
 // context's).
 Result<std::filesystem::path> InstallCtxHelper(const std::filesystem::path& session_dir);
 Result<std::filesystem::path> InstallCtxRun(const std::filesystem::path& session_dir);
+// The file name InstallCtxRun gives this sandshim's client ("sandshim-ctx-run-<hash>").
+const std::string& CtxRunFileName();
 // FNV-1a of bytes, 16 hex digits: names versions of an installed file apart (not a security boundary).
 std::string ContentHash(std::string_view bytes);
 

@@ -9,6 +9,7 @@
 
 #include <set>
 
+#include "shim/core/forget_env.h"
 #include "shim/core/fs.h"
 #include "shim/core/unique_fd.h"
 #include "shim/net/domain_rules.h"
@@ -122,7 +123,7 @@ Result<net::SecretBytes> ReadSecretValue(const bundle::SecretSource& s) {
       const char* v = ::getenv(s.where.c_str());
       if (!v) return MakeError(who + ": $" + s.where + " is not set", ENOENT);
       auto value = net::CheckedValue(s.name, v);
-      ::unsetenv(s.where.c_str());  // no process we start (relay, runsc) inherits it
+      proc::ForgetEnv(s.where);  // no process we start (relay, runsc) or fork (waiters) holds it
       return value;
     }
   }

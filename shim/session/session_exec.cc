@@ -110,8 +110,13 @@ Result<RunnerOutcome> Sessions::Exec(const SessionRecord& r, const SessionExec& 
   runtime::ExecRequest req;
   req.process = TRY(bundle::ProcessFromOverrides(spec, ov));
   if (gate.memory_bytes > 0) LimitExecMemory(req.process, gate.memory_bytes);
+  // A named context's exec ends what it started (unless --keep): the broker's sweep on
+  // gVisor, a cgroup of the exec's own on native. The default context keeps, as before.
+  bool keep = e.keep || e.context.empty() || e.context == kDefaultContext;
   if (brokered)
-    req.process = TRY(ThroughBroker(std::move(req.process), spec.doc, ov.cap_add));
+    req.process = TRY(ThroughBroker(std::move(req.process), spec.doc, ov.cap_add, /*end_leftovers=*/!keep));
+  else
+    req.end_leftovers = !keep && target.container_id != r.container_id;
   fault::Point("session.exec.before-backend");
   RunnerOptions ro{.timeout = e.timeout.count() > 0 ? e.timeout : gate.timeout,
                    .capture_limit = e.capture_limit,

@@ -31,6 +31,9 @@ struct SessionExec {
   bool shell = false;                    // persistent shell: args are one script
   size_t capture_limit = 0;              // >0: keep the output in the outcome instead
   std::string context;                   // credential context (contexts.h); empty: the default
+  // A named context's exec ends what it started when it ends (docs/CONTEXTS.md, "What an
+  // exec leaves"); keep: it may outlive it. The default context always keeps (as before).
+  bool keep = false;
 };
 
 // #19: what the command policy makes of one exec (session_policy.cc).

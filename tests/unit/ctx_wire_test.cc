@@ -23,6 +23,7 @@ TEST_CASE("broker request: round trip, strict reading") {
   CHECK(back.groups == r.groups);
   CHECK(back.cwd == r.cwd);
   CHECK(back.tty);
+  CHECK_FALSE(back.end_leftovers);
   CHECK_FALSE(back.no_new_privs);
   CHECK(back.cap_eff == 0x20000420);
   CHECK(back.cap_bound == ~0ull);
@@ -37,6 +38,17 @@ TEST_CASE("broker request: round trip, strict reading") {
   CHECK_FALSE(Decode(Encode(none), back));  // no command
   std::string huge_uid = "100000000" + bytes.substr(bytes.find('\0'));
   CHECK_FALSE(Decode(huge_uid, back));  // an id over 32 bits
+}
+
+TEST_CASE("broker request: the end-leftovers flag beside the terminal's") {
+  Request r;
+  r.cwd = "/";
+  r.argv = {"true"};
+  r.end_leftovers = true;
+  Request back;
+  REQUIRE(Decode(Encode(r), back));
+  CHECK(back.end_leftovers);
+  CHECK_FALSE(back.tty);
 }
 
 }  // namespace sandshim::ctx
