@@ -13,7 +13,7 @@ before=$(mktemp)
 trap 'rm -f "$before"' EXIT
 bash scripts/check-leaks.sh --snapshot "$before" >/dev/null 2>&1 || true
 rc=0
-(cd build && ctest --output-on-failure --timeout 1800 "$@") || rc=$?
+(cd build && ctest --output-on-failure --timeout 1800 -j2 "$@") || rc=$?
 if ! bash scripts/check-leaks.sh --since-snapshot "$before" --wait 10; then
   echo "test.sh: the test run leaked (see above)" >&2
   rc=1

@@ -126,10 +126,10 @@ bool BindsTrustedTools(const json::object& spec) {
   });
 }
 
-Result<json::object> ContextSpec(json::object spec, const ContextOptions& o, const ContextPlacement& at,
-                                 const std::map<std::string, std::string>& proxy_env) {
-  TRY(ValidateContextName(o.name));
-  auto& process = Child(spec, "process");
+// The context's environment: the proxy's, its own HOME, its --env, then what a trusted
+// context's tools must see (which no --env overrides).
+static Status SetContextEnv(json::object& process, const ContextOptions& o, const ContextPlacement& at,
+                            const std::map<std::string, std::string>& proxy_env) {
   if (!process.if_contains("env") || !process["env"].is_array()) process["env"] = json::array{};
   auto& env = process["env"].as_array();
   for (const auto& [k, v] : proxy_env) SetEnv(env, k, v);
@@ -142,6 +142,14 @@ Result<json::object> ContextSpec(json::object spec, const ContextOptions& o, con
     for (const auto& [k, v] : TrustedEnv(GetEnv(env, "PATH"), proxy_env)) SetEnv(env, k, v);
     SetEnv(env, "HOME", kContextHome);
   }
+  return Ok();
+}
+
+Result<json::object> ContextSpec(json::object spec, const ContextOptions& o, const ContextPlacement& at,
+                                 const std::map<std::string, std::string>& proxy_env) {
+  TRY(ValidateContextName(o.name));
+  auto& process = Child(spec, "process");
+  TRY(SetContextEnv(process, o, at, proxy_env));
   auto& user = Child(process, "user");
   if (o.uid) user["uid"] = *o.uid;
   if (o.gid) user["gid"] = *o.gid;
