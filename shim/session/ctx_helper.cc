@@ -55,7 +55,7 @@ Result<std::filesystem::path> InstallCtxRun(const std::filesystem::path& session
 }
 
 const std::string& CtxRunFileName() {
-  static const std::string name = "sandshim-ctx-run-" + Hash(CtxRunBytes());
+  static const std::string name = "sandshim-ctx-run-" + ContentHash(CtxRunBytes());
   return name;
 }
 

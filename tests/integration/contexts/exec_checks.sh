@@ -4,10 +4,14 @@
 # Every host process's environ holding $1: "PID CMDLINE" lines (our own shell's excluded: it
 # never holds the value, which is only on the command lines' prefixes below).
 environ_hits() {
-  local f pid
+  local f pid ours
+  # The context's own processes are not host processes: a native context's init and commands
+  # are, by pid, on the host, but in the context's pid namespace, and the value is theirs.
+  ours=$(readlink /proc/self/ns/pid)
   for f in /proc/[0-9]*/environ; do
     pid=${f#/proc/}; pid=${pid%/environ}
     [ "$pid" != "$$" ] && [ "$pid" != "$BASHPID" ] || continue
+    [ "$(readlink "/proc/$pid/ns/pid" 2>/dev/null)" = "$ours" ] || continue
     grep -qaF -- "$1" "$f" 2>/dev/null && echo "$pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | head -c 120)"
   done
 }
