@@ -69,7 +69,7 @@ check_bad_input() {
   "$SANDSHIM_BIN" --root "$ROOT" session create ../x --rootfs "$WORK/rootfs" --workspace "$WORK" 2>/dev/null && { fail "bad id accepted"; return; }
   "$SANDSHIM_BIN" --root "$ROOT" session create ok1 --rootfs "$WORK/rootfs" --workspace "$WORK/nope" 2>"$WORK/err" || rc=$?
   [ "$rc" -ne 0 ] || { fail "missing workspace accepted"; return; }
-  assert_contains "$(cat "$WORK/err")" "not a directory" "error names the workspace" || return
+  assert_contains "$(cat "$WORK/err")" "--workspace $WORK/nope: No such file or directory" "error names the workspace and why" || return
   "$SANDSHIM_BIN" --root "$ROOT" session create ok2 --rootfs "$WORK/rootfs" --workspace "$WORK" --env "1BAD=x" 2>/dev/null &&
     { fail "bad env accepted"; return; }
   assert_eq "" "$(find "$ROOT/@sessions" -mindepth 1 ! -type d 2>/dev/null)" "nothing left behind"
