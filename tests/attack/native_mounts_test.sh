@@ -92,12 +92,15 @@ check_cgroup_procs_escape() {
   record "sandshim"
   assert_eq 0 "$RC" "sandshim run status" || return
   assert_contains "$OUT" "Read-only file system" "sandshim: cgroup.procs write refused" || return
-  assert_contains "$OUT" "devices=/sandshim-escape-" "sandshim: still in its own devices cgroup" || return
+  # Its own cgroup: sandshim-<state root tag>-<container id> (#34: names unique per --root).
+  assert_contains "$OUT" "devices=/sandshim-" "sandshim: still in a sandshim devices cgroup" || return
+  assert_contains "$OUT" "-escape-" "sandshim: the container's own cgroup" || return
   # The weak spec under sandshim: its ro on an rbind is recursive, so it holds too.
   run_ss escape-weak "$WEAK_CGROUP | .process.args = $(script "$ESCAPE")"
   record "sandshim (host cgroupfs rbind,ro)"
   assert_contains "$OUT" "Read-only file system" "sandshim weak spec: refused" || return
-  assert_contains "$OUT" "devices=/sandshim-escape-weak-" "sandshim weak spec: still in its own cgroup"
+  assert_contains "$OUT" "devices=/sandshim-" "sandshim weak spec: still in a sandshim cgroup" || return
+  assert_contains "$OUT" "-escape-weak-" "sandshim weak spec: still in its own cgroup"
 }
 
 # Opened for writing (append) and closed: nothing is written. `[ -w ]` cannot tell (root).
