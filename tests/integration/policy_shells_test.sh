@@ -142,4 +142,13 @@ for f in "$W"/cases/*.sh; do
   [ "$d" = allow ] || { not_allowed=$((not_allowed + 1)); echo "ORDINARY $d: $(tr '\n' '|' <"$f")"; }
 done
 echo "ordinary commands: $total, allowed $((total - not_allowed)), not allowed $not_allowed"
-[ "$fails" = 0 ] && [ "$not_allowed" = 0 ]
+# Ordinary commands the parser cannot judge before they run: asked, not allowed, not denied.
+rm -rf "$W/cases" && mkdir "$W/cases"
+split_cases "$corpus/ordinary-asks.txt"
+not_asked=0
+for f in "$W"/cases/*.sh; do
+  d=$(judge dev "$(cat "$f")")
+  [ "$d" = ask ] || { not_asked=$((not_asked + 1)); echo "ORDINARY-ASK $d: $(tr '\n' '|' <"$f")"; }
+done
+echo "ordinary commands that must ask: $(ls "$W"/cases/*.sh | wc -l), not asked $not_asked"
+[ "$fails" = 0 ] && [ "$not_allowed" = 0 ] && [ "$not_asked" = 0 ]
