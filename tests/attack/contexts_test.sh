@@ -46,8 +46,10 @@ ip link add "$VETH" type veth peer name eth0 netns "$TH" || die "veth"
 ip addr add "$HOSTIP/24" dev "$VETH" && ip link set "$VETH" up && ip -n "$TH" addr add "$GOOD/24" dev eth0 &&
   ip -n "$TH" link set eth0 up && ip -n "$TH" link set lo up || die "origin addresses"
 mkdir -p "$WORK/origin"
+# --directory names $WORK on its command line: kill_procs_naming finds it at exit (it outlived
+# the suite without: its cwd was the only trace).
 (cd "$WORK/origin" && echo ok >up && exec ip netns exec "$TH" python3 -m http.server --bind "$GOOD" 8080 \
-  >"$WORK/origin.log" 2>&1) &
+  --directory "$WORK/origin" >"$WORK/origin.log" 2>&1) &
 wait_until 10 curl -sf --noproxy '*' "http://$GOOD:8080/up" -o /dev/null || die "good.test not up"
 
 # The platform's token: only in files and in environments, never on a command line.
