@@ -397,6 +397,10 @@ vol-ro" "$OUT" "bind mount, --read-only, ro volume (with --memory-limit, --cpus)
 
 check_net_host() {
   crun --net-host -- sh -c 'ls /sys/class/net | grep -c .'
+  # Open (#29), as in podman_test.sh: Debian 13's runsc shows no /sys/class/net interface here.
+  if [ -n "${SANDSHIM_TEST_RUNSC:-}" ] && [ "$RC" = 0 ] && [ "${OUT:-0}" = 0 ]; then
+    skip "runsc $SANDSHIM_TEST_RUNSC: /sys/class/net empty under host networking (open, #29)"; return
+  fi
   assert_eq 0 "$RC" "exit status ($ERR)" && [ "${OUT:-0}" -ge 2 ] ||
     fail "expected the host's interfaces (lo and more), got: $OUT"
 }
