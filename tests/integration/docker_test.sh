@@ -401,7 +401,6 @@ check_run_cpus() {
 }
 
 # Interface names from /proc/net/dev (works without sysfs or iproute2).
-IFACES_CMD='tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " " | sort | tr "\n" " "'
 
 check_network_none() {
   drun --network none "$IMG" sh -c "$IFACES_CMD"

@@ -128,6 +128,13 @@ wait_until() {
 # Milliseconds since the epoch, for timing assertions.
 now_ms() { date +%s%3N; }
 
+# A container's interface names, space-separated and sorted, from /proc/net/dev: every gVisor
+# serves it from its network stack (Debian 13's runsc has no /sys/class/net: docs/RUNSC.md).
+# shellcheck disable=SC2034  # used by the docker, podman and ctr suites
+IFACES_CMD='tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " " | sort | tr "\n" " "'
+# The host's default-route interface: the one a host-network container must list.
+host_uplink() { ip route show default | awk '{for (i = 1; i < NF; i++) if ($i == "dev") { print $(i + 1); exit } }' | grep .; }
+
 # capture CMD...: runs CMD, leaving stdout in OUT, stderr in ERR and the status in RC.
 # Lines of stderr matching the ERE $CAPTURE_IGNORE are dropped (a daemon's warning that
 # every command prints, e.g. docker's "IPv4 forwarding is disabled").
