@@ -1,6 +1,8 @@
 #include "shim/runsc/control.h"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -151,11 +153,38 @@ Status ControlConnection::Send(std::string_view method, const json::value& arg, 
   return Ok();
 }
 
+// A caller that blocks the ending signals to read them from a signalfd (session exec, the
+// runtime's exec) would never see them while it waits on a sandbox that does not answer
+// (one stopped by SIGSTOP: issue #34 N3). Such a signal stays pending, so the wait checks.
+static bool EndingSignalPending() {
+  sigset_t pending;
+  if (::sigpending(&pending) != 0) return false;
+  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGQUIT})
+    if (sigismember(&pending, sig) == 1) return true;
+  return false;
+}
+
+// Waits until the connection has bytes, a blocked ending signal is pending, or the deadline.
+static Status AwaitAnswer(int fd, std::optional<std::chrono::steady_clock::time_point> deadline) {
+  constexpr int kSliceMs = 200;
+  for (;;) {
+    pollfd p{fd, POLLIN, 0};
+    int r = ::poll(&p, 1, kSliceMs);
+    if (r > 0) return Ok();
+    if (r < 0 && errno != EINTR) return ErrnoError("wait for the sandbox's answer");
+    if (EndingSignalPending())
+      return MakeError("interrupted while waiting for the sandbox to answer (is it stopped?)", ECANCELED);
+    if (deadline && std::chrono::steady_clock::now() >= *deadline)
+      return MakeError("the sandbox did not answer in time (is it stopped?)", ETIMEDOUT);
+  }
+}
+
 Result<json::value> ControlConnection::Receive() {
   json::stream_parser p;
   size_t total = 0;
   char buf[4096];
   while (!p.done()) {
+    TRY(AwaitAnswer(fd_.get(), deadline_));
     ssize_t n = ::read(fd_.get(), buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return ErrnoError("read sandbox answer");
@@ -179,6 +208,9 @@ Result<json::value> ControlConnection::Call(std::string_view method, const json:
 Status SignalInSandbox(const ControlAddress& at, std::string_view cid, const proc::ProcessId& sandbox, pid_t pid,
                        int sig) {
   auto conn = TRY(ControlConnection::Connect(at, sandbox));
+  // A signal is forwarded while the caller is ending or timing out: a stopped sandbox must
+  // not hold it there.
+  conn.SetDeadline(std::chrono::seconds(5));
   TRY(conn.Call("containerManager.Signal", json::object{{"CID", cid}, {"Signo", sig}, {"PID", pid}, {"Mode", 0}}));
   return Ok();
 }

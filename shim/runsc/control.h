@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <boost/json.hpp>
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <span>
@@ -59,14 +60,19 @@ class ControlConnection {
   static Result<ControlConnection> Connect(const ControlAddress& at, const proc::ProcessId& sandbox);
   // Sends one call; fds travel with its first bytes.
   Status Send(std::string_view method, const boost::json::value& arg, std::span<const int> fds = {});
-  // Reads the answer to the call sent last: its result, or the remote error.
+  // Reads the answer to the call sent last: its result, or the remote error. Gives up
+  // (ECANCELED) when an ending signal the caller blocks is pending, and (ETIMEDOUT) at the
+  // deadline if one is set.
   Result<boost::json::value> Receive();
+  void SetDeadline(std::chrono::steady_clock::time_point at) { deadline_ = at; }
+  void SetDeadline(std::chrono::steady_clock::duration d) { deadline_ = std::chrono::steady_clock::now() + d; }
   Result<boost::json::value> Call(std::string_view method, const boost::json::value& arg, std::span<const int> fds = {});
   int fd() const { return fd_.get(); }
 
  private:
   explicit ControlConnection(UniqueFd fd) : fd_(std::move(fd)) {}
   UniqueFd fd_;
+  std::optional<std::chrono::steady_clock::time_point> deadline_;
 };
 
 // Sends sig to the process pid of the sandbox's container cid, on a connection of its own

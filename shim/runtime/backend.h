@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <array>
+#include <chrono>
 #include <boost/json.hpp>
 #include <memory>
 #include <filesystem>
@@ -54,6 +55,9 @@ struct ExecRequest {
   // Every process the exec starts ends when its command ends (a named credential context's
   // exec, docs/CONTEXTS.md): native: a cgroup of the exec's own, killed then.
   bool end_leftovers = false;
+  // When the caller gives up on starting the command (its --timeout): a sandbox that does
+  // not answer (stopped) fails the start then (ETIMEDOUT) instead of holding the caller.
+  std::optional<std::chrono::steady_clock::time_point> start_deadline;
 };
 
 // Where an exec's stdin, stdout and stderr go: three descriptors of ours, or a terminal the

@@ -221,6 +221,7 @@ Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecThroughControl(const C
   files.insert(files.end(), stdio.extra.begin(), stdio.extra.end());
   runsc::SetGuestFds(*args, files.size());
   runsc::ProtectStdio({stdio.fds[1], stdio.fds[2]});
+  if (r.start_deadline) conn->SetDeadline(*r.start_deadline);
   auto answer = conn->Call("containerManager.ExecuteAsync", *args, files);
   if (!answer) {
     // The Sentry's words for a command that is not there (what a shell reports as 127): by

@@ -114,9 +114,14 @@ Result<std::unique_ptr<ExecRunner>> ExecRunner::Terminal(const RunnerOptions& o)
 runtime::ExecStdio ExecRunner::Stdio() const { return io_->Stdio(); }
 
 Result<RunnerOutcome> ExecRunner::Run(Result<std::unique_ptr<proc::Running>> started) {
-  if (!started && started.error().err_no == ENOENT) {
+  // Two failures to start are the command's outcome, as a shell reports them: not there
+  // (127), and the deadline passed before the sandbox answered (124: a stopped sandbox).
+  bool missing = !started && started.error().err_no == ENOENT;
+  bool late = !started && started.error().err_no == ETIMEDOUT && o_.timeout.count() > 0;
+  if (missing || late) {
     RunnerOutcome r;
-    r.status = 127;
+    r.status = missing ? 127 : 124;
+    r.timed_out = late;
     std::string line = started.error().msg + "\n";
     r.bytes_err = line.size();
     if (o_.capture_limit > 0) r.err = line.substr(0, o_.capture_limit);

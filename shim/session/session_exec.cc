@@ -121,6 +121,7 @@ Result<RunnerOutcome> Sessions::Exec(const SessionRecord& r, const SessionExec& 
   RunnerOptions ro{.timeout = e.timeout.count() > 0 ? e.timeout : gate.timeout,
                    .capture_limit = e.capture_limit,
                    .channel = e.shell && !ov.tty};  // --shell reports its state on fd 3
+  if (ro.timeout.count() > 0) req.start_deadline = std::chrono::steady_clock::now() + ro.timeout;
   auto runner = TRY(ov.tty ? ExecRunner::Terminal(ro) : ExecRunner::Pipes(ro));
   auto outcome = runner->Run(containers_.StartExec(target.container_id, req, runner->Stdio()));
   runner.reset();  // our terminal back to normal before anything more is said

@@ -314,6 +314,31 @@ check_pool_stopped_member() {
   assert_eq alive "$exec_out" "the cold session answers"
 }
 
+check_exec_on_stopped_sandbox() {
+  "$S" --root "$R1" --backend gvisor session create st-$$ --rootfs "$WORK/rootfs" --workspace "$WORK/ws" >/dev/null 2>"$WORK/err" ||
+    return $(fail "session create: $(cat "$WORK/err")")
+  local pid t0 rc_timeout ms_timeout rc_term ms_term
+  pid=$("$S" --root "$R1" state sess-st-$$ | jq -r .pid)
+  kill -STOP "$pid"
+  # Control: the sandbox really is stopped (nothing it serves can answer).
+  grep -q '^State:.*T' "/proc/$pid/status" || { kill -CONT "$pid"; drop_session st-$$; return $(fail "control: sandbox $pid not stopped"); }
+  t0=$(now_ms)
+  timeout 30 "$S" --root "$R1" session exec --timeout 2s st-$$ -- echo alive >/dev/null 2>"$WORK/err"; rc_timeout=$?
+  ms_timeout=$(($(now_ms) - t0)); t0=$(now_ms)
+  # What a caller's own deadline does (timeout(1) sends TERM after 2 s; KILL 20 s later).
+  timeout -k 20 2 "$S" --root "$R1" session exec st-$$ -- echo alive >/dev/null 2>&1; rc_term=$?
+  ms_term=$(($(now_ms) - t0))
+  kill -CONT "$pid"
+  OUT=$("$S" --root "$R1" session exec st-$$ -- echo alive 2>&1)
+  drop_session st-$$
+  log "stopped sandbox: --timeout 2s ended after $ms_timeout ms (rc $rc_timeout), TERM after $ms_term ms (rc $rc_term)"
+  assert_eq 124 "$rc_timeout" "--timeout against a stopped sandbox ($(cat "$WORK/err"))" || return
+  [ "$ms_timeout" -lt 6000 ] || return $(fail "--timeout 2s took $ms_timeout ms")
+  assert_eq 124 "$rc_term" "TERM while waiting on a stopped sandbox (124: timeout(1) did not need its KILL)" || return
+  [ "$ms_term" -lt 6000 ] || return $(fail "TERM took $ms_term ms to end the exec")
+  assert_eq alive "$OUT" "the session answers once continued"
+}
+
 check_exec_keeper_cgroup() {
   local id=ek-$$ caller=$TAG-caller cg=$TAG-ctr kpid vpid
   bundle_in "$WORK/bek" ".linux.cgroupsPath = \"/$cg\" | .linux.resources.pids = {limit: 50}" || return $(fail bundle)
@@ -369,6 +394,7 @@ run_check "gVisor: the shared base stays byte-identical through a session with -
 run_check "CLI: nobody is told permission denied; wrong config types, empty and control-character ids refused in one line (N8-N10)" check_cli_errors
 run_check "gVisor: a uid 1000 direct exec has no effective capabilities, uid 0 keeps its own (N11)" check_gvisor_exec_caps
 run_check "pools: a SIGSTOPped member is not handed out; the claim goes cold (N2)" check_pool_stopped_member
+run_check "gVisor: session exec against a SIGSTOPped sandbox ends at its --timeout and on TERM (N3)" check_exec_on_stopped_sandbox
 run_check "gVisor: a detached exec's keeper is in the container's cgroup, not the caller's (N4)" check_exec_keeper_cgroup
 run_check "relays: not nobody's, so host nobody cannot stop them (N2)" check_relay_not_nobodys
 finish_checks
