@@ -5,6 +5,7 @@
 
 #include "shim/cli/session_common.h"
 #include "shim/core/fs.h"
+#include "shim/core/mountinfo.h"
 #include "shim/core/remove_tree.h"
 #include "shim/session/pool.h"
 
@@ -96,6 +97,13 @@ static void AddDrain(Verbs& v, CLI::App* parent) {
     if (!*remove) return 0;
     auto rep = p->Gc();  // interrupted claims and half-made members too
     if (!rep.errors.empty()) return ExitWith(Status(MakeError("pool drain " + *name + ": " + rep.errors.front(), EBUSY)));
+    // A session made from this pool (claimed or cold) may still be using a workspace below the
+    // pool's directory: refused before anything is removed, never deleted under it.
+    auto text = fs::ReadFile("/proc/self/mountinfo");
+    auto busy = mountinfo::MountPointsUnder(mountinfo::Parse(text ? *text : ""), p->paths().dir);
+    if (!busy.empty())
+      return ExitWith(Status(MakeError("pool drain " + *name + " --delete: " + busy.back().string() +
+                                           " is mounted (a live session's workspace): delete that session first", EBUSY)));
     auto d = p->Load();
     if (d && d->workspace_parent == p->paths().default_workspaces) (void)fs::RemoveTree(d->workspace_parent);
     return ExitWith(fs::RemoveTree(p->paths().dir));

@@ -9,7 +9,7 @@
 namespace sandshim::runtime {
 
 // process (an OCI process object) with effective = permitted = ambient when its user is not
-// uid 0; container_caps stands in when the process names none (the exec's default). Pure.
+// uid 0, ambient being what the kernel would raise (permitted and inheritable); container_caps stands in when the process names none (the exec's default). Pure.
 boost::json::object ExecveCaps(boost::json::object process, const boost::json::object* container_caps);
 
 }  // namespace sandshim::runtime

@@ -101,6 +101,8 @@ class Pool {
   std::vector<std::string> ReadyMembers(const PoolDef& d, uint32_t* stale);
   Result<std::string> MakeMember(const PoolDef& d);
   Status LinkSharedWorkspace(const std::string& member, const std::string& dest);
+  Status AttachSharedWorkspace(const std::filesystem::path& to, const std::string& workspace_to, bool existing,
+                               const std::string& dest);
   Result<SessionRecord> ClaimMember(const PoolDef& d, const ClaimRequest& req, const bundle::SessionProfile& policy, const std::string& member,
                                    const std::string& workspace_to);
   // Undoes (or, when the member already moved, finishes undoing) an interrupted claim.

@@ -31,6 +31,7 @@
 #include "shim/session/pool_egress.h"
 #include "shim/session/pool_lock.h"
 #include "shim/session/record.h"
+#include "shim/session/workspace_guard.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
@@ -255,6 +256,45 @@ Result<ClaimOutcome> Pool::Claim(const ClaimRequest& asked) {
   return out;
 }
 
+// A shared-parent member's claim (gVisor): the caller's workspace in the member's sandbox.
+Status Pool::AttachSharedWorkspace(const std::filesystem::path& to, const std::string& workspace_to, bool existing,
+                                   const std::string& dest) {
+  // The workspace bound at <session>/wsroot/ws (the shared parent's child the member's
+  // workspace_dest links to): journaled first, undone by umount2(MNT_DETACH) at delete/gc.
+  auto fd = TRY(OpenExistingWorkspace(workspace_to, opts_.root, existing));
+  auto at = to / "wsroot" / "ws";
+  auto journal = TRY(SessionJournal::Load(to / "journal.json"));
+  TRY(journal.Append(step::SessionLayer{at.string()}));
+  if (::mkdir(at.c_str(), 0755) != 0 && errno != EEXIST) return ErrnoError("mkdir " + at.string());
+  auto src = "/proc/self/fd/" + std::to_string(fd.get());
+  if (::mount(src.c_str(), at.c_str(), nullptr, MS_BIND, nullptr) != 0) return ErrnoError("bind the workspace at " + at.string());
+  fault::Point("pool.claim.after-bind");
+  // What a restart boots: a plain session's spec (the workspace bound at its destination;
+  // the memory overlay holding the symlink does not outlive the sandbox), and the workspace
+  // pinned by its own identity.
+  auto spec = TRY(bundle::ParseJson(TRY(fs::ReadFile(to / "bundle" / "config.json")), "spec"));
+  if (auto* mounts = spec.as_object().if_contains("mounts"); mounts && mounts->is_array())
+    for (auto& m : mounts->as_array())
+      if (m.is_object() && bundle::GetString(m.as_object(), "destination") == bundle::kSharedWorkspaceMount) {
+        m.as_object()["destination"] = dest;
+        m.as_object()["source"] = workspace_to;
+      }
+  // The cwd is reached through the symlink: PWD names it as a cold session's shell shows it
+  // (a shell's pwd prints $PWD when it is the cwd; getcwd(3) says /.sshim-ws/ws).
+  if (auto* proc = spec.as_object().if_contains("process"); proc && proc->is_object()) {
+    auto& env = (*proc).as_object()["env"];
+    if (!env.is_array()) env = json::array();
+    env.as_array().emplace_back("PWD=" + dest);
+  }
+  TRY(fs::WriteFileAtomic(to / "bundle" / "config.json", json::serialize(spec), 0600, /*sync=*/false));
+  if (existing) {
+    auto pins = TRY(bundle::ParseJson(TRY(fs::ReadFile(to / "sources.json")), "sources.json"));
+    if (pins.is_array() && !pins.as_array().empty()) pins.as_array()[0] = TRY(PinSource(workspace_to));
+    TRY(fs::WriteFileAtomic(to / "sources.json", json::serialize(pins), 0600, /*sync=*/false));
+  }
+  return Ok();
+}
+
 Result<SessionRecord> Pool::ClaimMember(const PoolDef& d, const ClaimRequest& req, const bundle::SessionProfile& policy,
                                         const std::string& member,
                                         const std::string& workspace_to) {
@@ -281,47 +321,13 @@ Result<SessionRecord> Pool::ClaimMember(const PoolDef& d, const ClaimRequest& re
   if (!intent.existing) TRY(RenameNoReplace(intent.workspace_from, workspace_to));
   TRY(RenameNoReplace(from, to));
   fault::Point("pool.claim.after-rename");
-  if (shared) {
-    // The workspace bound at <session>/wsroot/ws (the shared parent's child the member's
-    // workspace_dest links to): journaled first, undone by umount2(MNT_DETACH) at delete/gc.
-    auto fd = TRY(OpenExistingWorkspace(workspace_to, opts_.root, intent.existing));
-    auto at = to / "wsroot" / "ws";
-    auto journal = TRY(SessionJournal::Load(to / "journal.json"));
-    TRY(journal.Append(step::SessionLayer{at.string()}));
-    if (::mkdir(at.c_str(), 0755) != 0 && errno != EEXIST) return ErrnoError("mkdir " + at.string());
-    auto src = "/proc/self/fd/" + std::to_string(fd.get());
-    if (::mount(src.c_str(), at.c_str(), nullptr, MS_BIND, nullptr) != 0) return ErrnoError("bind the workspace at " + at.string());
-    fault::Point("pool.claim.after-bind");
-    // What a restart boots: a plain session's spec (the workspace bound at its destination;
-    // the memory overlay holding the symlink does not outlive the sandbox), and the workspace
-    // pinned by its own identity.
-    auto spec = TRY(bundle::ParseJson(TRY(fs::ReadFile(to / "bundle" / "config.json")), "spec"));
-    if (auto* mounts = spec.as_object().if_contains("mounts"); mounts && mounts->is_array())
-      for (auto& m : mounts->as_array())
-        if (m.is_object() && bundle::GetString(m.as_object(), "destination") == bundle::kSharedWorkspaceMount) {
-          m.as_object()["destination"] = dest;
-          m.as_object()["source"] = workspace_to;
-        }
-    // The cwd is reached through the symlink: PWD names it as a cold session's shell shows it
-    // (a shell's pwd prints $PWD when it is the cwd; getcwd(3) says /.sshim-ws/ws).
-    if (auto* proc = spec.as_object().if_contains("process"); proc && proc->is_object()) {
-      auto& env = (*proc).as_object()["env"];
-      if (!env.is_array()) env = json::array();
-      env.as_array().emplace_back("PWD=" + dest);
-    }
-    TRY(fs::WriteFileAtomic(to / "bundle" / "config.json", json::serialize(spec), 0600, /*sync=*/false));
-    if (intent.existing) {
-      auto pins = TRY(bundle::ParseJson(TRY(fs::ReadFile(to / "sources.json")), "sources.json"));
-      if (pins.is_array() && !pins.as_array().empty()) pins.as_array()[0] = TRY(PinSource(workspace_to));
-      TRY(fs::WriteFileAtomic(to / "sources.json", json::serialize(pins), 0600, /*sync=*/false));
-    }
-  } else if (intent.existing) {
-    return MakeError("an existing workspace needs a member with a shared parent", EINVAL);
-  }
+  auto journal = TRY(SessionJournal::Load(to / "journal.json"));
+  TRY(GuardWorkspace(journal, workspace_to));  // nosuid while the session lives (workspace_guard.h)
+  if (shared) TRY(AttachSharedWorkspace(to, workspace_to, intent.existing, dest));
+  else if (intent.existing) return MakeError("an existing workspace needs a member with a shared parent", EINVAL);
   if (!req.name.empty()) {
     auto link = opts_.root / "@sessions" / "@names" / req.name;
     TRY(fs::MkdirAll(link.parent_path(), 0700));
-    auto journal = TRY(SessionJournal::Load(to / "journal.json"));
     TRY(journal.Append(step::SessionName{.path = link.string(), .id = req.id}));
     if (::symlink(req.id.c_str(), link.c_str()) != 0)
       return errno == EEXIST ? MakeError("session name " + req.name + " is taken", EEXIST) : ErrnoError("name " + req.name);

@@ -4,6 +4,7 @@
 // delete. Adding a member is compatible (an older entry reads its default); renaming is not.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -75,12 +76,22 @@ struct SessionContextSpare {
 };
 BOOST_DESCRIBE_STRUCT(SessionContextSpare, (), (id, dir))
 
+// The workspace's host path bound over itself nosuid,nodev while the session lives
+// (workspace_guard.h); mount_id tells our bind from anything mounted there since.
+struct WorkspaceGuard {
+  static constexpr std::string_view kKind = "workspace-guard";
+  std::string path;
+  uint64_t mount_id = 0;
+};
+BOOST_DESCRIBE_STRUCT(WorkspaceGuard, (), (path, mount_id))
+
 }  // namespace sandshim::session::step
 
 namespace sandshim::session {
 
 using SessionStep = std::variant<step::SessionContainer, step::SessionName, step::SessionLayer, step::SessionIdRange,
-                                 step::Netns, step::EgressRelay, step::SessionContext, step::SessionContextSpare>;
+                                 step::Netns, step::EgressRelay, step::SessionContext, step::SessionContextSpare,
+                                 step::WorkspaceGuard>;
 using SessionJournal = runtime::TypedJournal<SessionStep>;
 
 }  // namespace sandshim::session

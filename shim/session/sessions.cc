@@ -21,6 +21,7 @@
 #include "shim/session/context_spare.h"
 #include "shim/session/contexts.h"
 #include "shim/session/idmap.h"
+#include "shim/session/workspace_guard.h"
 #include "shim/session/workspace_owner.h"
 #include "shim/session/layer.h"
 #include "shim/session/network.h"
@@ -92,6 +93,7 @@ Status Sessions::Undo(const SessionStep& s) {
           [&](const step::SessionContext& c) { return UndoContext(containers_, c); },
           [&](const step::SessionContextSpare& c) { return UndoSpare(containers_, c); },
           [](const step::SessionLayer& l) { return UnmountLayer(l.path); },
+          [](const step::WorkspaceGuard& g) { return UnguardWorkspace(g); },
           [](const step::SessionIdRange& r) -> Status {
             if (r.path.empty()) return ReleaseIdSlots(r.dir, r.session);
             return ::unlink(r.path.c_str()) == 0 || errno == ENOENT ? Ok() : ErrnoError("unlink " + r.path);
@@ -207,8 +209,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   bundle::SessionProfile p = profile;
   // Host paths resolved once (bind_sources.h: "/" and links into system directories refused).
   p.workspace = TRY(ResolveSource(p.workspace, "--workspace"));
-  if (!std::filesystem::is_directory(p.workspace))
-    return MakeError("--workspace " + profile.workspace + ": not a directory", ENOENT);
+  if (!std::filesystem::is_directory(p.workspace)) return MakeError("--workspace " + profile.workspace + ": not a directory", ENOENT);
   p.rootfs = TRY(ResolveSource(p.rootfs, "--rootfs"));
   if (!std::filesystem::is_directory(p.rootfs)) return MakeError("--rootfs " + profile.rootfs + ": not a directory", ENOENT);
   // Bind sources: canonical and pinned by identity now, re-checked at every start.
@@ -258,6 +259,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   TRY(fs::WriteFileAtomic(dir / "sources.json", json::serialize(pins), 0600));
   TRY(WriteSecretFiles(dir, p, id));
   TRY(WriteExecPolicy(dir, p));  // #19: judged at every exec
+  if (!want_shared_ws) TRY(GuardWorkspace(journal, p.workspace));  // a pool member's: at its claim
   // M11: a user namespace of its own where the kernel and filesystems allow idmapped mounts,
   // whatever the network: a proxy netns is joined before the userns is made (ns_order.h), and
   // a host or proxy netns stays the host userns's, so root inside has no CAP_NET_ADMIN there

@@ -12,7 +12,7 @@ HERE=$(cd "$(dirname "$0")/../integration" && pwd)
 . "$HERE/lib/image.sh"
 . "$HERE/lib/daemons.sh"
 require_root
-require_cmds jq setpriv timeout
+require_cmds jq setpriv timeout cc
 [ -x "$SANDSHIM_BIN" ] || skip_all "sandshim binary not built: $SANDSHIM_BIN"
 S=$(readlink -f "$SANDSHIM_BIN")
 
@@ -288,7 +288,18 @@ check_gvisor_exec_caps() {
   "$S" --root "$R1" delete --force "$id" >/dev/null 2>&1
   log "CapEff: uid 0 $root_eff, uid 1000 $user_eff"
   assert_ne 0000000000000000 "${root_eff:-0000000000000000}" "control: uid 0's effective set" || return
-  assert_eq 0000000000000000 "$user_eff" "uid 1000's effective set (direct exec, no ambient)"
+  assert_eq 0000000000000000 "$user_eff" "uid 1000's effective set (direct exec, no ambient)" || return
+  # A session's spec is runc spec's: three ambient capabilities, none inheritable; after an
+  # execve its user (1000) holds none, and a direct exec must not hold more (red team: on
+  # 2022's runsc it kept KILL and killed root's processes).
+  "$S" --root "$R1" --backend gvisor session create cap-$$ --rootfs "$WORK/rootfs" --workspace "$WORK/ws" >/dev/null 2>"$WORK/err" ||
+    return $(fail "session create: $(cat "$WORK/err")")
+  root_eff=$("$S" --root "$R1" session exec -u 0 cap-$$ -- grep CapEff /proc/self/status | awk '{print $2}')
+  user_eff=$("$S" --root "$R1" session exec cap-$$ -- grep CapEff /proc/self/status | awk '{print $2}')
+  drop_session cap-$$
+  log "session CapEff: -u 0 $root_eff, the session's user $user_eff"
+  assert_ne 0000000000000000 "${root_eff:-0000000000000000}" "control: the session's root holds its set" || return
+  assert_eq 0000000000000000 "$user_eff" "the session's user's effective set (direct exec)"
 }
 
 check_pool_stopped_member() {
@@ -312,6 +323,39 @@ check_pool_stopped_member() {
   assert_eq false "$claimed" "a stopped member is not handed out" || return
   assert_contains "$OUT" "stopped" "the miss names it" || return
   assert_eq alive "$exec_out" "the cold session answers"
+}
+
+# A tenant who owns a workspace file may chmod it 4755; a workspace made by root is written as
+# root (workspace_owner.h): the host would hold a set-user-ID root program (red team, 2026-11-28).
+check_workspace_setuid() {
+  printf '#include <stdio.h>\n#include <unistd.h>\nint main(void){printf("euid=%%d\\n",(int)geteuid());return 0;}\n' >"$WORK/euid.c"
+  cc -o "$WORK/euid" "$WORK/euid.c" || return $(fail "cc")
+  # Control: the same program, set-user-ID root on a plain host path, gives nobody euid 0.
+  mkdir -p "$WORK/ctl" && cp "$WORK/euid" "$WORK/ctl/euid" && chmod 4755 "$WORK/ctl/euid" && chmod 755 "$WORK/ctl"
+  assert_eq euid=0 "$(as_nobody "$WORK/ctl/euid")" "control: a set-user-ID root file runs as root" || return
+  local be ws live after mounts
+  for be in native gvisor; do
+    ws=$WORK/wsuid-$be
+    mkdir -p "$ws" && cp "$WORK/euid" "$ws/payload"  # root's, as a platform makes it
+    "$S" --root "$R1" --backend $be session create su-$be-$$ --rootfs "$WORK/rootfs" --workspace "$ws" >/dev/null 2>"$WORK/err" ||
+      return $(fail "$be session create: $(cat "$WORK/err")")
+    "$S" --root "$R1" session exec su-$be-$$ -- sh -c 'cat /workspace/payload >/workspace/rootme && chmod 4755 /workspace/rootme' ||
+      { drop_session su-$be-$$; return $(fail "$be: the tenant's chmod"); }
+    # The bit is on the host (the attack got that far), owned by root: only the mount holds.
+    live=$(stat -c '%A %U' "$ws/rootme")
+    assert_eq "-rwsr-xr-x root" "$live" "$be: the tenant's file on the host while the session lives" ||
+      { drop_session su-$be-$$; return 1; }
+    # gVisor's gofer may still hold it open for writing (ETXTBSY): never euid 0 either way.
+    OUT=$(as_nobody "$ws/rootme" 2>&1)
+    drop_session su-$be-$$
+    after=$(stat -c '%A' "$ws/rootme")
+    mounts=$(awk -v p="$ws" '$5 == p' /proc/self/mountinfo | wc -l)
+    log "$be: while live nobody ran it: $OUT; after delete: $after, $mounts mounts at the workspace"
+    assert_not_contains "$OUT" "euid=0" "$be: nobody runs the tenant's set-user-ID file as root while the session lives" || return
+    assert_eq -rwxr-xr-x "$after" "$be: the bit is gone after delete" || return
+    assert_eq 0 "$mounts" "$be: the workspace's guard mount is gone after delete" || return
+    assert_eq euid=65534 "$(as_nobody "$ws/rootme")" "$be: after delete nobody runs it as nobody" || return
+  done
 }
 
 check_exec_on_stopped_sandbox() {
@@ -394,6 +438,7 @@ run_check "gVisor: the shared base stays byte-identical through a session with -
 run_check "CLI: nobody is told permission denied; wrong config types, empty and control-character ids refused in one line (N8-N10)" check_cli_errors
 run_check "gVisor: a uid 1000 direct exec has no effective capabilities, uid 0 keeps its own (N11)" check_gvisor_exec_caps
 run_check "pools: a SIGSTOPped member is not handed out; the claim goes cold (N2)" check_pool_stopped_member
+run_check "workspace: a tenant's chmod 4755 is never a set-user-ID root program on the host, both backends" check_workspace_setuid
 run_check "gVisor: session exec against a SIGSTOPped sandbox ends at its --timeout and on TERM (N3)" check_exec_on_stopped_sandbox
 run_check "gVisor: a detached exec's keeper is in the container's cgroup, not the caller's (N4)" check_exec_keeper_cgroup
 run_check "relays: not nobody's, so host nobody cannot stop them (N2)" check_relay_not_nobodys

@@ -33,10 +33,21 @@ TEST_CASE("non-root direct exec: effective and permitted are the ambient set") {
   CHECK(p["capabilities"].at("effective").as_array().empty());
   CHECK(p["capabilities"].at("permitted").as_array().empty());
   CHECK(p["capabilities"].at("bounding").as_array().size() == 1);
+  // An ambient capability counts only while permitted and inheritable (capabilities(7)).
   json::object with_ambient{{"user", {{"uid", 7}}},
-                            {"capabilities", {{"ambient", json::array{"CAP_NET_BIND_SERVICE"}}, {"effective", json::array{"CAP_KILL"}}}}};
+                            {"capabilities", {{"ambient", json::array{"CAP_NET_BIND_SERVICE"}},
+                                              {"inheritable", json::array{"CAP_NET_BIND_SERVICE"}},
+                                              {"permitted", json::array{"CAP_NET_BIND_SERVICE", "CAP_KILL"}},
+                                              {"effective", json::array{"CAP_KILL"}}}}};
   auto q = sandshim::runtime::ExecveCaps(with_ambient, nullptr);
   CHECK(json::serialize(q["capabilities"].at("effective")) == "[\"CAP_NET_BIND_SERVICE\"]");
+  // runc spec's default: three ambient, none inheritable: a uid 1000 process keeps none.
+  json::object runc_default{{"user", {{"uid", 1000}}},
+                            {"capabilities", {{"ambient", json::array{"CAP_KILL"}}, {"permitted", json::array{"CAP_KILL"}},
+                                              {"effective", json::array{"CAP_KILL"}}}}};
+  auto d = sandshim::runtime::ExecveCaps(runc_default, nullptr);
+  CHECK(d["capabilities"].at("effective").as_array().empty());
+  CHECK(d["capabilities"].at("ambient").as_array().empty());
   auto root = sandshim::runtime::ExecveCaps(json::object{{"user", {{"uid", 0}}}}, &caps);
   CHECK(!root.contains("capabilities"));
 }
