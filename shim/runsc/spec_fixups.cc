@@ -3,11 +3,28 @@
 #include <errno.h>
 
 #include <algorithm>
+#include <string>
+
+#include "shim/core/fs.h"
 
 namespace sandshim::runsc {
 namespace json = boost::json;
 
-int64_t HostPidsLimit(int64_t container_limit) { return kSandboxOwnTasks + container_limit * kHostTasksPerProcess; }
+int64_t HostPidsLimitFor(int64_t container_limit, int64_t host_pid_max) {
+  int64_t roomy = kSandboxOwnTasks + container_limit * kHostTasksPerProcess;
+  int64_t least = kSandboxOwnTasks + container_limit * kMinHostTasksPerProcess;
+  return std::min(roomy, std::max(least, host_pid_max / 2));
+}
+
+int64_t HostPidsLimit(int64_t container_limit) {
+  auto text = fs::ReadFile("/proc/sys/kernel/pid_max");
+  int64_t pid_max = 32768;  // the kernel's default where it cannot be read
+  if (text) try {
+      pid_max = std::stoll(*text);
+    } catch (const std::exception&) {
+    }
+  return HostPidsLimitFor(container_limit, pid_max);
+}
 
 static bool MovePidsLimit(json::object& doc) {
   auto* linux_obj = doc.if_contains("linux") ? doc["linux"].if_object() : nullptr;

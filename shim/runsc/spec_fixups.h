@@ -29,11 +29,18 @@ namespace sandshim::runsc {
 // Go runtime to add threads under load.
 inline constexpr int64_t kSandboxOwnTasks = 64;
 // Host tasks per guest process under the ptrace platform: a stub process per address space
-// plus a stub thread for each Sentry thread that ran it (measured: 62 guest processes, 509
-// host tasks, ~8 each, on 2 cores; more cores, more Sentry threads), so 16 leaves room.
-inline constexpr int64_t kHostTasksPerProcess = 16;
-// pids.max for the sandbox's host cgroup given the container's limit. Raw runsc writes the
-// container's limit itself, which kills its sandbox at a handful of guest processes.
+// plus a stub thread for each Sentry thread that ran it. Idle: 62 guest processes, 509 host
+// tasks (~8 each); a fork bomb against --pids 64 on 2 cores: 3522 host tasks (~55 each), so
+// 16 per process killed the sandbox (red team, 2026-11-28) where 64 holds.
+inline constexpr int64_t kHostTasksPerProcess = 64;
+// The backstop never claims more than half the host's pid space (pid_max is 32768 on many
+// hosts: two sessions must not exhaust it) unless the old 16 per process needs more.
+inline constexpr int64_t kMinHostTasksPerProcess = 16;
+// pids.max for the sandbox's host cgroup given the container's limit and the host's
+// kernel.pid_max (pure). Raw runsc writes the container's limit itself, which kills its
+// sandbox at a handful of guest processes.
+int64_t HostPidsLimitFor(int64_t container_limit, int64_t host_pid_max);
+// The same with this host's kernel.pid_max.
 int64_t HostPidsLimit(int64_t container_limit);
 
 // Returns true when doc changed.

@@ -358,6 +358,25 @@ check_workspace_setuid() {
   done
 }
 
+# A fork bomb against --pids 64 (gVisor): the limit is the sandbox's RLIMIT_NPROC, and the host
+# cgroup's backstop must leave the Sentry room for its own tasks (the ptrace platform needs
+# ~55 host tasks per guest process under a bomb): at 16 per process the sandbox died.
+check_fork_bomb_keeps_sandbox() {
+  "$S" --root "$R1" --backend gvisor session create fb-$$ --rootfs "$WORK/rootfs" --workspace "$WORK/ws" --pids 64 >/dev/null 2>"$WORK/err" ||
+    return $(fail "session create: $(cat "$WORK/err")")
+  timeout 60 "$S" --root "$R1" session exec --timeout 4s fb-$$ -- sh -c 'f(){ f | f & }; f; sleep 30' >"$WORK/fb.out" 2>&1
+  local hit state root_ok
+  hit=$(grep -c "can't fork" "$WORK/fb.out")
+  state=$("$S" --root "$R1" session list --json | jq -r --arg s fb-$$ '.[] | select(.id == $s) | .status')
+  # The session's root is not held by the user's RLIMIT_NPROC: the platform can still act.
+  root_ok=$("$S" --root "$R1" session exec -u 0 fb-$$ -- echo root-ok 2>&1)
+  drop_session fb-$$
+  log "fork bomb: $hit refused forks; session $state; root exec: $root_ok"
+  [ "${hit:-0}" -gt 0 ] || return $(fail "control: the bomb never reached the limit")
+  assert_eq running "$state" "the session after the bomb" || return
+  assert_eq root-ok "$root_ok" "a root exec after the bomb"
+}
+
 check_exec_on_stopped_sandbox() {
   "$S" --root "$R1" --backend gvisor session create st-$$ --rootfs "$WORK/rootfs" --workspace "$WORK/ws" >/dev/null 2>"$WORK/err" ||
     return $(fail "session create: $(cat "$WORK/err")")
@@ -439,6 +458,7 @@ run_check "CLI: nobody is told permission denied; wrong config types, empty and 
 run_check "gVisor: a uid 1000 direct exec has no effective capabilities, uid 0 keeps its own (N11)" check_gvisor_exec_caps
 run_check "pools: a SIGSTOPped member is not handed out; the claim goes cold (N2)" check_pool_stopped_member
 run_check "workspace: a tenant's chmod 4755 is never a set-user-ID root program on the host, both backends" check_workspace_setuid
+run_check "gVisor: a fork bomb against --pids 64 leaves the sandbox running" check_fork_bomb_keeps_sandbox
 run_check "gVisor: session exec against a SIGSTOPped sandbox ends at its --timeout and on TERM (N3)" check_exec_on_stopped_sandbox
 run_check "gVisor: a detached exec's keeper is in the container's cgroup, not the caller's (N4)" check_exec_keeper_cgroup
 run_check "relays: not nobody's, so host nobody cannot stop them (N2)" check_relay_not_nobodys

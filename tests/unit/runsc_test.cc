@@ -198,7 +198,13 @@ TEST_CASE("spec fixups: a pids limit is enforced inside as RLIMIT_NPROC, the hos
   REQUIRE(FixupSpec(doc));
   // Host pids.max was dropped before (stayed "max"); now the limit with the sandbox's room.
   auto& pids = doc["linux"].as_object()["resources"].as_object()["pids"].as_object();
-  CHECK(pids["limit"].to_number<int64_t>() == kSandboxOwnTasks + 20 * kHostTasksPerProcess);
+  CHECK(pids["limit"].to_number<int64_t>() == HostPidsLimit(20));
+  // 64 host tasks per guest process (a ptrace fork bomb needs ~55), never more than half the
+  // host's pids unless 16 per process needs more.
+  CHECK(HostPidsLimitFor(64, 32768) == kSandboxOwnTasks + 64 * 64);
+  CHECK(HostPidsLimitFor(1024, 32768) == kSandboxOwnTasks + 1024 * 16);
+  CHECK(HostPidsLimitFor(512, 32768) == 16384);
+  CHECK(HostPidsLimitFor(1024, 4194304) == kSandboxOwnTasks + 1024 * 64);
   auto unlimited = boost::json::parse(R"({"process":{},"linux":{"resources":{"pids":{"limit":0}}}})").as_object();
   REQUIRE(FixupSpec(unlimited));
   CHECK_FALSE(unlimited["linux"].as_object()["resources"].as_object().contains("pids"));
