@@ -264,7 +264,7 @@ class Extractor {
     if (!fd.valid()) return ErrnoError("entry " + Quoted(name) + ": open");
     Own(fd.get(), pfd, base, e);
     Xattrs(fd.get(), e);
-    dirs_.push_back({path, static_cast<mode_t>(archive_entry_perm(e)), archive_entry_mtime(e)});
+    dirs_.push_back({path, static_cast<mode_t>(archive_entry_perm(e) & o_.perm_mask), archive_entry_mtime(e)});
     return Ok();
   }
 
@@ -294,7 +294,7 @@ class Extractor {
     if (r != ARCHIVE_EOF) return MakeError("entry " + Quoted(name) + ": read: " + archive_error_string(a), EIO);
     if (::ftruncate(fd.get(), archive_entry_size(e)) != 0) return ErrnoError("entry " + Quoted(name) + ": truncate");
     Own(fd.get(), pfd, base, e);
-    mode_t perm = archive_entry_perm(e);
+    mode_t perm = archive_entry_perm(e) & o_.perm_mask;
     if (!o_.keep_privileged && (perm & (S_ISUID | S_ISGID))) {
       perm &= ~static_cast<mode_t>(S_ISUID | S_ISGID);  // an image's setuid-root binary is host root (H3)
       ++stats.stripped;
@@ -355,7 +355,7 @@ class Extractor {
       return ErrnoError("entry " + Quoted(name) + ": mknod");
     }
     Own(-1, pfd, base, e);
-    ::fchmodat(pfd, base.c_str(), archive_entry_perm(e), 0);  // a node, not a link: nothing followed
+    ::fchmodat(pfd, base.c_str(), archive_entry_perm(e) & o_.perm_mask, 0);  // a node, not a link: nothing followed
     LinkTimes(pfd, base, e);
     return Ok();
   }

@@ -17,6 +17,8 @@
 #pragma once
 
 #include <cstdint>
+#include <sys/types.h>
+
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -31,6 +33,10 @@ struct ExtractOptions {
   bool whiteouts = true;  // false for plain tarballs and image archives: ".wh." is just a name
   bool same_owner;        // chown entries to their numeric uid/gid (default: when root)
   bool keep_privileged = false;  // a trusted source: keep setuid/setgid, file caps, devices
+  // Bits every entry's mode keeps (directories, files, nodes): a copy out of a session masks
+  // what the tenant chose (set-ID, sticky, world-writable) before it lands in the caller's
+  // tree; an image keeps /tmp's 1777.
+  mode_t perm_mask = 07777;
   // An image layout (oci-archive, docker save), not a filesystem: host code reads it by path,
   // so it may hold only directories and regular files (hard links to them too), each path
   // once (a second index.json would be read by one step and not the other: review H4).

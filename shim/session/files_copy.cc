@@ -71,6 +71,7 @@ static Status ExtractFromSession(Sessions& s, const SessionRecord& r, const std:
   rootfs::ExtractOptions eo;
   eo.whiteouts = false;
   eo.same_owner = false;  // the copy belongs to the caller
+  eo.perm_mask = 0775;    // nor does a tenant's set-ID, sticky or world-writable bit land there
   auto got = rootfs::ExtractFd(rd.get(), "the stream of " + p, tmp, eo);
   if (!got || !Drain(rd.get())) {
     AbandonFilesTool(t);

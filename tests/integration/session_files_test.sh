@@ -129,6 +129,16 @@ fx_hostile_paths() {
   fx cp "$FX_ID:/workspace/link-out" "$WORK/got-$FX_ID" || { fail "cp out a link"; return; }
   [ -L "$WORK/got-$FX_ID" ] || { fail "the link was followed"; return; }
   rm -f "$WORK/got-$FX_ID"
+  # Modes the tenant chose: inside, a world-writable set-ID directory and a set-user-ID file
+  # (the control: ls inside shows them); out on the host, masked to 0775.
+  fx exec "$FX_ID" -- sh -c 'mkdir -p /tmp/m/d && chmod 6777 /tmp/m/d && echo x >/tmp/m/f && chmod 4777 /tmp/m/f' ||
+    { fail "chmod inside"; return; }
+  assert_contains "$(fx exec "$FX_ID" -- ls -ld /tmp/m/d)" "drwsrwsrwx" "control: the directory's mode inside" || return
+  fx cp "$FX_ID:/tmp/m" "$WORK/modes-$FX_ID" || { fail "cp out the modes"; return; }
+  local dmode fmode
+  dmode=$(stat -c %a "$WORK/modes-$FX_ID/d"); fmode=$(stat -c %a "$WORK/modes-$FX_ID/f")
+  rm -rf "$WORK/modes-$FX_ID"
+  assert_eq 775 "$dmode" "a copied-out directory's mode" && assert_eq 775 "$fmode" "a copied-out file's mode"
 }
 
 # A session can replace its own tar: what comes out is unpacked beneath the destination only.
