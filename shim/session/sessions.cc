@@ -200,6 +200,27 @@ Status Sessions::RunContainer(const SessionRecord& r) {
   return Ok();
 }
 
+// A native session's writable layer: an overlay whose upper layer is on a tmpfs of its own,
+// half the session's memory in size and charged to its memory cgroup as it is written, so a
+// tenant's writes fill neither the state root's disk (which need not be a tmpfs: a red team
+// wrote 300 MB past --memory 128m onto the host's disk) nor more than the session may hold.
+static Status MountNativeLayer(SessionJournal& journal, const std::filesystem::path& store,
+                               const std::filesystem::path& lower, const bundle::SessionProfile& p) {
+  TRY(fs::MkdirAll(store, 0700));
+  TRY(journal.Append(step::SessionLayer{store.string()}));
+  // Half: a full layer still leaves the session's processes room to run (and to clean up).
+  int64_t bytes = (p.memory_bytes > 0 ? p.memory_bytes : bundle::kDefaultSessionMemoryBackstop) / 2;
+  std::string opts = "mode=0755,size=" + std::to_string(bytes);
+  if (::mount("sandshim-layer-store", store.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, opts.c_str()) != 0)
+    return ErrnoError("mount the session's layer store at " + store.string());
+  TRY(fs::MkdirAll(store / "upper", 0755));
+  // The merged root takes its owner from the upper directory: the session's root.
+  if (p.id_base && ::chown((store / "upper").c_str(), p.id_base, p.id_base) != 0)
+    return ErrnoError("chown the session's upper layer");
+  TRY(journal.Append(step::SessionLayer{p.root_path}));
+  return MountLayer(lower, store, p.root_path);
+}
+
 Result<SessionRecord> Sessions::Create(const std::string& id, const std::string& name,
                                        const bundle::SessionProfile& profile, const std::vector<std::string>& resolve) {
   TRY(ValidateId(id));
@@ -274,12 +295,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
     }
   }
   if (layer == LayerKind::kOverlayfs) {
-    TRY(fs::MkdirAll(dir / "layer" / "upper", 0755));
-    // The merged root takes its owner from the upper directory: the session's root.
-    if (p.id_base && ::chown((dir / "layer" / "upper").c_str(), p.id_base, p.id_base) != 0)
-      return ErrnoError("chown the session's upper layer");
-    TRY(journal.Append(step::SessionLayer{p.root_path}));
-    TRY(MountLayer(lower, dir / "layer", p.root_path));
+    TRY(MountNativeLayer(journal, dir / "layer", lower, p));
   } else if (p.id_base) {
     p.root_path = lower.string();
   } else if (choice.backend == "gvisor") {

@@ -377,6 +377,22 @@ check_fork_bomb_keeps_sandbox() {
   assert_eq root-ok "$root_ok" "a root exec after the bomb"
 }
 
+# A native session's writable layer is bounded by the session's memory, whatever the state
+# root is on (red team: 300 MB written past --memory 128m onto the host's disk).
+check_native_layer_bounded() {
+  "$S" --root "$R1" --backend native session create lay-$$ --rootfs "$WORK/rootfs" --workspace "$WORK/ws" --memory 64m >/dev/null 2>"$WORK/err" ||
+    return $(fail "session create: $(cat "$WORK/err")")
+  "$S" --root "$R1" session exec -u 0 lay-$$ -- dd if=/dev/zero of=/fill bs=1M count=200 >/dev/null 2>&1
+  local kb alive
+  kb=$(du -sk "$R1/@sessions/lay-$$/layer" | cut -f1)
+  alive=$("$S" --root "$R1" session exec lay-$$ -- echo alive 2>&1)
+  drop_session lay-$$
+  log "native layer after writing 200 MB under --memory 64m: $kb KiB"
+  [ "$kb" -gt 10240 ] || return $(fail "control: the write never reached the layer ($kb KiB)")
+  [ "$kb" -le 33792 ] || return $(fail "the layer holds $kb KiB, past half the session's 64 MiB")
+  assert_eq alive "$alive" "the session after the fill"
+}
+
 check_exec_on_stopped_sandbox() {
   "$S" --root "$R1" --backend gvisor session create st-$$ --rootfs "$WORK/rootfs" --workspace "$WORK/ws" >/dev/null 2>"$WORK/err" ||
     return $(fail "session create: $(cat "$WORK/err")")
@@ -459,6 +475,7 @@ run_check "gVisor: a uid 1000 direct exec has no effective capabilities, uid 0 k
 run_check "pools: a SIGSTOPped member is not handed out; the claim goes cold (N2)" check_pool_stopped_member
 run_check "workspace: a tenant's chmod 4755 is never a set-user-ID root program on the host, both backends" check_workspace_setuid
 run_check "gVisor: a fork bomb against --pids 64 leaves the sandbox running" check_fork_bomb_keeps_sandbox
+run_check "native: the writable layer holds at most half the session's memory, and the session answers" check_native_layer_bounded
 run_check "gVisor: session exec against a SIGSTOPped sandbox ends at its --timeout and on TERM (N3)" check_exec_on_stopped_sandbox
 run_check "gVisor: a detached exec's keeper is in the container's cgroup, not the caller's (N4)" check_exec_keeper_cgroup
 run_check "relays: not nobody's, so host nobody cannot stop them (N2)" check_relay_not_nobodys
