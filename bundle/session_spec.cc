@@ -107,8 +107,14 @@ Result<json::object> SessionSpec(const SessionProfile& p) {
   spec["root"] = {{"path", p.root_path.empty() ? p.rootfs : p.root_path}, {"readonly", !p.writable_layer}};
   spec["hostname"] = p.hostname;
   auto& mounts = spec["mounts"].as_array();
+  // The default /tmp (256m) is at most half the session's memory: its pages are the session's
+  // memory, and on gVisor a /tmp larger than the limit let a tenant's write kill the sandbox
+  // instead of failing with ENOSPC (red team, --memory 128m).
+  std::string tmp_size = p.tmp_size;
+  if (tmp_size == kDefaultTmpSize && p.memory_bytes > 0 && p.memory_bytes / 2 < (int64_t{256} << 20))
+    tmp_size = std::to_string(p.memory_bytes / 2);
   mounts.push_back({{"destination", "/tmp"}, {"type", "tmpfs"}, {"source", "tmpfs"},
-                    {"options", json::array{"nosuid", "nodev", "mode=1777", "size=" + p.tmp_size}}});
+                    {"options", json::array{"nosuid", "nodev", "mode=1777", "size=" + tmp_size}}});
   if (!p.shared_ws_parent.empty()) {
     mounts.push_back(Bind(p.shared_ws_parent, kSharedWorkspaceMount, false));
     proc["cwd"] = "/";

@@ -22,6 +22,8 @@ struct ExtraMount {
 
 inline constexpr const char* kSharedWorkspaceMount = "/.sshim-ws";
 
+inline constexpr const char* kDefaultTmpSize = "256m";  // at most half of --memory (session_spec.cc)
+
 struct SessionProfile {
   std::string rootfs;                        // absolute path of the base root filesystem
   std::string workspace;                     // host directory, absolute
@@ -56,7 +58,7 @@ struct SessionProfile {
   std::string secret_trust_bundle;
   // #19: the command policy and sources.json (docs/POLICY.md), as JSON text, or empty.
   std::string command_policy_json, sources_json;
-  std::string tmp_size = "256m";
+  std::string tmp_size = kDefaultTmpSize;
   // A per-session writable layer over the shared base (the base itself is never written):
   // the caller sets root_path to the merged directory, or asks gVisor for an overlay.
   bool writable_layer = true;

@@ -393,6 +393,21 @@ check_native_layer_bounded() {
   assert_eq alive "$alive" "the session after the fill"
 }
 
+# gVisor's /tmp is the sandbox's memory: the default one is at most half of --memory, so a
+# tenant filling it gets ENOSPC instead of killing the sandbox (red team: 256m /tmp, 128m).
+check_gvisor_tmp_fill() {
+  "$S" --root "$R1" --backend gvisor session create tf-$$ --rootfs "$WORK/rootfs" --workspace "$WORK/ws" --memory 128m >/dev/null 2>"$WORK/err" ||
+    return $(fail "session create: $(cat "$WORK/err")")
+  local out alive
+  out=$("$S" --root "$R1" session exec tf-$$ -- dd if=/dev/zero of=/tmp/fill bs=1M count=300 2>&1)
+  alive=$("$S" --root "$R1" session exec tf-$$ -- echo alive 2>&1)
+  drop_session tf-$$
+  log "/tmp fill under --memory 128m: $(printf '%s' "$out" | tr '\n' ' ')"
+  assert_contains "$out" "records out" "control: the write ran" || return
+  assert_not_contains "$out" "300+0 records out" "the write stopped short of 300 MB" || return
+  assert_eq alive "$alive" "the session after filling /tmp"
+}
+
 check_exec_on_stopped_sandbox() {
   "$S" --root "$R1" --backend gvisor session create st-$$ --rootfs "$WORK/rootfs" --workspace "$WORK/ws" >/dev/null 2>"$WORK/err" ||
     return $(fail "session create: $(cat "$WORK/err")")
@@ -476,6 +491,7 @@ run_check "pools: a SIGSTOPped member is not handed out; the claim goes cold (N2
 run_check "workspace: a tenant's chmod 4755 is never a set-user-ID root program on the host, both backends" check_workspace_setuid
 run_check "gVisor: a fork bomb against --pids 64 leaves the sandbox running" check_fork_bomb_keeps_sandbox
 run_check "native: the writable layer holds at most half the session's memory, and the session answers" check_native_layer_bounded
+run_check "gVisor: filling /tmp under --memory 128m gives ENOSPC, the session answers" check_gvisor_tmp_fill
 run_check "gVisor: session exec against a SIGSTOPped sandbox ends at its --timeout and on TERM (N3)" check_exec_on_stopped_sandbox
 run_check "gVisor: a detached exec's keeper is in the container's cgroup, not the caller's (N4)" check_exec_keeper_cgroup
 run_check "relays: not nobody's, so host nobody cannot stop them (N2)" check_relay_not_nobodys
