@@ -322,7 +322,7 @@ Result<SessionRecord> Pool::ClaimMember(const PoolDef& d, const ClaimRequest& re
   TRY(RenameNoReplace(from, to));
   fault::Point("pool.claim.after-rename");
   auto journal = TRY(SessionJournal::Load(to / "journal.json"));
-  TRY(GuardWorkspace(journal, workspace_to));  // nosuid while the session lives (workspace_guard.h)
+  TRY(GuardWorkspace(journal, GuardRegistry(opts_.root), workspace_to, req.id));  // nosuid (workspace_guard.h)
   if (shared) TRY(AttachSharedWorkspace(to, workspace_to, intent.existing, dest));
   else if (intent.existing) return MakeError("an existing workspace needs a member with a shared parent", EINVAL);
   if (!req.name.empty()) {

@@ -4,7 +4,6 @@
 // delete. Adding a member is compatible (an older entry reads its default); renaming is not.
 #pragma once
 
-#include <cstdint>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -76,14 +75,13 @@ struct SessionContextSpare {
 };
 BOOST_DESCRIBE_STRUCT(SessionContextSpare, (), (id, dir))
 
-// The workspace's host path bound over itself nosuid,nodev while the session lives
-// (workspace_guard.h); mount_id tells our bind from anything mounted there since.
+// The session `holder` among the holders of the nosuid,nodev guard over the workspace's host
+// path (workspace_guard.h), whose record is in the state root's `registry` directory.
 struct WorkspaceGuard {
   static constexpr std::string_view kKind = "workspace-guard";
-  std::string path;
-  uint64_t mount_id = 0;
+  std::string path, registry, holder;
 };
-BOOST_DESCRIBE_STRUCT(WorkspaceGuard, (), (path, mount_id))
+BOOST_DESCRIBE_STRUCT(WorkspaceGuard, (), (path, registry, holder))
 
 }  // namespace sandshim::session::step
 

@@ -280,7 +280,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   TRY(fs::WriteFileAtomic(dir / "sources.json", json::serialize(pins), 0600));
   TRY(WriteSecretFiles(dir, p, id));
   TRY(WriteExecPolicy(dir, p));  // #19: judged at every exec
-  if (!want_shared_ws) TRY(GuardWorkspace(journal, p.workspace));  // a pool member's: at its claim
+  if (!want_shared_ws) TRY(GuardWorkspace(journal, GuardRegistry(opts_.root), p.workspace, id));  // a member's: at its claim
   // M11: a user namespace of its own where the kernel and filesystems allow idmapped mounts,
   // whatever the network: a proxy netns is joined before the userns is made (ns_order.h), and
   // a host or proxy netns stays the host userns's, so root inside has no CAP_NET_ADMIN there
