@@ -8,12 +8,14 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "exec-guard/guard.h"
 
@@ -44,6 +46,32 @@ bool ReadInt(int fd, int& v) {
   }
 }
 
+// The command's file, found on PATH as execvp would find it, but by stat: each execve the
+// command tries is a stop for the tracer, a cost worth a trap or two in the Sentry.
+std::string Resolve(const char* name) {
+  if (std::strchr(name, '/')) return name;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+  for (size_t at = 0; at <= dirs.size();) {
+    size_t end = dirs.find(':', at);
+    if (end == std::string::npos) end = dirs.size();
+    std::string file = (end == at ? std::string(".") : dirs.substr(at, end - at)) + "/" + name;
+    struct stat st;
+    if (::stat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(file.c_str(), X_OK) == 0) return file;
+    at = end + 1;
+  }
+  return "";
+}
+
+void ExecAsScript(const std::string& file, char** cmd) {
+  int n = 0;
+  while (cmd[n]) ++n;
+  std::vector<char*> argv{const_cast<char*>("sh"), const_cast<char*>(file.c_str())};
+  for (int i = 1; i <= n; ++i) argv.push_back(cmd[i]);  // cmd[n] is the terminating null
+  ::execv("/bin/sh", argv.data());
+  errno = ENOEXEC;
+}
+
 // The command, seized before it installs its filter and execs: nothing of it runs untraced.
 pid_t StartCommand(char** cmd) {
   int go[2];
@@ -58,7 +86,10 @@ pid_t StartCommand(char** cmd) {
       Say(std::string("cannot install the exec filter: ") + std::strerror(err));
       ::_exit(125);
     }
-    ::execvp(cmd[0], cmd);
+    std::string file = Resolve(cmd[0]);
+    if (file.empty()) ::execvp(cmd[0], cmd);  // not on PATH: execvp's own answer (ENOENT)
+    ::execv(file.c_str(), cmd);
+    if (errno == ENOEXEC) ExecAsScript(file, cmd);  // no #!: sh reads it, as execvp does
     int err = errno;
     Say(std::string(cmd[0]) + ": " + std::strerror(err));
     ::_exit(err == ENOENT ? 127 : 126);
