@@ -70,3 +70,7 @@ if command -v cc >/dev/null && cc -O2 -o "$W/probe" "$here/exec_notify_probe.c" 
   echo "# exec under a seccomp user-notification supervisor (prototype, bench/exec_notify_probe.c)"
   "$W/probe" 300
 fi
+# #33: the exec guard's cost on real sessions, guard on vs off, same run (needs root).
+if [ "$(id -u)" = 0 ] && [ -z "${BENCH_SKIP_GUARD:-}" ]; then
+  SANDSHIM_BIN=$BIN bash "$here/exec_guard_bench.sh" "${GUARD_RUNS:-15}"
+fi

@@ -18,7 +18,7 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SOURCE_DIRS = ["shim", "bundle", "rootfs-builder", "ctx-helper"]
+SOURCE_DIRS = ["shim", "bundle", "rootfs-builder", "ctx-helper", "exec-guard"]
 # Higher ranks may include lower ones. Equal ranks are strangers to each other.
 RANKS = {
     "shim": 10,            # main.cc
@@ -29,6 +29,7 @@ RANKS = {
     "shim/native": 6,      # the namespace runtime and the kernel mechanisms it owns
     "rootfs-builder": 5,   # base root filesystems
     "shim/net": 4,         # egress: relay, proxy, secrets
+    "exec-guard": 4,       # a separate static program: the policy at execve, in the sandbox
     "shim/policy": 3,      # command policy, pure
     "bundle": 3,           # the OCI spec model
     "ctx-helper": 1,       # a separate static program; shim reads only its wire format

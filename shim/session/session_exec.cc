@@ -1,5 +1,6 @@
 // Sessions::Exec: one command in a session, with its exit status, output streams, timeout
 // (the command's handle ends its whole process tree) and an audit line.
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -8,7 +9,9 @@
 #include "shim/core/fault.h"
 #include "shim/core/fs.h"
 #include "shim/core/log.h"
+#include "shim/core/unique_fd.h"
 #include "shim/session/audit.h"
+#include "shim/session/exec_guard.h"
 #include "shim/session/exec_policy.h"
 #include "shim/session/contexts.h"
 #include "shim/session/sessions.h"
@@ -77,6 +80,24 @@ void Sessions::KeepShellState(const std::string& id, const std::string& context,
     log::Warn("session " + id + ": persistent shell state not saved: " + s.error().msg);
 }
 
+// The exec under the session's guard (exec_guard.h), with a pipe for its refusals (r, w) when
+// its stdio can carry one more descriptor: not a terminal, which gVisor starts through runsc
+// exec (only its own stdio); there a refusal is said on the terminal and not audited.
+static Status GuardExec(json::object& process, runtime::ExecStdio& stdio, const std::vector<std::string>& rules,
+                        UniqueFd& r, UniqueFd& w) {
+  int fd = -1;
+  if (!stdio.terminal) {
+    int p[2];
+    if (::pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0) return ErrnoError("exec guard: pipe");
+    r.Reset(p[0]);
+    w.Reset(p[1]);
+    fd = 3 + static_cast<int>(stdio.extra.size());  // the extra ones are 3, 4, ...
+    stdio.extra.push_back(w.get());
+  }
+  UnderGuard(process, rules, fd);
+  return Ok();
+}
+
 Result<SessionRecord> Sessions::ForExec(const std::string& ref) {
   auto id = TRY(Resolve(ref));
   auto r = TRY(ReadRecord(id));
@@ -123,8 +144,15 @@ Result<RunnerOutcome> Sessions::Exec(const SessionRecord& r, const SessionExec& 
                    .channel = e.shell && !ov.tty};  // --shell reports its state on fd 3
   if (ro.timeout.count() > 0) req.start_deadline = std::chrono::steady_clock::now() + ro.timeout;
   auto runner = TRY(ov.tty ? ExecRunner::Terminal(ro) : ExecRunner::Pipes(ro));
-  auto outcome = runner->Run(containers_.StartExec(target.container_id, req, runner->Stdio()));
+  auto stdio = runner->Stdio();
+  UniqueFd guard_r, guard_w;  // #33: deny rules at execve, by the guard the spec binds (not a context's yet)
+  if (!brokered && target.container_id == r.container_id && WantGuard(gate.guard_rules, spec.doc))
+    TRY(GuardExec(req.process, stdio, gate.guard_rules, guard_r, guard_w));
+  auto cmd = containers_.StartExec(target.container_id, req, stdio);
+  guard_w.Reset();  // the guard's own copy is the only writer left
+  auto outcome = runner->Run(std::move(cmd));
   runner.reset();  // our terminal back to normal before anything more is said
+  if (guard_r.valid()) AuditGuardRefusals(guard_r.get(), r.audit, id, e.overrides.args);
   if (!outcome) return outcome.error();
   if (ro.channel) KeepShellState(id, e.context, *outcome, authoritative);
   if (auto s = UpdateAfterExec(id, *outcome, started); !s) log::Warn("session " + id + ": " + s.error().msg);

@@ -2,6 +2,7 @@
 // approvals under the session lock, and put every decision in the audit trail.
 #include "shim/session/audit.h"
 #include "shim/session/exec_policy.h"
+#include "shim/policy/exec_judge.h"
 #include "shim/session/sessions.h"
 
 namespace sandshim::session {
@@ -25,6 +26,7 @@ static RunnerOutcome Refusal(int status, json::object line) {
 Result<ExecGate> Sessions::Admit(const SessionRecord& r, const SessionExec& e, const ExecPolicy& p) {
   ExecGate gate{.timeout = p.sources.max_execution_time, .memory_bytes = p.sources.max_memory_bytes};
   if (!p.rules) return gate;
+  gate.guard_rules = policy::GuardRuleArgs(*p.rules);
   auto v = JudgeExec(*p.rules, e, p.workspace);
   json::object audit{{"session", r.id},  {"decision", policy::Name(v.decision)}, {"rule", v.rule},
                      {"command", v.command}, {"reason", v.reason}, {"shell", e.shell},

@@ -17,7 +17,7 @@
 #include "shim/session/audit.h"
 #include "shim/session/bind_sources.h"
 #include "shim/session/exec_policy.h"
-#include "shim/session/policy_mounts.h"
+#include "shim/session/exec_guard.h"
 #include "shim/session/context_spare.h"
 #include "shim/session/contexts.h"
 #include "shim/session/idmap.h"
@@ -323,7 +323,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   if (!p.id_base && p.shared_ws_parent.empty())
     TRY(BindWorkspaceAsUser(journal, dir, p, 0, UINT32_MAX, /*same_owner_too=*/false));
   auto spec_json = TRY(bundle::SessionSpec(p));
-  TRY(AddPolicyMounts(spec_json, p));  // #33: deny file rules as masked and read-only paths
+  TRY(AddPolicyEnforcement(spec_json, p, dir));  // #33: deny rules as mounts and at execve
   spec_json["annotations"].as_object()[runtime::kBackendAnnotation] = choice.backend;
   TRY(fs::WriteFileAtomic(dir / "bundle" / "config.json", json::serialize(spec_json), 0600));  // --env values
   SessionRecord r;

@@ -41,6 +41,7 @@ struct ExecGate {
   std::optional<RunnerOutcome> refused;   // denied or asked: nothing runs, this is the answer
   std::chrono::milliseconds timeout{0};   // sources.json's default timeout (0: none)
   int64_t memory_bytes = 0;               // sources.json's per-exec memory limit (0: none)
+  std::vector<std::string> guard_rules;   // #33: the deny rules judged at execve (exec_guard.h)
 };
 struct ExecPolicy;
 

@@ -264,6 +264,80 @@ p_file_mounts() {
   assert_eq "$want_write" "$n" "writes of the denied file that changed it (of 3)"
 }
 
+# #33: deny rules at execve. `id` is denied; sh and awk are allowed. Each way below reaches id
+# past the front door — a script file run by sh (approved: sh FILE asks), `env id` inside it, a
+# copy of the busybox binary under another name (busybox-copy: busybox runs argv[1]'s applet
+# under a name that starts with its own), awk's system() — and the guard refuses it
+# at execve: the marker id would fill stays empty. Positive control: the same execs with
+# SANDSHIM_TEST_NO_EXEC_GUARD=1 (test-only, at exec) run id. python3 is not in the test image.
+# The script names /bin/id: busybox's sh runs a bare `id` as its own applet, in-process, with
+# no exec at all (docs/POLICY.md, limits of the exec guard); dash and bash exec it.
+cat >"$WORK/policy-exec.json" <<'P'
+{"permissions": {"allow": ["shell(sh:*)", "shell(awk:*)", "shell(sleep:*)", "shell(ps:*)", "shell(kill:*)"],
+   "deny": ["shell(id:*)"]}}
+P
+with_exec_session() {
+  local rc=0
+  PX_BE=$1 PX_ID=$(uniq_name x)
+  PX_WS=$WORK/ws-$PX_ID
+  mkdir -p "$PX_WS" && chmod 777 "$PX_WS"
+  px create "$PX_ID" --rootfs "$WORK/rootfs" --workspace "$PX_WS" --policy "$WORK/policy-exec.json" >/dev/null ||
+    { fail "create"; return; }
+  "$2" "${3:-}" || rc=$?
+  px delete "$PX_ID" >/dev/null 2>&1
+  return $rc
+}
+gx() { if [ "$GX_OFF" = 1 ]; then SANDSHIM_TEST_NO_EXEC_GUARD=1 px exec "$PX_ID" -- "$@"; else px exec "$PX_ID" -- "$@"; fi; }
+
+p_exec_deny() {
+  local way id n
+  GX_OFF=$1
+  printf '/bin/id > /workspace/ran-wrapper\n' >"$PX_WS/wrapper.sh"
+  printf 'env id > /workspace/ran-env\n' >"$PX_WS/env.sh"
+  printf 'cp /bin/busybox /tmp/busybox-copy && /tmp/busybox-copy id > /workspace/ran-copy\n' >"$PX_WS/copy.sh"
+  printf 'sh /workspace/wrapper.sh; sh /workspace/env.sh; sh /workspace/copy.sh\n' >"$PX_WS/all.sh"
+  id=$(expect_ask sh /workspace/all.sh) || { fail "sh FILE was not asked about: $id"; return; }
+  px approve "$PX_ID" "$id" --always >/dev/null || { fail "approve"; return; }
+  gx sh /workspace/all.sh >/dev/null 2>&1
+  gx awk 'BEGIN { system("id > /workspace/ran-awk") }' >/dev/null 2>&1
+  for way in wrapper env copy awk; do
+    if [ "$GX_OFF" = 1 ]; then
+      [ -s "$PX_WS/ran-$way" ] || { fail "control: id did not run through $way"; return; }
+    else
+      [ ! -s "$PX_WS/ran-$way" ] || { fail "id ran through $way: $(cat "$PX_WS/ran-$way")"; return; }
+    fi
+  done
+  [ "$GX_OFF" = 1 ] && return
+  n=$(audit execve | jq -s 'map(select(.rule == "shell(id:*)" and .decision == "deny" and (.from | length) > 0)) | length')
+  [ "$n" -ge 4 ] || { fail "execve refusals audited: $n of 4"; return; }
+  audit execve | jq -se 'any(.[]; .exec_argv == ["awk", "BEGIN { system(\"id > /workspace/ran-awk\") }"])' >/dev/null ||
+    fail "the audit names the session exec a refusal came from"
+}
+
+p_exec_ordinary() {
+  local rc=0 runner t0=$SECONDS
+  GX_OFF=0
+  local out
+  out=$(gx sh -c 'echo hi; exit 7') || rc=$?
+  assert_eq "hi 7" "$out $rc" "output and exit code through the guard" || return
+  rc=0; gx sh -c 'kill -TERM $$' || rc=$?
+  assert_eq 143 "$rc" "a fatal signal is 128+n through the guard" || return
+  "$SANDSHIM_BIN" --root "$ROOT" --backend "$PX_BE" session exec "$PX_ID" -- sleep 1004 &
+  runner=$!
+  sleep 2
+  kill -TERM "$runner"
+  rc=0; wait "$runner" || rc=$?
+  assert_eq 143 "$rc" "TERM to sandshim reaches the command under the guard" || return
+  rc=0; t0=$SECONDS
+  px exec --timeout 2s "$PX_ID" -- sh -c 'sleep 1001 & sleep 1002' || rc=$?
+  assert_eq 124 "$rc" "--timeout under the guard" || return
+  [ $((SECONDS - t0)) -lt 20 ] || { fail "the timeout took $((SECONDS - t0)) s"; return; }
+  local ps
+  ps=$(gx ps)
+  assert_not_contains "$ps" "sleep 100" "the timed-out tree is gone" || return
+  assert_contains "$ps" "/.sshim/guard" "execs run under the guard"
+}
+
 check_bad_policies() {
   local be=$1 rc=0 ws=$WORK/ws-bad id
   mkdir -p "$ws"
@@ -302,6 +376,9 @@ for be in $backends; do
   run_check "policy on $be: bad policies fail create and leave nothing" check_bad_policies "$be"
   run_check "policy on $be: deny file rules are mounts (proc root, links, dir read, interpreter)" with_mount_session "$be" 0 p_file_mounts
   run_check "policy on $be: control: the same without the mounts sees and changes the files" with_mount_session "$be" 1 p_file_mounts
+  run_check "policy on $be: deny rules hold at execve (script, env, copied binary, awk system())" with_exec_session "$be" p_exec_deny 0
+  run_check "policy on $be: control: the same with the guard off runs id each way" with_exec_session "$be" p_exec_deny 1
+  run_check "policy on $be: under the guard: output, exit codes, TERM, --timeout ends the tree" with_exec_session "$be" p_exec_ordinary
 done
 run_check "policy check verb" check_policy_verb
 finish_checks

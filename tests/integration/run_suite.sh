@@ -18,6 +18,8 @@ fi
 if [ -n "${SANDSHIM_TEST_RUNSC:-}" ]; then
   case $suite in
     docker | ctr | podman) SANDSHIM_ARGS="--backend gvisor" exec bash "$here/${suite}_test.sh" sandshim ;;
+    # the policy's gVisor half (the exec guard depends on the Sentry's ptrace): native ran already
+    policy) SESSION_BACKEND=gvisor exec bash "$here/policy_test.sh" ;;
   esac
 fi
 case $suite in

@@ -1,0 +1,67 @@
+// sandshim-guard: deny rules enforced at execve inside the sandbox (#33, docs/POLICY.md
+// "Which layer enforces what"). A session exec whose session has deny rules runs
+//   /.sshim/guard [--rule shell(...)]... [--block MANAGER:PKG]... [--audit-fd N] -- CMD [ARG]...
+// The guard (the exec's process, which stands in for the command: signals passed on, its exit
+// status and fatal signal taken) forks the tracer, which forks the command, seizes it
+// (PTRACE_SEIZE with TRACESECCOMP, TRACEFORK, TRACEVFORK, TRACECLONE, EXITKILL), and traces it
+// and all it starts, after the command ended too. The command installs a filter that stops every
+// execve/execveat for the tracer (SECCOMP_RET_TRACE, which the kernel and gVisor's Sentry both
+// implement; gVisor has no user notification) before it execs CMD. At each stop the tracer reads
+// the path and argv and judges them (shim/policy/exec_judge.h); a refused exec fails with EPERM
+// and is written to the audit descriptor as one JSON line. Fail closed: the filter outlives the
+// tracer, and an execve with no tracer fails (ENOSYS); if the tracer dies, EXITKILL ends every
+// tracee. The tracer is the command's parent, so no ptrace scope stands in its way.
+// Static (it runs in the sandbox's root filesystem, which has nothing of the host's), embedded
+// into sandshim like ctx-helper/.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "shim/policy/exec_judge.h"
+
+namespace sandshim::guard {
+
+// The filter the command installs before its exec: execve/execveat (and any call of another
+// ABI) stop for the tracer; ptrace and process_vm_writev fail (a tracee must not reach the
+// guard). Returns 0 or an errno; sets no_new_privs only when the caller cannot install it
+// without (no CAP_SYS_ADMIN).
+int InstallExecFilter();
+
+// A denied program's file, by which a byte-identical copy of it is recognised.
+struct Identity {
+  std::string name;  // the program the file is ("busybox" for /bin/id -> busybox)
+  std::string path;  // where it was found (resolved)
+  dev_t dev = 0;
+  ino_t ino = 0;
+  off_t size = 0;
+  mutable std::string digest;  // of the content, computed when a file of that size is met
+};
+// The files the deny rules' programs resolve to in the usual bin directories.
+std::vector<Identity> FindIdentities(const std::vector<std::string>& programs);
+// The program `path` is a copy of, or "".
+std::string IdentityOf(const std::vector<Identity>& ids, const std::string& path);
+
+// What a tracee stopped at the entry of execve/execveat asks for. False: unreadable (or not
+// an execve of this ABI), which is refused. file: a path the guard can open to reach it.
+bool ReadExec(pid_t pid, policy::ExecFacts& out, std::string& file);
+// Skips the stopped tracee's syscall with -err (orig_rax = -1); false if it could not.
+bool FailSyscall(pid_t pid, int err);
+
+struct TraceOptions {
+  const policy::Policy* rules = nullptr;
+  const std::vector<Identity>* identities = nullptr;
+  int audit_fd = -1;                         // one JSON line per refusal (-1: none)
+  std::function<void(int status)> top_ended;  // the command's wait status, when it ends
+};
+// Traces the command (pid `top`, seized, our child) and everything it starts until no tracee
+// is left: what it leaves running stays under the guard after it ended.
+void TraceAll(pid_t top, const TraceOptions& o);
+
+// One refusal: a JSON line on the audit descriptor and a line for people on stderr.
+void ReportRefusal(const TraceOptions& o, pid_t pid, const policy::ExecFacts& e, const policy::Verdict& v);
+
+}  // namespace sandshim::guard

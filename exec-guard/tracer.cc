@@ -1,0 +1,105 @@
+// The trace loop (guard.h): every stop of every tracee is answered here, so that a traced
+// tree behaves as an untraced one would — signals delivered as they came, stops kept
+// (PTRACE_LISTEN), new processes let go at their first stop — except for the execs refused.
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/json.hpp>
+#include <fstream>
+#include <sstream>
+#include <unordered_set>
+
+#include "exec-guard/guard.h"
+
+namespace sandshim::guard {
+namespace json = boost::json;
+namespace {
+
+bool IsStopSignal(int sig) { return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU; }
+
+// The argv of the process that asked for the exec (its image before the exec).
+json::array CallerArgv(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
+  json::array out;
+  for (std::string a; std::getline(in, a, '\0');) out.emplace_back(a);
+  return out;
+}
+
+void WriteAll(int fd, const std::string& s) {
+  for (size_t done = 0; done < s.size();) {
+    ssize_t n = ::write(fd, s.data() + done, s.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // a full audit pipe drops the line (the exec is refused all the same)
+    done += static_cast<size_t>(n);
+  }
+}
+
+void OnExec(pid_t pid, const TraceOptions& o) {
+  policy::ExecFacts e;
+  std::string file;
+  std::optional<policy::Verdict> v;
+  if (!ReadExec(pid, e, file)) {
+    v = policy::Verdict{policy::Decision::kDeny, "", e.path, "the exec's path or argv could not be read"};
+  } else {
+    e.identity = IdentityOf(*o.identities, file);
+    v = policy::JudgeExecve(*o.rules, e);
+  }
+  if (!v) return;
+  // A file that is not there fails as the kernel would fail it (ENOENT: a shell goes on down
+  // its PATH, and nothing ran, so nothing is audited); one made in between is refused all the same.
+  struct stat st;
+  bool absent = !file.empty() && ::stat(file.c_str(), &st) != 0 && (errno == ENOENT || errno == ENOTDIR);
+  if (!FailSyscall(pid, absent ? ENOENT : EPERM)) ::kill(pid, SIGKILL);  // refused either way
+  if (!absent) ReportRefusal(o, pid, e, *v);
+}
+
+}  // namespace
+
+void ReportRefusal(const TraceOptions& o, pid_t pid, const policy::ExecFacts& e, const policy::Verdict& v) {
+  json::array argv;
+  for (const auto& a : e.argv) argv.emplace_back(a);
+  json::object line{{"decision", "deny"}, {"rule", v.rule},   {"command", v.command}, {"reason", v.reason},
+                    {"path", e.path},     {"argv", argv},     {"identity", e.identity},
+                    {"pid", pid},         {"from", CallerArgv(pid)}};
+  if (o.audit_fd >= 0) WriteAll(o.audit_fd, json::serialize(line) + "\n");
+  WriteAll(2, "sandshim: exec of " + (v.command.empty() ? e.path : v.command) + " refused" +
+                  (v.rule.empty() ? ": " + v.reason : " by " + v.rule) + "\n");
+}
+
+void TraceAll(pid_t top, const TraceOptions& o) {
+  std::unordered_set<pid_t> seen{top};
+  for (;;) {
+    int st = 0;
+    pid_t p = ::waitpid(-1, &st, __WALL);
+    if (p < 0) {
+      if (errno == EINTR) continue;
+      return;  // no tracee left
+    }
+    if (WIFEXITED(st) || WIFSIGNALED(st)) {
+      seen.erase(p);
+      if (p == top && o.top_ended) o.top_ended(st);  // what it left running stays traced
+      continue;
+    }
+    if (!WIFSTOPPED(st)) continue;
+    int sig = WSTOPSIG(st), ev = st >> 16;
+    bool known = !seen.insert(p).second;
+    if (ev == PTRACE_EVENT_SECCOMP) {
+      OnExec(p, o);
+      ::ptrace(PTRACE_CONT, p, 0, 0);
+    } else if (ev == PTRACE_EVENT_STOP) {
+      // A new tracee's first stop (let go), or a group-stop (kept, still traced).
+      if (!known || !IsStopSignal(sig) || ::ptrace(PTRACE_LISTEN, p, 0, 0) != 0) ::ptrace(PTRACE_CONT, p, 0, 0);
+    } else if (ev) {
+      ::ptrace(PTRACE_CONT, p, 0, 0);  // fork, vfork, clone: the child reports on its own
+    } else {
+      ::ptrace(PTRACE_CONT, p, 0, sig);  // a signal, delivered as it came
+    }
+  }
+}
+
+}  // namespace sandshim::guard
