@@ -70,7 +70,9 @@ Result<SessionRecord> Sessions::Load(const std::string& id) {
   auto r = TRY(ReadRecord(id));
   auto st = containers_.State(r.container_id);
   // "gone": the sandbox vanished although the session was not stopped (killed, host reboot).
-  r.status = st ? std::string(runtime::StatusName(st->status)) : r.state == SessionState::kStopped ? "stopped" : "gone";
+  // A paused session is paused whatever a resume that died left (the next resume clears it).
+  if (r.state == SessionState::kPaused) r.status = "paused";
+  else r.status = st ? std::string(runtime::StatusName(st->status)) : r.state == SessionState::kStopped ? "stopped" : "gone";
   return r;
 }
 
@@ -92,6 +94,7 @@ Status Sessions::Undo(const SessionStep& s) {
           [&](const step::SessionContext& c) { return UndoContext(containers_, c); },
           [&](const step::SessionContextSpare& c) { return UndoSpare(containers_, c); },
           [](const step::SessionLayer& l) { return UnmountLayer(l.path); },
+          [](const step::SessionSnapshot& sn) { return fs::RemoveAll(sn.path); },
           [](const step::SessionIdRange& r) -> Status {
             if (r.path.empty()) return ReleaseIdSlots(r.dir, r.session);
             return ::unlink(r.path.c_str()) == 0 || errno == ENOENT ? Ok() : ErrnoError("unlink " + r.path);
@@ -118,7 +121,7 @@ Status Sessions::Undo(const SessionStep& s) {
 // cgroups; it is stopped and that child removed before the sandbox's cgroups are.
 static std::filesystem::path RelayCgroupRecord(const std::filesystem::path& dir) { return dir / "relay-cgroups"; }
 
-static Status ReleaseRelay(const std::filesystem::path& dir) {
+Status ReleaseRelay(const std::filesystem::path& dir) {
   if (!fs::Exists(RelayCgroupRecord(dir))) return Ok();
   TRY(StopSessionRelay(NetworkPaths(dir)));
   return UnchargeRelay(RelayCgroupRecord(dir));
@@ -176,7 +179,7 @@ Result<uint32_t> Sessions::SetUpIdmap(SessionJournal& journal, const std::string
   return base;
 }
 
-Status Sessions::RunContainer(const SessionRecord& r) {
+Status Sessions::RunContainer(const SessionRecord& r, const std::filesystem::path& restore_image) {
   // Sessions made before sources were pinned have no file: nothing to compare with.
   if (auto pins = fs::ReadFile(Dir(r.id) / "sources.json"); pins) {
     auto v = TRY(bundle::ParseJson(*pins, "sources.json"));
@@ -191,6 +194,7 @@ Status Sessions::RunContainer(const SessionRecord& r) {
   req.spec = TRY(bundle::LoadSpec(req.bundle));
   req.null_stdio = true;
   req.backend = r.backend;  // a restarted session keeps the backend it was created with
+  req.restore_image = restore_image;  // a paused session's resume (session_pause.cc)
   // The base stays untouched: writes land in an overlay in the sandbox's memory. The user's
   // --runsc-flag come after it and win.
   if (r.layer == LayerKind::kGvisorOverlay) req.runsc_flags = {kGvisorOverlayFlag};
@@ -389,6 +393,7 @@ Result<SessionRecord> Sessions::Stop(const std::string& ref) {
   auto s = containers_.Delete(r.container_id, /*force=*/true);
   if (!s && s.error().err_no != ENOENT) return s.error().Wrap("session " + id);
   if (r.network == NetworkMode::kProxy) TRY_CTX(StopSessionRelay(NetworkPaths(Dir(id))), "session " + id + ": stop relay");
+  TRY(fs::RemoveAll(SnapshotDir(Dir(id))));  // a paused session's stop: its state is given up
   r.state = SessionState::kStopped;
   TRY(Save(r));
   (void)AppendAudit(r.audit, "stop", {{"session", id}, {"backend", r.backend}});
@@ -402,6 +407,13 @@ Result<SessionRecord> Sessions::Start(const std::string& ref) {
   runtime::EnsureSealedFor(runtime::TraitsOf(TRY(ReadRecord(id)).backend));
   auto lock = TRY(store_.Lock(id));
   auto r = TRY(Load(id));
+  if (r.state == SessionState::kPaused) return ResumeLocked(std::move(r));  // its state, not a fresh boot
+  if (fs::Exists(SnapshotDir(Dir(id)))) {  // a pause that died: its sandbox ends (session_pause.cc)
+    SessionGcReport rep;
+    RecoverPause(id, r, rep);
+    if (!rep.errors.empty()) return MakeError(rep.errors.front(), EIO);
+    r.status = "gone";
+  }
   if (r.status == "running") return r;
   // A sandbox that died (or was stopped) leaves a record in the runtime: clear it first.
   auto s = containers_.Delete(r.container_id, /*force=*/true);

@@ -55,6 +55,11 @@ struct SessionGcReport {
   std::vector<std::string> removed, errors;
 };
 
+// A paused session's checkpoint image (session_pause.cc).
+inline std::filesystem::path SnapshotDir(const std::filesystem::path& session_dir) { return session_dir / "snapshot"; }
+// Ends a session's relay and removes its cgroup below the sandbox's (stop, pause).
+Status ReleaseRelay(const std::filesystem::path& session_dir);
+
 class Sessions {
  public:
   explicit Sessions(runtime::Options o);
@@ -94,6 +99,14 @@ class Sessions {
   // Stop ends the sandbox (no process remains) and keeps the session; start runs it again.
   Result<SessionRecord> Stop(const std::string& ref);
   Result<SessionRecord> Start(const std::string& ref);
+  // #35 (session_pause.cc): Pause checkpoints a gVisor session's sandbox to <dir>/snapshot
+  // (root's, 0700) and ends it: no process and no sandbox memory stay; Resume (or Start)
+  // restores its kernel (init tree, /tmp, writable layer) as it was; gVisor's restore kills
+  // what execs started. Refused, with
+  // the session untouched: natively, with credential contexts, and where the runsc cannot
+  // restore what it saves (probed, runsc/checkpoint_probe.h).
+  Result<SessionRecord> Pause(const std::string& ref);
+  Result<SessionRecord> Resume(const std::string& ref);
   // force: goes on past an unreadable journal or record (see Teardown), with a warning.
   Status Delete(const std::string& ref, bool force = false);
   // Half-made sessions (a create that died), and with idle, sessions unused for longer.
@@ -117,7 +130,12 @@ class Sessions {
   // durable: fsync'd (create, stop, start). Exec's bookkeeping (counters) is not: losing
   // it in a crash costs nothing, and exec latency is the product.
   Status Save(const SessionRecord& r, bool durable = true);
-  Status RunContainer(const SessionRecord& r);
+  // restore_image: booted from this checkpoint instead (a resume).
+  Status RunContainer(const SessionRecord& r, const std::filesystem::path& restore_image = {});
+  // The caller holds the lock and r is paused.
+  Result<SessionRecord> ResumeLocked(SessionRecord r);
+  // gc's part (the lock held): what a pause or resume that died left (session_pause.cc).
+  void RecoverPause(const std::string& id, const SessionRecord& r, SessionGcReport& rep);
   Result<uint32_t> SetUpIdmap(SessionJournal& journal, const std::string& id, bundle::SessionProfile& p);
   Status Undo(const SessionStep& s);
   // Replays the journal and removes the directory; the caller holds the lock. force (delete
