@@ -1,8 +1,8 @@
 // Sessions::Pause and Sessions::Resume (#35, docs/SESSIONS.md "Pause and resume"): a gVisor
 // session's sandbox checkpointed to <dir>/snapshot (runsc checkpoint), after which no process
 // of it stays and its memory is freed; resume boots a sandbox from the image (runsc restore)
-// with its kernel as it was: the init's process tree, /tmp and the writable layer (gVisor's
-// restore kills every process an exec started: its caller is gone). The workspace and
+// with its kernel as it was: the init's process tree, /tmp and the writable layer (the 2024
+// runsc's restore kills every process an exec started: its caller is gone). The workspace and
 // mounts are the host's and simply stay; the relay (proxy mode) and spares go as at stop.
 //
 // Crash safety: the snapshot directory is journaled (session-snapshot) before it is made, so

@@ -101,8 +101,8 @@ class Sessions {
   Result<SessionRecord> Start(const std::string& ref);
   // #35 (session_pause.cc): Pause checkpoints a gVisor session's sandbox to <dir>/snapshot
   // (root's, 0700) and ends it: no process and no sandbox memory stay; Resume (or Start)
-  // restores its kernel (init tree, /tmp, writable layer) as it was; gVisor's restore kills
-  // what execs started. Refused, with
+  // restores its kernel (init tree, /tmp, writable layer) as it was (the 2024 runsc's restore
+  // kills what execs started). Refused, with
   // the session untouched: natively, with credential contexts, and where the runsc cannot
   // restore what it saves (probed, runsc/checkpoint_probe.h).
   Result<SessionRecord> Pause(const std::string& ref);
