@@ -239,6 +239,16 @@ class Session:
     def start(self):
         self.client.call(["session", "start", self.id])
 
+    def pause(self):
+        """Checkpoints the sandbox to disk and ends it (gVisor, where the runsc can restore:
+        `sandshim doctor`); SandshimError with the CLI's one line otherwise."""
+        self.client.call(["session", "pause", self.id])
+
+    def resume(self):
+        """Restores a paused session: its init, /tmp and writable layer as they were (what an
+        exec started does not come back: docs/SESSIONS.md)."""
+        self.client.call(["session", "resume", self.id])
+
     def delete(self, force=False):
         self.client.call(["session", "delete"] + (["--force"] if force else []) + [self.id])
 
