@@ -42,6 +42,7 @@ void RegisterSession(Verbs& v) {
                  {{"inspect"}, reg(RegisterSessionInspect)},
                  {{"stop", "start"}, reg(RegisterSessionStopStart)},
                  {{"pause", "resume"}, reg(RegisterSessionPause)},
+                 {{"snapshot"}, reg(RegisterSessionSnapshot)},
                  {{"delete"}, reg(RegisterSessionDelete)},
                  {{"gc"}, reg(RegisterSessionGc)},
                  {{"secret"}, reg(RegisterSessionSecret)},

@@ -60,7 +60,12 @@ Result<SessionRecord> Sessions::Pause(const std::string& ref) {
   auto dir = Dir(id);
   auto refill = TRY(WaitForRefill(dir));  // a spare being made (context_spare.h: lock order)
   auto lock = TRY(store_.Lock(id));
-  auto r = TRY(Load(id));
+  return PauseLocked(TRY(Load(id)));
+}
+
+Result<SessionRecord> Sessions::PauseLocked(SessionRecord r) {
+  const std::string id = r.id;
+  auto dir = Dir(id);
   if (r.status != "running") return MakeError("session " + id + " is " + r.status + ": only a running session can be paused", EINVAL);
   // Every check before anything changes: a refused pause leaves the session as it was.
   if (auto n = CountContexts(dir); n > 0)

@@ -194,7 +194,10 @@ Status Sessions::RunContainer(const SessionRecord& r, const std::filesystem::pat
   req.spec = TRY(bundle::LoadSpec(req.bundle));
   req.null_stdio = true;
   req.backend = r.backend;  // a restarted session keeps the backend it was created with
-  req.restore_image = restore_image;  // a paused session's resume (session_pause.cc)
+  req.restore_image = restore_image;  // a paused session's resume (session_pause.cc), a fork
+  if (!restore_image.empty() && r.backend != "gvisor")
+    return MakeError("only a gVisor session can be restored from a snapshot (this one runs on " + r.backend + ")",
+                     ENOTSUP);
   // The base stays untouched: writes land in an overlay in the sandbox's memory. The user's
   // --runsc-flag come after it and win.
   if (r.layer == LayerKind::kGvisorOverlay) req.runsc_flags = {kGvisorOverlayFlag};
@@ -202,8 +205,8 @@ Status Sessions::RunContainer(const SessionRecord& r, const std::filesystem::pat
   return Ok();
 }
 
-Result<SessionRecord> Sessions::Create(const std::string& id, const std::string& name,
-                                       const bundle::SessionProfile& profile, const std::vector<std::string>& resolve) {
+Result<SessionRecord> Sessions::Create(const std::string& id, const std::string& name, const bundle::SessionProfile& profile,
+                                       const std::vector<std::string>& resolve, const std::string& from_snapshot) {
   TRY(ValidateId(id));
   if (!name.empty()) TRY_CTX(ValidateId(name), "--name");
   auto relay_policy = TRY(CheckEgressRules(profile));  // parsed once, passed along
@@ -339,7 +342,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   }
   TRY(journal.Append(step::SessionContainer{r.container_id}));
   fault::Point("session.create.after-journal");
-  TRY_CTX(RunContainer(r), "session " + id);
+  TRY_CTX(RunContainer(r, TRY(ForkImage(from_snapshot))), "session " + id);
   if (p.network == "proxy") TRY_CTX(ChargeRelayToSession(r), "session " + id + ": charge the relay to the session");
   fault::Point("session.create.after-container");
   TRY(Save(r));

@@ -101,6 +101,33 @@ check_pause_resume() {
   ss delete "$s" || fail "delete"
 }
 
+# Fork: a snapshot of a running session (which runs on), two sessions restored from it with
+# the source's flags and their own workspaces: each has the snapshot's /tmp and then its own.
+check_fork() {
+  local s f1 f2 f snap
+  s=$(uniq_name src); f1=$(uniq_name fa); f2=$(uniq_name fb); snap=$(uniq_name snap)
+  new_session "$s" && ss exec "$s" -- sh -c 'echo warm > /tmp/state' || { fail "create"; return; }
+  assert_eq "$snap	$s	running" "$(ss snapshot "$s" "$snap")" "snapshot" || return
+  assert_eq "700 root" "$(stat -c '%a %U' "$ROOT/@snapshots/$snap")" "the snapshot is root's alone" || return
+  ss snapshot "$s" "$snap" 2>/dev/null && { fail "a taken snapshot name was accepted"; return; }
+  for f in "$f1" "$f2"; do
+    mkdir -p "$WORK/ws-$f" && chmod 777 "$WORK/ws-$f"
+    ss create "$f" --rootfs "$WORK/rootfs" --workspace "$WORK/ws-$f" --memory 128m --from-snapshot "$snap" >/dev/null ||
+      { fail "create $f from the snapshot"; return; }
+    assert_eq warm "$(ss exec "$f" -- cat /tmp/state)" "$f has the snapshot's /tmp" || return
+    ss exec "$f" -- sh -c "echo $f > /tmp/state; echo $f > /workspace/who" || { fail "exec in $f"; return; }
+    assert_eq "$f" "$(cat "$WORK/ws-$f/who")" "$f's own workspace" || return
+  done
+  assert_eq warm "$(ss exec "$s" -- cat /tmp/state)" "the source keeps its own /tmp" || return
+  assert_eq "$f1" "$(ss exec "$f1" -- cat /tmp/state)" "a fork keeps its own /tmp" || return
+  ss create "$(uniq_name g)" --rootfs "$WORK/rootfs" --workspace "$WORK/ws-$f1" --from-snapshot "nope-$$" 2>"$WORK/err" &&
+    { fail "an unknown snapshot was accepted"; return; }
+  one_line "$WORK/err" "unknown snapshot" && assert_contains "$(cat "$WORK/err")" "snapshot nope-$$ does not exist" "unknown snapshot" || return
+  ss delete "$s" "$f1" "$f2" || { fail "delete"; return; }
+  ss snapshot --rm "$snap" || { fail "snapshot --rm"; return; }
+  [ ! -e "$ROOT/@snapshots/$snap" ] || fail "the snapshot outlived --rm"
+}
+
 check_paused_delete() {
   local s
   s=$(uniq_name d)
@@ -199,6 +226,7 @@ run_check "snapshot: doctor says whether this runsc's snapshots work ($SNAPSHOTS
 if [ "$SNAPSHOTS" = yes ]; then
   run_check "snapshot: pause ends every host process, resume brings back the kernel, /tmp, the layer" check_pause_resume
   run_check "snapshot: a paused session deletes" check_paused_delete
+  run_check "snapshot: fork, two sessions from one snapshot, each its own" check_fork
   run_check "snapshot: start resumes a paused session; stop drops the snapshot" check_stop_start_paused
   run_check "snapshot: a crash mid-pause or mid-resume, then gc: nothing left, the session works" check_crashes
 fi
