@@ -171,7 +171,7 @@ class Session:
                network_stack=None, allow_domains=(), deny_domains=(), allow_cidrs=(), allow_private=False,
                egress_policy=None, policy=None, sources=None, secrets=(), secret_values=None,
                secret_files=None, secret_envs=None, secret_trust_bundle=None, tmp_size=None,
-               read_only_root=False, context_spares=None, egress_resolve=()):
+               read_only_root=False, context_spares=None, egress_resolve=(), from_snapshot=None):
         """Every option of ``sandshim session create`` (docs/CLIENT.md lists them). mounts:
         "SRC:DST[:ro]" strings; policy, sources, egress_policy: dicts or JSON text; secrets:
         "NAME:host=HOST..." declarations; secret_values: {NAME: value} passed through pipes,
@@ -190,7 +190,8 @@ class Session:
                             ("--allow-private", allow_private), ("--egress-policy", egress_policy),
                             ("--policy", policy), ("--sources", sources),
                             ("--secret-trust-bundle", secret_trust_bundle), ("--tmp-size", tmp_size),
-                            ("--read-only-root", read_only_root), ("--context-spares", context_spares)):
+                            ("--read-only-root", read_only_root), ("--context-spares", context_spares),
+                            ("--from-snapshot", from_snapshot)):
             opt(flag, value)
         for flag, values in (("--mount", mounts), ("--env-file", env_files), ("--allow-domain", allow_domains),
                              ("--deny-domain", deny_domains), ("--allow-cidr", allow_cidrs),
@@ -238,6 +239,21 @@ class Session:
 
     def start(self):
         self.client.call(["session", "start", self.id])
+
+    def pause(self):
+        """Checkpoints the sandbox to disk and ends it (gVisor, where the runsc can restore:
+        `sandshim doctor`); SandshimError with the CLI's one line otherwise."""
+        self.client.call(["session", "pause", self.id])
+
+    def snapshot(self, name):
+        """Saves the sandbox as the snapshot `name` (a pause and a resume: the session runs on),
+        for Session.create(..., from_snapshot=name) with this session's options."""
+        self.client.call(["session", "snapshot", self.id, name])
+
+    def resume(self):
+        """Restores a paused session: its init, /tmp and writable layer as they were (what an
+        exec started does not come back: docs/SESSIONS.md)."""
+        self.client.call(["session", "resume", self.id])
 
     def delete(self, force=False):
         self.client.call(["session", "delete"] + (["--force"] if force else []) + [self.id])

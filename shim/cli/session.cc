@@ -1,5 +1,5 @@
 // `session`: sandboxes for agent platforms (create, exec, list, inspect, stop, start,
-// delete, gc).
+// pause, resume, delete, gc).
 #include <iomanip>
 #include <iostream>
 
@@ -41,6 +41,8 @@ void RegisterSession(Verbs& v) {
                  {{"list"}, reg(RegisterSessionList)},
                  {{"inspect"}, reg(RegisterSessionInspect)},
                  {{"stop", "start"}, reg(RegisterSessionStopStart)},
+                 {{"pause", "resume"}, reg(RegisterSessionPause)},
+                 {{"snapshot"}, reg(RegisterSessionSnapshot)},
                  {{"delete"}, reg(RegisterSessionDelete)},
                  {{"gc"}, reg(RegisterSessionGc)},
                  {{"secret"}, reg(RegisterSessionSecret)},

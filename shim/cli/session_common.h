@@ -26,6 +26,8 @@ void RegisterSessionExec(Verbs& v, CLI::App* parent);
 void RegisterSessionList(Verbs& v, CLI::App* parent);
 void RegisterSessionInspect(Verbs& v, CLI::App* parent);
 void RegisterSessionStopStart(Verbs& v, CLI::App* parent);
+void RegisterSessionPause(Verbs& v, CLI::App* parent);  // pause, resume (#35)
+void RegisterSessionSnapshot(Verbs& v, CLI::App* parent);
 void RegisterSessionDelete(Verbs& v, CLI::App* parent);
 void RegisterSessionGc(Verbs& v, CLI::App* parent);
 void RegisterSessionSecret(Verbs& v, CLI::App* parent);

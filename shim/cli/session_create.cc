@@ -20,6 +20,7 @@ struct SessionCreateArgs {
   std::vector<std::string> secrets, secret_files, secret_fds, secret_envs;  // docs/SECRETS.md
   std::string secret_trust;
   std::string policy, sources;  // #19
+  std::string from_snapshot;    // #35: session snapshot (sessions.h)
   bool allow_private = false;
   double cpus = 0;
   int64_t pids = 0;
@@ -118,7 +119,7 @@ void RegisterSessionCreate(Verbs& v, CLI::App* parent) {
       if (!id) return ExitWith(Status(id.error().Wrap("session create")));
       a->id = *id;
     }
-    auto r = s->Create(a->id, a->name, *p, a->resolve);
+    auto r = s->Create(a->id, a->name, *p, a->resolve, a->from_snapshot);
     if (!r) return ExitWith(Status(r.error().Wrap("session create " + a->id)));
     if (a->context_spares > 0) WarmContextSpares(v.global, *s, r->id, a->context_spares);
     if (a->json) PrintJson(SessionJson(*r));
@@ -173,8 +174,7 @@ void RegisterSessionCreate(Verbs& v, CLI::App* parent) {
   sub->add_option("--sources", a->sources,
                   "sources.json: registries, blocked packages, git remotes, web domains, exec limits (docs/POLICY.md)");
   sub->add_option("--egress-resolve", a->resolve, "test seam: NAME=IP fixed answers for the relay's resolver")
-      ->allow_extra_args(false)
-      ->group("");  // hidden
+      ->allow_extra_args(false)->group("");  // hidden
   sub->add_option("--secret", a->secrets,
                   "proxy mode: NAME:host=HOST[,host=HOST][:header=Authorization: Bearer {}]; NAME holds a placeholder "
                   "inside, the proxy puts the value into requests to HOST only (repeatable; docs/SECRETS.md)")
@@ -187,6 +187,7 @@ void RegisterSessionCreate(Verbs& v, CLI::App* parent) {
   sub->add_option("--secret-trust-bundle", a->secret_trust,
                   "CA bundle the proxy verifies origins it intercepts with (default: the host's store)");
   sub->add_option("--tmp-size", a->tmp_size, "size of the tmpfs /tmp (default 256m)");
+  sub->add_option("--from-snapshot", a->from_snapshot, "gVisor: restored from this session snapshot (same flags as its source)");
   sub->add_flag("--read-only-root", a->read_only_root,
                 "no writable layer: the root is the base, read-only (default: a private writable layer)");
   sub->add_option("--context-spares", a->context_spares,

@@ -167,6 +167,33 @@ Status Client::Resume(std::string_view id) {
   return Ok();
 }
 
+Status Client::Checkpoint(std::string_view id, const std::filesystem::path& image) {
+  // The sandbox's memory is written out: seconds per GiB, not the 60 s of a plain verb.
+  auto argv = CheckpointArgv(g_, id, image);
+  LogArgv(argv);
+  auto ns = TRY(NetnsScope::Enter(g_.netns));
+  auto o = TRY(process::Run({.argv = std::move(argv), .input = "", .timeout = std::chrono::minutes(10), .reap = kReap}));
+  if (!o.Success()) return Failed("checkpoint", o.Describe());
+  return Ok();
+}
+
+Status Client::Restore(std::string_view id, const CreateOpts& opts, const std::filesystem::path& image) {
+  ProtectStdio();
+  PrivateStdioDevices(error_log_.parent_path());
+  ::unlink(error_log_.c_str());
+  auto argv = WithErrorLog(RestoreArgv(g_, opts, id, image), error_log_);
+  LogArgv(argv);
+  auto ns = TRY(NetnsScope::Enter(g_.netns));  // where runsc binds the control socket
+  // restore sets up the network as start does (see Start).
+  auto mask = TRY(NetSysctlMask::Enter(UsesNetstack(g_.flags)));
+  auto o = TRY(process::Run({.argv = std::move(argv), .capture = false, .new_session = true, .reap = kReap}));
+  if (!o.Success()) {
+    std::string msg = LastLoggedError();
+    return Failed("restore", msg.empty() ? o.Describe() : msg);
+  }
+  return Ok();
+}
+
 Result<process::ProcessSpec> Client::ExecLaunch(std::string_view id, const std::string& process_json, const ExecOpts& opts,
                                          const std::vector<int>& inherited_stdio) {
   ProtectStdio(inherited_stdio);

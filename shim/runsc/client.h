@@ -29,6 +29,10 @@ class Client {
   Status KillPid(std::string_view id, pid_t pid, int signal);
   Status Pause(std::string_view id);
   Status Resume(std::string_view id);
+  // Saves the running sandbox into image (a directory that exists); the sandbox then ends.
+  Status Checkpoint(std::string_view id, const std::filesystem::path& image);
+  // A new sandbox from image, running when this returns (create's stdio rules).
+  Status Restore(std::string_view id, const CreateOpts& o, const std::filesystem::path& image);
   // A foreground exec as a program for the caller to start and supervise (the gVisor backend's
   // exec): everything is prepared here, in the caller's process, so its child only execs.
   // inherited_stdio: which of our stdio descriptors runsc will get (they are made safe to

@@ -49,6 +49,23 @@ std::vector<std::string> StateArgv(const Global& g, std::string_view id) { retur
 std::vector<std::string> PauseArgv(const Global& g, std::string_view id) { return Simple(g, "pause", id); }
 std::vector<std::string> ResumeArgv(const Global& g, std::string_view id) { return Simple(g, "resume", id); }
 
+std::vector<std::string> CheckpointArgv(const Global& g, std::string_view id, const std::filesystem::path& image) {
+  auto argv = Base(g, "checkpoint");
+  argv.push_back("--image-path=" + image.string());
+  argv.emplace_back(id);
+  return argv;
+}
+
+std::vector<std::string> RestoreArgv(const Global& g, const CreateOpts& o, std::string_view id,
+                                     const std::filesystem::path& image) {
+  auto argv = Base(g, "restore");
+  AddCreateOpts(argv, o);
+  argv.push_back("--image-path=" + image.string());
+  argv.emplace_back("--detach");
+  argv.emplace_back(id);
+  return argv;
+}
+
 std::vector<std::string> KillArgv(const Global& g, std::string_view id, int signal, bool all) {
   auto argv = Base(g, "kill");
   if (all) argv.emplace_back("--all");

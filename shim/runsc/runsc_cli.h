@@ -45,5 +45,10 @@ std::vector<std::string> PsArgv(const Global& g, std::string_view id, bool json)
 std::vector<std::string> EventsStatsArgv(const Global& g, std::string_view id);
 std::vector<std::string> PauseArgv(const Global& g, std::string_view id);
 std::vector<std::string> ResumeArgv(const Global& g, std::string_view id);
+// Checkpoint/restore (#35, session pause): the sandbox saved to image (and ended), then a new
+// sandbox booted from it, detached, as create + start would leave it.
+std::vector<std::string> CheckpointArgv(const Global& g, std::string_view id, const std::filesystem::path& image);
+std::vector<std::string> RestoreArgv(const Global& g, const CreateOpts& o, std::string_view id,
+                                     const std::filesystem::path& image);
 
 }  // namespace sandshim::runsc

@@ -38,6 +38,9 @@ struct CreateRequest {
   std::string backend;
   std::vector<std::string> runsc_flags;
   std::filesystem::path state_dir;  // <root>/<id>, filled in by the runtime
+  // Not empty: the container is restored from this checkpoint image (Backend::Checkpoint)
+  // instead of booted, and is running once created (no start).
+  std::filesystem::path restore_image;
 };
 
 struct Created {
@@ -96,6 +99,13 @@ class Backend {
   virtual Status Kill(const ContainerRecord& c, int signal, bool all) = 0;
   virtual Status Pause(const ContainerRecord& c) = 0;
   virtual Status Resume(const ContainerRecord& c) = 0;
+  // Saves the running container's whole state into the directory image; the container then
+  // ends (delete removes what is left of it). A CreateRequest's restore_image
+  // boots a new one from it. Only a backend that can restore what it saves says yes.
+  virtual Status Checkpoint(const ContainerRecord& c, const std::filesystem::path& image) {
+    (void)c, (void)image;
+    return MakeError("the " + std::string(Name()) + " backend cannot checkpoint a container", ENOTSUP);
+  }
   // Host pids that make up the container (what `ps --format json` prints).
   virtual Result<std::vector<pid_t>> Pids(const ContainerRecord& c) = 0;
   virtual Result<std::string> PsTable(const ContainerRecord& c) = 0;

@@ -181,7 +181,7 @@ Status Containers::Create(CreateRequest r) {
   fault::Point("create.after-backend");
   rec.init = created.init;
   rec.backend_data = std::move(created.data);
-  rec.status = S::kCreated;
+  rec.status = r.restore_image.empty() ? S::kCreated : S::kRunning;  // a restore runs at once
   TRY(store_.Save(lock, rec));
   rollback.Dismiss();
   return Ok();
@@ -190,7 +190,9 @@ Status Containers::Create(CreateRequest r) {
 Result<int> Containers::Run(CreateRequest r, bool detach) {
   if (detach) {
     std::string id = r.id;
+    bool restored = !r.restore_image.empty();
     TRY(Create(std::move(r)));
+    if (restored) return 0;
     if (auto s = Start(id); !s) {
       (void)Delete(id, true);
       return s.error();

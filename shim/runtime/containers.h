@@ -70,6 +70,12 @@ class Containers {
   Result<int> Exec(std::string_view id, ExecRequest r, const ExecStdio& stdio = {});
   Status Pause(std::string_view id);
   Status Resume(std::string_view id);
+  // containers_checkpoint.cc. Whether containers of this backend can be checkpointed and
+  // restored here (gVisor: the checkpoint probe, runsc/checkpoint_probe.h), with the reason
+  // when not; then the checkpoint itself: the running container saved into image, after
+  // which it ends (Delete it; Create/Run with restore_image boots it again).
+  Status CheckpointSupport(std::string_view backend);
+  Status Checkpoint(std::string_view id, const std::filesystem::path& image);
   Result<std::vector<pid_t>> Pids(std::string_view id);
   Result<std::string> PsTable(std::string_view id);
   Result<size_t> ProcessCount(std::string_view id);  // its init included

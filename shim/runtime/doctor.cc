@@ -4,6 +4,7 @@
 
 #include "shim/core/fs.h"
 #include "shim/native/cgroups.h"
+#include "shim/runsc/checkpoint_probe.h"
 #include "shim/runsc/probe.h"
 
 namespace sandshim::runtime {
@@ -36,10 +37,16 @@ Finding Gvisor(const Config& c) {
   }
   f.detail = p.version + ", platform " + p.platform + ", control server " +
              (p.control.empty() ? std::string("none") : p.control);
+  // #35: what session pause needs, probed by doing it (a few seconds, once per binary).
+  auto ck = runsc::ProbeCheckpoint(p, c.cache_dir);
+  f.detail += std::string(", snapshots ") + (ck.works ? "work (session pause/resume)" : "do not work");
   for (const auto& n : p.notes) f.detail += "; " + n;
   f.advice = "tested: Debian 12's runsc 0.0~20221219 and Debian 13's 0.0~20240729 (trixie build; Debian sid's Go 1.26 "
              "rebuild of it panics in the Sentry)";
-  if (auto lacks = Lacks(p); !lacks.empty()) f.advice += ". This runsc lacks: " + lacks;
+  auto lacks = Lacks(p);
+  if (!ck.works)
+    lacks += (lacks.empty() ? "" : "; ") + std::string("checkpoint/restore, so session pause refuses (") + ck.why + ")";
+  if (!lacks.empty()) f.advice += ". This runsc lacks: " + lacks;
   return f;
 }
 

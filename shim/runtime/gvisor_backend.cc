@@ -227,7 +227,10 @@ Result<Created> GvisorBackend::Create(const CreateRequest& r, ContainerJournal& 
   CreateRequest for_runsc = r;
   auto blkio_weights = runsc::TakeBlkioWeights(for_runsc.spec.doc);
   auto bundle_dir = TRY(RunscBundle(for_runsc, flags, TRY(host.Path()), /*hooks_by_sandshim=*/true));
-  TRY(ClientFor(flags, r.state_dir, netns_.SharedFor(root_)).Create(RunscId(root_, r.id), {.bundle = bundle_dir, .pid_file = pid_file, .console_socket = r.console_socket}));
+  auto client = ClientFor(flags, r.state_dir, netns_.SharedFor(root_));
+  runsc::CreateOpts opts{.bundle = bundle_dir, .pid_file = pid_file, .console_socket = r.console_socket};
+  if (r.restore_image.empty()) TRY(client.Create(RunscId(root_, r.id), opts));
+  else TRY(client.Restore(RunscId(root_, r.id), opts, r.restore_image));  // running already
   if (!blkio_weights.empty()) TRY(ApplyBlkioWeights(r, blkio_weights));
   pid_t pid = TRY(ReadPidFile(pid_file));
   auto start = proc::StartTime(pid);
@@ -289,6 +292,11 @@ Status GvisorBackend::Kill(const ContainerRecord& c, int signal, bool all) {
 
 Status GvisorBackend::Pause(const ContainerRecord& c) { return ClientFor(c).Pause(RunscId(root_, c.id)); }
 Status GvisorBackend::Resume(const ContainerRecord& c) { return ClientFor(c).Resume(RunscId(root_, c.id)); }
+
+Status GvisorBackend::Checkpoint(const ContainerRecord& c, const std::filesystem::path& image) {
+  if (InPod(c)) return MakeError("checkpoint: a pod's container is saved with its sandbox, not alone", ENOTSUP);
+  return ClientFor(c).Checkpoint(RunscId(root_, c.id), image);
+}
 
 Result<std::vector<pid_t>> GvisorBackend::Pids(const ContainerRecord& c) {
   // Processes inside gVisor are not host processes; the sandbox process stands for them all.

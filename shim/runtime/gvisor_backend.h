@@ -42,6 +42,7 @@ class GvisorBackend : public Backend {
   Status Kill(const ContainerRecord& c, int signal, bool all) override;
   Status Pause(const ContainerRecord& c) override;
   Status Resume(const ContainerRecord& c) override;
+  Status Checkpoint(const ContainerRecord& c, const std::filesystem::path& image) override;
   Result<std::vector<pid_t>> Pids(const ContainerRecord& c) override;
   Result<std::string> PsTable(const ContainerRecord& c) override;
   Result<size_t> ProcessCount(const ContainerRecord& c) override;

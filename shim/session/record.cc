@@ -11,7 +11,8 @@ namespace json = boost::json;
 // One table per enum: the names are what session.json has always held.
 template <class E, size_t N>
 using Names = std::array<std::pair<E, std::string_view>, N>;
-constexpr Names<SessionState, 2> kStates{{{SessionState::kRunning, "running"}, {SessionState::kStopped, "stopped"}}};
+constexpr Names<SessionState, 3> kStates{
+    {{SessionState::kRunning, "running"}, {SessionState::kStopped, "stopped"}, {SessionState::kPaused, "paused"}}};
 constexpr Names<NetworkMode, 3> kNetworks{
     {{NetworkMode::kNone, "none"}, {NetworkMode::kProxy, "proxy"}, {NetworkMode::kHost, "host"}}};
 constexpr Names<LayerKind, 3> kLayers{

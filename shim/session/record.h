@@ -18,7 +18,8 @@
 namespace sandshim::session {
 
 // What we last made the session (its container's live status is SessionRecord::status).
-enum class SessionState { kRunning, kStopped };
+// paused: no sandbox; its checkpoint is <dir>/snapshot (session_pause.cc).
+enum class SessionState { kRunning, kStopped, kPaused };
 // none: a private, empty network namespace; proxy: only the egress proxy through a relay;
 // host: the host's network (explicit opt-in).
 enum class NetworkMode { kNone, kProxy, kHost };
@@ -46,7 +47,7 @@ struct SessionRecord {
   uint64_t execs = 0, exec_failures = 0, exec_timeouts = 0;
   double exec_seconds = 0;
   // Not stored (not in the description below): the container's live status ("running",
-  // "stopped", "gone").
+  // "stopped", "gone"), or "paused".
   std::string status;
 };
 // What session.json holds: these members, under their own names.

@@ -102,6 +102,7 @@ Result<SessionRecord> Sessions::ForExec(const std::string& ref) {
   auto id = TRY(Resolve(ref));
   auto r = TRY(ReadRecord(id));
   if (r.state == SessionState::kStopped) return MakeError("session " + id + " is stopped (session start " + id + ")", EINVAL);
+  if (r.state == SessionState::kPaused) return MakeError("session " + id + " is paused (session resume " + id + ")", EINVAL);
   return r;
 }
 

@@ -27,6 +27,7 @@ SessionGcReport Sessions::Gc(std::optional<std::chrono::milliseconds> idle) {
         rep.errors.push_back("session " + id + ": " + j.error().msg + " (left as it is; session delete --force removes it)");
         continue;
       }
+      if (r) RecoverPause(id, *r, rep);  // a pause or resume that died
       auto gone = GcContexts(containers_, Dir(id), rep.errors);  // contexts whose create died
       rep.removed.insert(rep.removed.end(), gone.begin(), gone.end());
       gone = GcSpares(containers_, Dir(id), rep.errors);  // after: a dead claim's context undoes its spare

@@ -83,13 +83,21 @@ struct WorkspaceGuard {
 };
 BOOST_DESCRIBE_STRUCT(WorkspaceGuard, (), (path, registry, holder))
 
+// #35: a paused session's checkpoint image directory (session_pause.cc), journaled before it
+// is made; removed. Resume removes the directory and keeps the entry (undoing it is a no-op).
+struct SessionSnapshot {
+  static constexpr std::string_view kKind = "session-snapshot";
+  std::string path;
+};
+BOOST_DESCRIBE_STRUCT(SessionSnapshot, (), (path))
+
 }  // namespace sandshim::session::step
 
 namespace sandshim::session {
 
 using SessionStep = std::variant<step::SessionContainer, step::SessionName, step::SessionLayer, step::SessionIdRange,
                                  step::Netns, step::EgressRelay, step::SessionContext, step::SessionContextSpare,
-                                 step::WorkspaceGuard>;
+                                 step::WorkspaceGuard, step::SessionSnapshot>;
 using SessionJournal = runtime::TypedJournal<SessionStep>;
 
 }  // namespace sandshim::session

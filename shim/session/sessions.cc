@@ -71,7 +71,9 @@ Result<SessionRecord> Sessions::Load(const std::string& id) {
   auto r = TRY(ReadRecord(id));
   auto st = containers_.State(r.container_id);
   // "gone": the sandbox vanished although the session was not stopped (killed, host reboot).
-  r.status = st ? std::string(runtime::StatusName(st->status)) : r.state == SessionState::kStopped ? "stopped" : "gone";
+  // A paused session is paused whatever a resume that died left (the next resume clears it).
+  if (r.state == SessionState::kPaused) r.status = "paused";
+  else r.status = st ? std::string(runtime::StatusName(st->status)) : r.state == SessionState::kStopped ? "stopped" : "gone";
   return r;
 }
 
@@ -94,6 +96,7 @@ Status Sessions::Undo(const SessionStep& s) {
           [&](const step::SessionContextSpare& c) { return UndoSpare(containers_, c); },
           [](const step::SessionLayer& l) { return UnmountLayer(l.path); },
           [](const step::WorkspaceGuard& g) { return UnguardWorkspace(g); },
+          [](const step::SessionSnapshot& sn) { return fs::RemoveAll(sn.path); },
           [](const step::SessionIdRange& r) -> Status {
             if (r.path.empty()) return ReleaseIdSlots(r.dir, r.session);
             return ::unlink(r.path.c_str()) == 0 || errno == ENOENT ? Ok() : ErrnoError("unlink " + r.path);
@@ -120,7 +123,7 @@ Status Sessions::Undo(const SessionStep& s) {
 // cgroups; it is stopped and that child removed before the sandbox's cgroups are.
 static std::filesystem::path RelayCgroupRecord(const std::filesystem::path& dir) { return dir / "relay-cgroups"; }
 
-static Status ReleaseRelay(const std::filesystem::path& dir) {
+Status ReleaseRelay(const std::filesystem::path& dir) {
   if (!fs::Exists(RelayCgroupRecord(dir))) return Ok();
   TRY(StopSessionRelay(NetworkPaths(dir)));
   return UnchargeRelay(RelayCgroupRecord(dir));
@@ -178,7 +181,7 @@ Result<uint32_t> Sessions::SetUpIdmap(SessionJournal& journal, const std::string
   return base;
 }
 
-Status Sessions::RunContainer(const SessionRecord& r) {
+Status Sessions::RunContainer(const SessionRecord& r, const std::filesystem::path& restore_image) {
   // Sessions made before sources were pinned have no file: nothing to compare with.
   if (auto pins = fs::ReadFile(Dir(r.id) / "sources.json"); pins) {
     auto v = TRY(bundle::ParseJson(*pins, "sources.json"));
@@ -193,6 +196,10 @@ Status Sessions::RunContainer(const SessionRecord& r) {
   req.spec = TRY(bundle::LoadSpec(req.bundle));
   req.null_stdio = true;
   req.backend = r.backend;  // a restarted session keeps the backend it was created with
+  req.restore_image = restore_image;  // a paused session's resume (session_pause.cc), a fork
+  if (!restore_image.empty() && r.backend != "gvisor")
+    return MakeError("only a gVisor session can be restored from a snapshot (this one runs on " + r.backend + ")",
+                     ENOTSUP);
   // The base stays untouched: writes land in an overlay in the sandbox's memory. The user's
   // --runsc-flag come after it and win.
   if (r.layer == LayerKind::kGvisorOverlay) req.runsc_flags = {kGvisorOverlayFlag};
@@ -221,8 +228,8 @@ static Status MountNativeLayer(SessionJournal& journal, const std::filesystem::p
   return MountLayer(lower, store, p.root_path);
 }
 
-Result<SessionRecord> Sessions::Create(const std::string& id, const std::string& name,
-                                       const bundle::SessionProfile& profile, const std::vector<std::string>& resolve) {
+Result<SessionRecord> Sessions::Create(const std::string& id, const std::string& name, const bundle::SessionProfile& profile,
+                                       const std::vector<std::string>& resolve, const std::string& from_snapshot) {
   TRY(ValidateId(id));
   if (!name.empty()) TRY_CTX(ValidateId(name), "--name");
   auto relay_policy = TRY(CheckEgressRules(profile));  // parsed once, passed along
@@ -353,7 +360,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   }
   TRY(journal.Append(step::SessionContainer{r.container_id}));
   fault::Point("session.create.after-journal");
-  TRY_CTX(RunContainer(r), "session " + id);
+  TRY_CTX(RunContainer(r, TRY(ForkImage(from_snapshot))), "session " + id);
   if (p.network == "proxy") TRY_CTX(ChargeRelayToSession(r), "session " + id + ": charge the relay to the session");
   fault::Point("session.create.after-container");
   TRY(Save(r));
@@ -407,6 +414,7 @@ Result<SessionRecord> Sessions::Stop(const std::string& ref) {
   auto s = containers_.Delete(r.container_id, /*force=*/true);
   if (!s && s.error().err_no != ENOENT) return s.error().Wrap("session " + id);
   if (r.network == NetworkMode::kProxy) TRY_CTX(StopSessionRelay(NetworkPaths(Dir(id))), "session " + id + ": stop relay");
+  TRY(fs::RemoveAll(SnapshotDir(Dir(id))));  // a paused session's stop: its state is given up
   r.state = SessionState::kStopped;
   TRY(Save(r));
   (void)AppendAudit(r.audit, "stop", {{"session", id}, {"backend", r.backend}});
@@ -420,6 +428,13 @@ Result<SessionRecord> Sessions::Start(const std::string& ref) {
   runtime::EnsureSealedFor(runtime::TraitsOf(TRY(ReadRecord(id)).backend));
   auto lock = TRY(store_.Lock(id));
   auto r = TRY(Load(id));
+  if (r.state == SessionState::kPaused) return ResumeLocked(std::move(r));  // its state, not a fresh boot
+  if (fs::Exists(SnapshotDir(Dir(id)))) {  // a pause that died: its sandbox ends (session_pause.cc)
+    SessionGcReport rep;
+    RecoverPause(id, r, rep);
+    if (!rep.errors.empty()) return MakeError(rep.errors.front(), EIO);
+    r.status = "gone";
+  }
   if (r.status == "running") return r;
   // A sandbox that died (or was stopped) leaves a record in the runtime: clear it first.
   auto s = containers_.Delete(r.container_id, /*force=*/true);

@@ -56,14 +56,21 @@ struct SessionGcReport {
   std::vector<std::string> removed, errors;
 };
 
+// A paused session's checkpoint image (session_pause.cc).
+inline std::filesystem::path SnapshotDir(const std::filesystem::path& session_dir) { return session_dir / "snapshot"; }
+// Ends a session's relay and removes its cgroup below the sandbox's (stop, pause).
+Status ReleaseRelay(const std::filesystem::path& session_dir);
+
 class Sessions {
  public:
   explicit Sessions(runtime::Options o);
   // Sessions kept elsewhere than <root>/@sessions: a warm pool's members (session/pool.h).
   Sessions(runtime::Options o, std::filesystem::path store_dir);
   // resolve: the proxy's fixed-answer resolver (NAME=IP), a test seam; empty in real use.
+  // from_snapshot: the sandbox is restored from that snapshot (Snapshot) instead of booted;
+  // p must be its source's profile (the same mounts).
   Result<SessionRecord> Create(const std::string& id, const std::string& name, const bundle::SessionProfile& p,
-                               const std::vector<std::string>& resolve = {});
+                               const std::vector<std::string>& resolve = {}, const std::string& from_snapshot = "");
   // `session secret set|rm` (session_secrets.cc): a new value for a declared secret, used from
   // the next request on, or none (requests carrying its placeholder are then refused).
   // context: a credential context's own secret (session context create --secret); empty: the session's.
@@ -95,6 +102,19 @@ class Sessions {
   // Stop ends the sandbox (no process remains) and keeps the session; start runs it again.
   Result<SessionRecord> Stop(const std::string& ref);
   Result<SessionRecord> Start(const std::string& ref);
+  // #35 (session_pause.cc): Pause checkpoints a gVisor session's sandbox to <dir>/snapshot
+  // (root's, 0700) and ends it: no process and no sandbox memory stay; Resume (or Start)
+  // restores its kernel (init tree, /tmp, writable layer) as it was (the 2024 runsc's restore
+  // kills what execs started). Refused, with
+  // the session untouched: natively, with credential contexts, and where the runsc cannot
+  // restore what it saves (probed, runsc/checkpoint_probe.h).
+  Result<SessionRecord> Pause(const std::string& ref);
+  Result<SessionRecord> Resume(const std::string& ref);
+  // #35 fork (session_snapshot.cc): the session paused, its image kept as the snapshot `name`
+  // (<root>/@snapshots/<name>/, root's 0700), and resumed; Create(..., from_snapshot) then
+  // restores new sessions from it. RemoveSnapshot deletes one.
+  Result<SessionRecord> Snapshot(const std::string& ref, const std::string& name);
+  Status RemoveSnapshot(const std::string& name);
   // force: goes on past an unreadable journal or record (see Teardown), with a warning.
   Status Delete(const std::string& ref, bool force = false);
   // Half-made sessions (a create that died), and with idle, sessions unused for longer.
@@ -118,7 +138,16 @@ class Sessions {
   // durable: fsync'd (create, stop, start). Exec's bookkeeping (counters) is not: losing
   // it in a crash costs nothing, and exec latency is the product.
   Status Save(const SessionRecord& r, bool durable = true);
-  Status RunContainer(const SessionRecord& r);
+  // restore_image: booted from this checkpoint instead (a resume).
+  Status RunContainer(const SessionRecord& r, const std::filesystem::path& restore_image = {});
+  // The caller holds the lock and r is paused (Resume) or running (Pause).
+  Result<SessionRecord> ResumeLocked(SessionRecord r);
+  Result<SessionRecord> PauseLocked(SessionRecord r);
+  std::filesystem::path SnapshotsDir() const { return opts_.root / "@snapshots"; }
+  // A snapshot's image for a create (empty name: none); an unknown one is an error.
+  Result<std::filesystem::path> ForkImage(const std::string& name) const;
+  // gc's part (the lock held): what a pause or resume that died left (session_pause.cc).
+  void RecoverPause(const std::string& id, const SessionRecord& r, SessionGcReport& rep);
   Result<uint32_t> SetUpIdmap(SessionJournal& journal, const std::string& id, bundle::SessionProfile& p);
   Status Undo(const SessionStep& s);
   // Replays the journal and removes the directory; the caller holds the lock. force (delete

@@ -2,7 +2,8 @@
 # A stand-in for runsc in unit tests: records each command line, writes the pid file that
 # create is given (the pid comes from FAKE_RUNSC_PID), and fails when FAKE_RUNSC_FAIL names
 # the verb, printing FAKE_RUNSC_ERR to stderr and to the --log file as runsc does. Like runsc
-# it keeps <root>/<id>_sandbox:<id>.state from create until delete.
+# it keeps <root>/<id>_sandbox:<id>.state from create (or restore) until delete; `state`
+# prints FAKE_RUNSC_STATE.
 printf '%s\n' "$*" >> "${FAKE_RUNSC_LOG:-/dev/null}"
 verb="" log="" pidfile="" root="" last=""
 for a in "$@"; do
@@ -24,9 +25,10 @@ if [ -n "${FAKE_RUNSC_FAIL:-}" ] && [ "$verb" = "$FAKE_RUNSC_FAIL" ]; then
 fi
 if [ -n "$pidfile" ]; then echo "${FAKE_RUNSC_PID:-$$}" > "$pidfile"; fi
 case "$verb" in
-  create) [ -n "$root" ] && mkdir -p "$root" && : > "$root/${last}_sandbox:${last}.state" ;;
+  create | restore) [ -n "$root" ] && mkdir -p "$root" && : > "$root/${last}_sandbox:${last}.state" ;;
   delete) [ -n "$root" ] && rm -f "$root/${last}_sandbox:${last}.state" ;;
   ps) echo '[1]' ;;
+  state) [ -n "${FAKE_RUNSC_STATE:-}" ] && echo "$FAKE_RUNSC_STATE" ;;
   events) echo '{"type":"stats","id":"x","data":{}}' ;;
 esac
 exit 0

@@ -30,6 +30,7 @@ case $suite in
   native) exec bash "$here/native_test.sh" ;;
   session) exec bash "$here/session_test.sh" ;;
   session_files) exec bash "$here/session_files_test.sh" ;;
+  snapshot) exec bash "$here/snapshot_test.sh" ;;
   python_client) exec python3 "$here/../../python/tests/test_client.py" ;;
   readme) exec bash "$here/readme_test.sh" ;;
   policy) exec bash "$here/policy_test.sh" ;;

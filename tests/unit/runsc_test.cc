@@ -39,6 +39,15 @@ TEST_CASE("argv: global flags first, id last, paths as --flag=value") {
   CHECK(EventsStatsArgv(g, "c1")[5] == "--stats");
 }
 
+TEST_CASE("argv: checkpoint and restore (session pause/resume) name the image; restore detaches") {
+  Global g{"runsc", "/r/@runsc", {"--network=none"}};
+  CHECK(CheckpointArgv(g, "c1", "/s/snapshot") ==
+        V{"runsc", "--root=/r/@runsc", "--network=none", "checkpoint", "--image-path=/s/snapshot", "c1"});
+  CHECK(RestoreArgv(g, {.bundle = "/b", .pid_file = "/p"}, "c1", "/s/snapshot") ==
+        V{"runsc", "--root=/r/@runsc", "--network=none", "restore", "--bundle=/b", "--pid-file=/p",
+          "--image-path=/s/snapshot", "--detach", "c1"});
+}
+
 TEST_CASE("flags: network mode follows the spec's network namespace") {
   CHECK(NetworkMode(SpecWith(R"({"type":"network","path":"/var/run/netns/x"})")) == "host");
   CHECK(NetworkMode(SpecWith(R"({"type":"network"})")) == "none");

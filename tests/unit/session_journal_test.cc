@@ -60,3 +60,15 @@ TEST_CASE("session journal: a container step is not a session step; a mistyped m
   REQUIRE_FALSE(k.ok());
   CHECK(k.error().msg.find("[0].data.network") != std::string::npos);
 }
+
+TEST_CASE("session journal: a paused session's snapshot directory round-trips as its own kind") {
+  testing::TempDir d;
+  SessionJournal j(d.path() / "journal.json");
+  REQUIRE(j.Append(step::SessionContainer{"sess-s1"}).ok());
+  REQUIRE(j.Append(step::SessionSnapshot{"/r/@sessions/s1/snapshot"}).ok());
+  REQUIRE(fs::ReadFile(d.path() / "journal.json").value_or("").find(R"("kind":"session-snapshot")") != std::string::npos);
+  auto back = SessionJournal::Load(d.path() / "journal.json");
+  REQUIRE(back.ok());
+  REQUIRE(back->entries().size() == 2);
+  CHECK(std::get<step::SessionSnapshot>(back->entries()[1]).path == "/r/@sessions/s1/snapshot");
+}

@@ -78,7 +78,7 @@ TEST_CASE("session record: a mistyped or unknown field is an error naming it, no
   // Before: a negative counter read as 0, a string as 0, an unknown state as itself.
   CHECK(error(R"({"id":"s","execs":-1})") == "session.json: execs: must not be negative");
   CHECK(error(R"({"id":"s","id_base":"100000"})") == "session.json: id_base: not a number");
-  CHECK(error(R"({"id":"s","state":"paused"})") == "session.json: state: unknown value \"paused\"");
+  CHECK(error(R"({"id":"s","state":"frozen"})") == "session.json: state: unknown value \"frozen\"");
   CHECK(error(R"({"id":"s","network":"bridge"})") == "session.json: network: unknown value \"bridge\"");
   CHECK(error(R"({"id":"s","relay_args":[1]})") == "session.json: relay_args[0]: not a string");
   // Records written before a field existed still read, with its default.

@@ -141,3 +141,55 @@ TEST_CASE("sessions: delete --force and gc go past an unreadable journal, a plai
   CHECK_FALSE(fs::Exists(f.root / "@sessions" / "s3"));
   CHECK_FALSE(fs::Exists(f.root / "sess-s3"));
 }
+
+// #35: pause and resume over the fake runsc (what a real checkpoint keeps is the `snapshot`
+// suite's). The checkpoint probe asks the fake too: FAKE_RUNSC_STATE makes its restored
+// sandbox read as running.
+TEST_CASE("sessions: pause checkpoints into the session's snapshot dir, resume restores from it") {
+  if (::geteuid() != 0) return;
+  Fixture f;
+  ::setenv("FAKE_RUNSC_STATE", R"({"status":"running"})", 1);
+  auto s = f.Make();
+  REQUIRE(s.Create("p1", "", f.Profile()).ok());
+  auto paused = s.Pause("p1");
+  REQUIRE_MESSAGE(paused.ok(), (paused.ok() ? "" : paused.error().msg));
+  auto snap = f.root / "@sessions" / "p1" / "snapshot";
+  CHECK(f.Calls().find("checkpoint --image-path=" + snap.string() + " " + f.Rid("sess-p1")) != std::string::npos);
+  CHECK(s.Get("p1")->status == "paused");
+  CHECK(fs::Exists(snap));
+  CHECK_FALSE(fs::Exists(f.root / "sess-p1"));  // the runtime's container is gone with the sandbox
+  auto exec = s.ForExec("p1");
+  REQUIRE_FALSE(exec.ok());
+  CHECK(exec.error().msg == "session p1 is paused (session resume p1)");
+  CHECK_FALSE(s.Pause("p1").ok());
+  f.NewInit();
+  auto resumed = s.Resume("p1");
+  REQUIRE_MESSAGE(resumed.ok(), (resumed.ok() ? "" : resumed.error().msg));
+  CHECK(f.Calls().find("--image-path=" + snap.string() + " --detach " + f.Rid("sess-p1")) != std::string::npos);
+  CHECK(s.Get("p1")->status == "running");
+  CHECK_FALSE(fs::Exists(snap));
+  auto again = s.Resume("p1");
+  REQUIRE_FALSE(again.ok());
+  CHECK(again.error().msg == "session p1 is running, not paused: nothing to resume");
+  REQUIRE(s.Delete("p1").ok());
+  CHECK_FALSE(fs::Exists(f.root / "@sessions" / "p1"));
+  ::unsetenv("FAKE_RUNSC_STATE");
+}
+
+TEST_CASE("sessions: where the runsc cannot restore, pause is refused up front and the session runs on") {
+  if (::geteuid() != 0) return;
+  Fixture f;
+  auto s = f.Make();
+  REQUIRE(s.Create("p2", "", f.Profile()).ok());
+  auto paused = s.Pause("p2");  // the fake's restored sandbox has no state: the probe says no
+  REQUIRE_FALSE(paused.ok());
+  CHECK(paused.error().msg.find("session p2: cannot pause: this runsc cannot checkpoint and restore") == 0);
+  CHECK(paused.error().msg.find('\n') == std::string::npos);
+  CHECK(s.Get("p2")->status == "running");
+  CHECK_FALSE(fs::Exists(f.root / "@sessions" / "p2" / "snapshot"));
+  CHECK(f.Calls().find("checkpoint --image-path=" + (f.root / "@sessions").string()) == std::string::npos);
+  REQUIRE(s.Delete("p2").ok());
+  auto unknown = s.Pause("nope");
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.error().msg == "session nope does not exist");
+}

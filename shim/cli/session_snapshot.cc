@@ -1,0 +1,31 @@
+// `session snapshot ID NAME`: the session's sandbox saved as the snapshot NAME (a pause and a
+// resume), for `session create --from-snapshot NAME`; `session snapshot --rm NAME` deletes it.
+#include <iostream>
+
+#include "shim/cli/session_common.h"
+
+namespace sandshim::cli {
+
+void RegisterSessionSnapshot(Verbs& v, CLI::App* parent) {
+  auto args = std::make_shared<std::vector<std::string>>();
+  auto rm = std::make_shared<bool>(false);
+  auto* sub = v.Add("snapshot", "save a gVisor session's sandbox as a named snapshot, for create --from-snapshot",
+                    [&v, args, rm] {
+    auto s = OpenSessions(v.global);
+    if (!s) return ExitWith(Status(s.error()));
+    if (*rm) {
+      if (args->size() != 1) return ExitWith(Status(MakeError("session snapshot --rm: one snapshot name", EINVAL)));
+      auto gone = s->RemoveSnapshot(args->front());
+      return gone ? 0 : ExitWith(Status(gone.error().Wrap("session snapshot --rm " + args->front())));
+    }
+    if (args->size() != 2) return ExitWith(Status(MakeError("session snapshot: a session and a snapshot name", EINVAL)));
+    auto r = s->Snapshot((*args)[0], (*args)[1]);
+    if (!r) return ExitWith(Status(r.error().Wrap("session snapshot " + (*args)[0])));
+    std::cout << (*args)[1] << "\t" << r->id << "\t" << r->status << "\n";
+    return 0;
+  }, parent);
+  sub->add_option("args", *args, "SESSION NAME (or NAME with --rm)")->required();
+  sub->add_flag("--rm", *rm, "delete the snapshot NAME");
+}
+
+}  // namespace sandshim::cli

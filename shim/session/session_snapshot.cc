@@ -1,0 +1,82 @@
+// Session snapshots (#35, fork): Sessions::Snapshot pauses a session (session_pause.cc), keeps
+// its checkpoint image as <root>/@snapshots/<name>/image (hard links: the session's own copy
+// goes at its resume) with snapshot.json naming the source, and resumes it; a create with
+// from_snapshot restores a new session from the image instead of booting one (its profile must
+// give the same mounts: the source's flags). Root's, 0700: an image holds a sandbox's memory,
+// never another tenant's to read. A snapshot is made in .tmp-<name> and renamed into place, so
+// a name never names half an image; a crash leaves .tmp-<name>, which the next snapshot of that
+// name and RemoveSnapshot remove.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "shim/core/fs.h"
+#include "shim/core/ids.h"
+#include "shim/core/log.h"
+#include "shim/session/audit.h"
+#include "shim/session/context_spare.h"
+#include "shim/session/sessions.h"
+
+namespace sandshim::session {
+namespace json = boost::json;
+namespace {
+
+// Links (or, across filesystems, copies) every file of the paused session's image into dest.
+Status KeepImage(const std::filesystem::path& from, const std::filesystem::path& dest) {
+  if (::mkdir(dest.c_str(), 0700) != 0) return ErrnoError("mkdir " + dest.string());
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(from, ec)) {
+    auto to = dest / e.path().filename();
+    if (::link(e.path().c_str(), to.c_str()) == 0) continue;
+    if (errno != EXDEV) return ErrnoError("link " + to.string());
+    std::filesystem::copy_file(e.path(), to, ec);
+    if (ec) return MakeError("copy " + to.string() + ": " + ec.message(), ec.value());
+  }
+  if (ec) return MakeError("read " + from.string() + ": " + ec.message(), ec.value());
+  return Ok();
+}
+
+}  // namespace
+
+Result<std::filesystem::path> Sessions::ForkImage(const std::string& name) const {
+  if (name.empty()) return std::filesystem::path();
+  TRY_CTX(ValidateId(name), "--from-snapshot");
+  auto image = SnapshotsDir() / name / "image";
+  if (!fs::Exists(image)) return MakeError("snapshot " + name + " does not exist", ENOENT);
+  return image;
+}
+
+Result<SessionRecord> Sessions::Snapshot(const std::string& ref, const std::string& name) {
+  TRY_CTX(ValidateId(name), "snapshot name");
+  auto dest = SnapshotsDir() / name, tmp = SnapshotsDir() / (".tmp-" + name);
+  if (fs::Exists(dest)) return MakeError("snapshot " + name + " already exists", EEXIST);
+  auto id = TRY(Resolve(ref));
+  auto refill = TRY(WaitForRefill(Dir(id)));  // a spare being made (context_spare.h: lock order)
+  auto lock = TRY(store_.Lock(id));
+  auto r = TRY(PauseLocked(TRY(Load(id))));
+  auto kept = [&]() -> Status {
+    TRY(fs::MkdirAll(SnapshotsDir(), 0700));
+    TRY(fs::RemoveAll(tmp));  // what a snapshot of this name that died left
+    if (::mkdir(tmp.c_str(), 0700) != 0) return ErrnoError("mkdir " + tmp.string());
+    TRY(KeepImage(SnapshotDir(Dir(id)), tmp / "image"));
+    json::object meta{{"source", id}, {"backend", r.backend}, {"created", log::NowRfc3339()}};
+    TRY(fs::WriteFileAtomic(tmp / "snapshot.json", json::serialize(meta), 0600));
+    if (::rename(tmp.c_str(), dest.c_str()) != 0) return ErrnoError("rename to " + dest.string());
+    return Ok();
+  }();
+  if (!kept) (void)fs::RemoveAll(tmp);
+  // The source runs on whatever happened to its copy.
+  auto resumed = ResumeLocked(std::move(r));
+  if (!kept) return kept.error().Wrap("snapshot " + name);
+  if (resumed) (void)AppendAudit(resumed->audit, "snapshot", {{"session", id}, {"snapshot", name}});
+  return resumed;
+}
+
+Status Sessions::RemoveSnapshot(const std::string& name) {
+  TRY_CTX(ValidateId(name), "snapshot name");
+  bool there = fs::Exists(SnapshotsDir() / name);
+  TRY(fs::RemoveAll(SnapshotsDir() / (".tmp-" + name)));
+  if (!there) return MakeError("snapshot " + name + " does not exist", ENOENT);
+  return fs::RemoveAll(SnapshotsDir() / name);
+}
+
+}  // namespace sandshim::session
