@@ -106,17 +106,23 @@ Result<std::string> Client::Captured(std::vector<std::string> argv, std::string_
 }
 
 Status Client::Create(std::string_view id, const CreateOpts& opts) {
+  return LaunchSandbox(CreateArgv(g_, opts, id), "create", /*netstack_setup=*/false);
+}
+
+// create and restore: the verbs that leave a sandbox and its gofer running.
+Status Client::LaunchSandbox(std::vector<std::string> verb_argv, std::string_view what, bool netstack_setup) {
   ProtectStdio();
   PrivateStdioDevices(error_log_.parent_path());
   ::unlink(error_log_.c_str());
-  auto argv = WithErrorLog(CreateArgv(g_, opts, id), error_log_);
+  auto argv = WithErrorLog(std::move(verb_argv), error_log_);
   LogArgv(argv);
   auto ns = TRY(NetnsScope::Enter(g_.netns));  // where runsc binds the control socket
-  // runsc create leaves the sandbox and gofer running: they must not share our caller's job.
+  auto mask = TRY(NetSysctlMask::Enter(netstack_setup && UsesNetstack(g_.flags)));
+  // They must not share our caller's job.
   auto o = TRY(process::Run({.argv = std::move(argv), .capture = false, .new_session = true, .reap = kReap}));
   if (!o.Success()) {
     std::string msg = LastLoggedError();
-    return Failed("create", msg.empty() ? o.Describe() : msg);
+    return Failed(what, msg.empty() ? o.Describe() : msg);
   }
   return Ok();
 }
@@ -178,20 +184,8 @@ Status Client::Checkpoint(std::string_view id, const std::filesystem::path& imag
 }
 
 Status Client::Restore(std::string_view id, const CreateOpts& opts, const std::filesystem::path& image) {
-  ProtectStdio();
-  PrivateStdioDevices(error_log_.parent_path());
-  ::unlink(error_log_.c_str());
-  auto argv = WithErrorLog(RestoreArgv(g_, opts, id, image), error_log_);
-  LogArgv(argv);
-  auto ns = TRY(NetnsScope::Enter(g_.netns));  // where runsc binds the control socket
   // restore sets up the network as start does (see Start).
-  auto mask = TRY(NetSysctlMask::Enter(UsesNetstack(g_.flags)));
-  auto o = TRY(process::Run({.argv = std::move(argv), .capture = false, .new_session = true, .reap = kReap}));
-  if (!o.Success()) {
-    std::string msg = LastLoggedError();
-    return Failed("restore", msg.empty() ? o.Describe() : msg);
-  }
-  return Ok();
+  return LaunchSandbox(RestoreArgv(g_, opts, id, image), "restore", /*netstack_setup=*/true);
 }
 
 Result<process::ProcessSpec> Client::ExecLaunch(std::string_view id, const std::string& process_json, const ExecOpts& opts,

@@ -50,6 +50,9 @@ class Client {
   Status Destroy(const Owner& owner, const std::string& cgroups_path);
 
  private:
+  // create or restore: argv's verb leaves a sandbox running (netstack_setup: it also moves
+  // the namespace's interfaces into netstack, with /proc/sys/net hidden).
+  Status LaunchSandbox(std::vector<std::string> verb_argv, std::string_view what, bool netstack_setup);
   // reap: kAdoptedToo where runsc may end a sandbox we adopted (a zombie looks alive to
   // runsc's kill(pid, 0) polls); kOnlyThis where another owner waits for our children.
   Result<std::string> Captured(std::vector<std::string> argv, std::string_view what,
