@@ -12,11 +12,12 @@
 #include "shim/session/network.h"
 #include "shim/session/session_steps.h"
 #include "shim/session/sessions.h"
+#include "shim/session/workspace_guard.h"
 
 namespace sandshim::session {
 
 // Oldest first, as a journal would hold them (Replay undoes the last first): the name link,
-// the id range, every mount below the session directory (shallow before deep: the deepest is
+// the id range, the workspace guards it holds, every mount below the session directory (shallow before deep: the deepest is
 // unmounted first), the relays by their pid files, then the containers: the session's own and
 // every container whose id ends in "+<id>" (its contexts, ctx-<name>+<id>, and spares,
 // spare-…+<id>), so they go first.
@@ -29,6 +30,7 @@ std::vector<SessionStep> Sessions::FoundSteps(const std::string& id) {
   if (auto old = opts_.root / "@idranges"; fs::Exists(old)) out.push_back(step::SessionIdRange{.dir = old.string(), .session = id});
   if (fs::Exists(kHostIdRanges))
     out.push_back(step::SessionIdRange{.dir = kHostIdRanges, .session = IdOwner(opts_.root, id)});
+  for (auto& g : GuardsHeldBy(GuardRegistry(opts_.root), id)) out.push_back(std::move(g));
   auto mounts = mountinfo::MountPointsUnder(mountinfo::Parse(fs::ReadFile("/proc/self/mountinfo").value_or("")), dir);
   for (auto it = mounts.rbegin(); it != mounts.rend(); ++it) out.push_back(step::SessionLayer{it->string()});
   std::vector<std::filesystem::path> owners{dir};

@@ -132,4 +132,20 @@ Status UnguardWorkspace(const step::WorkspaceGuard& g) {
   return Save(file, r);
 }
 
+std::vector<step::WorkspaceGuard> GuardsHeldBy(const std::filesystem::path& registry, const std::string& holder) {
+  std::vector<step::WorkspaceGuard> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(registry, ec)) {
+    auto text = fs::ReadFile(e.path());
+    boost::system::error_code jec;
+    auto v = text ? json::parse(*text, jec) : json::value();
+    if (jec || !v.is_object()) continue;
+    auto path = bundle::GetString(v.as_object(), "path");
+    auto r = Load(e.path(), path);
+    if (std::find(r.holders.begin(), r.holders.end(), holder) != r.holders.end())
+      out.push_back({.path = path, .registry = registry.string(), .holder = holder});
+  }
+  return out;
+}
+
 }  // namespace sandshim::session

@@ -13,6 +13,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "shim/session/session_steps.h"
 
@@ -27,5 +28,8 @@ Status GuardWorkspace(SessionJournal& journal, const std::filesystem::path& regi
                       const std::filesystem::path& workspace, const std::string& holder);
 // The step's undo: leaves the guard; the last holder clears the set-ID bits and unmounts.
 Status UnguardWorkspace(const step::WorkspaceGuard& g);
+// The steps holder's journal would hold, found in the registry (a teardown past a journal it
+// cannot read).
+std::vector<step::WorkspaceGuard> GuardsHeldBy(const std::filesystem::path& registry, const std::string& holder);
 
 }  // namespace sandshim::session
