@@ -32,16 +32,29 @@ std::vector<std::string> WithErrorLog(std::vector<std::string> argv, const std::
 // runsc fchowns the stdio it is handed to the sandbox user (measured: `</dev/null` left the
 // host's /dev/null owned by nobody). A device that is not a terminal is swapped for a private
 // node of the same device, made next to our state and unlinked at once: runsc may chown that.
+// A private node of fd's device in dir, opened like fd and unlinked; -1 where dir cannot
+// hold one (a nodev mount: a state root inside a session's guarded workspace).
+int PrivateNode(const std::filesystem::path& dir, int fd, dev_t rdev) {
+  auto node = dir / (".stdio-" + std::to_string(::getpid()) + "-" + std::to_string(fd));
+  if (::mknod(node.c_str(), S_IFCHR | 0666, rdev) != 0) return -1;
+  int flags = ::fcntl(fd, F_GETFL);
+  int copy = ::open(node.c_str(), (flags >= 0 ? flags & (O_ACCMODE | O_APPEND) : O_RDWR) | O_CLOEXEC);
+  ::unlink(node.c_str());
+  return copy;
+}
+
 void PrivateStdioDevices(const std::filesystem::path& dir, const std::vector<int>& fds = {0, 1, 2}) {
   for (int fd : fds) {
     struct stat st;
     if (::fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode) || ::isatty(fd)) continue;
-    auto node = dir / ("stdio-" + std::to_string(::getpid()) + "-" + std::to_string(fd));
-    if (::mknod(node.c_str(), S_IFCHR | 0666, st.st_rdev) != 0) continue;
-    int flags = ::fcntl(fd, F_GETFL);
-    int copy = ::open(node.c_str(), (flags >= 0 ? flags & (O_ACCMODE | O_APPEND) : O_RDWR) | O_CLOEXEC);
-    ::unlink(node.c_str());
-    if (copy < 0) continue;
+    // Never the host's own node: runsc would chown it (/dev/null for every program on the
+    // host). The state directory first, else /dev (devtmpfs takes a node of root's).
+    int copy = PrivateNode(dir, fd, st.st_rdev);
+    if (copy < 0) copy = PrivateNode("/dev", fd, st.st_rdev);
+    if (copy < 0) {
+      log::Warn("runsc: no private copy of stdio fd " + std::to_string(fd) + " (a device): runsc may chown it");
+      continue;
+    }
     ::dup2(copy, fd);  // dup2 clears FD_CLOEXEC on fd
     ::close(copy);
   }

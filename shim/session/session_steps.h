@@ -75,7 +75,7 @@ struct SessionContextSpare {
 };
 BOOST_DESCRIBE_STRUCT(SessionContextSpare, (), (id, dir))
 
-// The session `holder` among the holders of the nosuid,nodev guard over the workspace's host
+// The session `holder` among the holders of the nosuid guard over the workspace's host
 // path (workspace_guard.h), whose record is in the state root's `registry` directory.
 struct WorkspaceGuard {
   static constexpr std::string_view kKind = "workspace-guard";

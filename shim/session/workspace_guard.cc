@@ -72,13 +72,16 @@ bool Mounted(const Record& r) {
   return r.mount_id != 0 && top && *top == r.mount_id;
 }
 
-// A nosuid,nodev copy of the path's mounts, attached over it; its mount id.
+// A nosuid copy of the path's mounts, attached over it; its mount id.
 Result<uint64_t> MountGuard(const std::filesystem::path& workspace) {
   UniqueFd tree(static_cast<int>(::syscall(SYS_open_tree, AT_FDCWD, workspace.c_str(),
                                            OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW)));
   if (!tree.valid()) return ErrnoError("open_tree " + workspace.string());
   mount_attr attr{};
-  attr.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;  // the rest (ro, noexec) as they were
+  // nosuid only: nodev would break device nodes of the platform's own below the path (a state
+  // root inside a workspace: runsc's private stdio nodes), and a tenant makes none (no
+  // CAP_MKNOD in a session). The rest (ro, noexec) as they were.
+  attr.attr_set = MOUNT_ATTR_NOSUID;
   if (::syscall(SYS_mount_setattr, tree.get(), "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr) != 0)
     return ErrnoError("nosuid on the workspace " + workspace.string());
   auto id = TRY(MountIdAt(tree.get(), "", AT_EMPTY_PATH));

@@ -3,7 +3,7 @@
 // 4755, and a workspace made by root is written as root (workspace_owner.h), so the host
 // would hold a set-user-ID root program for any local user to run. The kernel stops that
 // where it sees the exec: while a session uses the workspace, its host path is a bind mount
-// of itself with nosuid,nodev (every exec through that path ignores the bits); when the last
+// of itself with nosuid (every exec through that path ignores the bits); when the last
 // session using it goes, every file's set-ID bits are cleared, then the mount goes.
 //
 // Sessions of one state root that share a workspace share its guard: a record per path in
