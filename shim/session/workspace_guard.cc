@@ -119,7 +119,8 @@ Status GuardWorkspace(SessionJournal& journal, const std::filesystem::path& regi
 }
 
 Status UnguardWorkspace(const step::WorkspaceGuard& g) {
-  if (g.path.empty() || g.registry.empty()) return MakeError("workspace-guard step without a path", EINVAL);
+  if (g.path.empty()) return MakeError("workspace-guard step without a path", EINVAL);
+  if (g.registry.empty()) return Ok();  // no registry named: nothing was held through one
   auto file = RecordFile(g.registry, g.path);
   auto lock = LockRegistry(g.registry);
   if (!lock) return lock.error().err_no == ENOENT ? Ok() : Status(lock.error());  // never made: nothing held
