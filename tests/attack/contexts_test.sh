@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A hostile workspace against a platform's credential context (issue #31, docs/CONTEXTS.md
 # "Threat model"), with real git and curl in a Debian image the test builds
-# (debootstrap:bookworm+git,curl,ca-certificates; cached by the rootfs builder after the first build).
+# ($DEBIAN_TOOLS_IMAGE in lib/image.sh; cached by the rootfs builder after the first build).
 # The user (the default context, uid 1000) plants configuration, code and files in the shared
 # workspace; a platform context (uid 2000, a token in its --env) then does its ordinary work.
 # Every check first shows the attack succeeding against a positive control: an untrusted
@@ -12,8 +12,8 @@
 #   ATTACK_CONTEXTS_BACKENDS="gvisor native" (default: both)
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=../integration/lib/common.sh
-. "$HERE/../integration/lib/common.sh"
+# shellcheck source=../integration/lib/image.sh
+. "$HERE/../integration/lib/image.sh"
 require_root
 require_cmds jq python3 curl ip git
 [ -x "$SANDSHIM_BIN" ] || skip_all "sandshim binary not built: $SANDSHIM_BIN"
@@ -34,9 +34,9 @@ export SANDSHIM_CONFIG=$WORK/config.json
 echo "{\"audit_dir\": \"$WORK/audit\"}" >"$SANDSHIM_CONFIG"
 S() { "$SANDSHIM_BIN" --root "$ROOT" "$@"; }
 
-log "test image: debootstrap:bookworm+git,curl,ca-certificates (built once, then cached; first build 412 s at load 20 here)"
+log "test image: $DEBIAN_TOOLS_IMAGE (built once, then cached; first build 412 s at load 20 here)"
 t0=$(now_ms)
-IMAGE=$(S rootfs build "debootstrap:bookworm+git,curl,ca-certificates" 2>"$WORK/image.log") ||
+IMAGE=$(S rootfs build "$DEBIAN_TOOLS_IMAGE" 2>"$WORK/image.log") ||
   skip_all "rootfs build failed: $(tail -2 "$WORK/image.log")"
 log "image ready in $(( ($(now_ms) - t0) / 1000 )) s: $IMAGE"
 

@@ -281,7 +281,7 @@ with_exec_session() {
   PX_BE=$1 PX_ID=$(uniq_name x)
   PX_WS=$WORK/ws-$PX_ID
   mkdir -p "$PX_WS" && chmod 777 "$PX_WS"
-  px create "$PX_ID" --rootfs "$WORK/rootfs" --workspace "$PX_WS" --policy "$WORK/policy-exec.json" >/dev/null ||
+  px create "$PX_ID" --rootfs "${PX_ROOTFS:-$WORK/rootfs}" --workspace "$PX_WS" --policy "$WORK/policy-exec.json" >/dev/null ||
     { fail "create"; return; }
   "$2" "${3:-}" || rc=$?
   px delete "$PX_ID" >/dev/null 2>&1
@@ -312,6 +312,28 @@ p_exec_deny() {
   [ "$n" -ge 4 ] || { fail "execve refusals audited: $n of 4"; return; }
   audit execve | jq -se 'any(.[]; .exec_argv == ["awk", "BEGIN { system(\"id > /workspace/ran-awk\") }"])' >/dev/null ||
     fail "the audit names the session exec a refusal came from"
+}
+
+# python3's os.system() reaches id through /bin/sh (dash in the Debian image, which execs it):
+# refused at execve, audited. Control: the guard off, id runs. The image is the Debian tools
+# image (lib/image.sh), built once by sandshim's rootfs builder and cached.
+debian_image() {
+  [ -n "${DEBIAN_IMAGE:-}" ] || DEBIAN_IMAGE=$("$SANDSHIM_BIN" --root "$ROOT" rootfs build "$DEBIAN_TOOLS_IMAGE" 2>"$WORK/debian-image.log")
+  [ -d "$DEBIAN_IMAGE" ]
+}
+p_exec_python() {
+  local code="import os; os.system('id > /workspace/ran-py')" id
+  GX_OFF=$1
+  id=$(expect_ask python3 -c "$code") || { fail "python3 -c was not asked about: $id"; return; }
+  px approve "$PX_ID" "$id" --once >/dev/null || { fail "approve"; return; }
+  gx python3 -c "$code" >/dev/null 2>&1
+  if [ "$GX_OFF" = 1 ]; then
+    [ -s "$PX_WS/ran-py" ] || fail "control: id did not run through os.system"
+    return
+  fi
+  [ ! -s "$PX_WS/ran-py" ] || { fail "id ran through python3's os.system: $(cat "$PX_WS/ran-py")"; return; }
+  audit execve | jq -se 'any(.[]; .rule == "shell(id:*)" and .decision == "deny" and .exec_argv[0] == "python3")' >/dev/null ||
+    fail "the refusal is audited with the python3 exec it came from: $(audit execve)"
 }
 
 p_exec_ordinary() {
@@ -379,6 +401,12 @@ for be in $backends; do
   run_check "policy on $be: deny rules hold at execve (script, env, copied binary, awk system())" with_exec_session "$be" p_exec_deny 0
   run_check "policy on $be: control: the same with the guard off runs id each way" with_exec_session "$be" p_exec_deny 1
   run_check "policy on $be: under the guard: output, exit codes, TERM, --timeout ends the tree" with_exec_session "$be" p_exec_ordinary
+  if command -v debootstrap >/dev/null && debian_image; then
+    PX_ROOTFS=$DEBIAN_IMAGE run_check "policy on $be: a deny rule holds through python3 -c 'os.system(...)'" with_exec_session "$be" p_exec_python 0
+    PX_ROOTFS=$DEBIAN_IMAGE run_check "policy on $be: control: python3's os.system runs id with the guard off" with_exec_session "$be" p_exec_python 1
+  else
+    log "skip: python3 checks (no Debian tools image: $(tail -1 "$WORK/debian-image.log" 2>/dev/null))"
+  fi
 done
 run_check "policy check verb" check_policy_verb
 finish_checks

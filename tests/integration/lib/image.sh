@@ -14,6 +14,9 @@
 BUSYBOX=${BUSYBOX:-/bin/busybox}
 TEST_IMAGE=${TEST_IMAGE:-sandshim-test/busybox:latest}
 RUNC_FOR_SPEC=${RUNC_FOR_SPEC:-runc}
+# A Debian image with the tools attacks go through (git, curl, python3), built by sandshim's
+# rootfs builder with debootstrap and cached by it (one spec, so suites share the cache entry).
+DEBIAN_TOOLS_IMAGE="debootstrap:bookworm+git,curl,ca-certificates,python3-minimal"
 
 build_rootfs() { # DIR
   local r=$1
