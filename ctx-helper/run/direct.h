@@ -17,6 +17,52 @@ constexpr long kCLONE_NEWNET = 0x40000000, kSIGCHLD = 17, kWNOHANG = 1, kECHILD 
 constexpr int kO_DIRECTORY = 0200000, kSIG_SETMASK = 2;
 constexpr unsigned long kTIOCSCTTY = 0x540E;
 
+// clone(CLONE_VM | CLONE_VFORK) onto STACK_TOP (16-byte aligned), the child calling FN there,
+// which must never return (it execs or exits). The parent sleeps until then, so nothing of
+// ours runs beside the child; sharing our memory, the child starts without the copy of our
+// address space a fork makes, the costly part of a fork on gVisor's systrap (docs/CONTEXTS.md).
+// In assembly: a C vfork's child would return through the parent's stack frames.
+constexpr long kCLONE_VM = 0x100, kCLONE_VFORK = 0x4000;
+long SpawnVfork(void (*fn)(), void* stack_top) {
+  long flags = kCLONE_VM | kCLONE_VFORK | 17 /* SIGCHLD */;
+#if defined(__x86_64__)
+  long ret;
+  register long r10 __asm__("r10") = 0;
+  register long r8 __asm__("r8") = 0;
+  __asm__ volatile(
+      "syscall\n\t"
+      "test %%rax, %%rax\n\t"
+      "jnz 1f\n\t"
+      "xor %%ebp, %%ebp\n\t"
+      "call *%%rbx\n\t"
+      "ud2\n\t"
+      "1:\n\t"
+      : "=a"(ret)
+      : "a"(long{__NR_clone}), "D"(flags), "S"(stack_top), "d"(0L), "r"(r10), "r"(r8), "b"(fn)
+      : "rcx", "r11", "memory");
+  return ret;
+#else
+  register long x8 __asm__("x8") = __NR_clone;
+  register long x0 __asm__("x0") = flags;
+  register long x1 __asm__("x1") = reinterpret_cast<long>(stack_top);
+  register long x2 __asm__("x2") = 0;
+  register long x3 __asm__("x3") = 0;
+  register long x4 __asm__("x4") = 0;
+  register long x9 __asm__("x9") = reinterpret_cast<long>(fn);
+  __asm__ volatile(
+      "svc 0\n\t"
+      "cbnz x0, 1f\n\t"
+      "mov x29, xzr\n\t"
+      "blr x9\n\t"
+      "brk #0\n\t"
+      "1:\n\t"
+      : "+r"(x0)
+      : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x9)
+      : "x30", "memory");
+  return x0;
+#endif
+}
+
 // The broker's pid from its file, or 0.
 long BrokerPid() {
   char buf[16];
@@ -170,6 +216,21 @@ bool KillChildren(long self) {
   EndAs(status);
 }
 
+// The command's side of SpawnVfork: what TryDirect hands it, set before the clone (the child
+// shares our memory and we sleep until it execs).
+struct CommandArgs {
+  const char* cwd;
+  char** argv;
+  char** envp;
+  bool tty;
+};
+CommandArgs g_command;
+alignas(16) char g_command_stack[64 * 1024];
+[[noreturn]] void CommandChild() {
+  if (!g_command.tty) Sys(__NR_setsid);  // (a session of its own, as the broker's children have)
+  BecomeCommand(g_command.cwd, g_command.argv, g_command.envp, g_command.tty);
+}
+
 // Returns only where the Sentry refuses setns (the caller goes to the broker). sigfd holds the
 // forwarded signals, blocked.
 void TryDirect(const char* cwd, char** argv, char** envp, bool end, bool tty, int sigfd, uint64_t forwarded) {
@@ -186,11 +247,8 @@ void TryDirect(const char* cwd, char** argv, char** envp, bool end, bool tty, in
     Sys(__NR_ioctl, 0, kTIOCNOTTY, 0);
     Sys(__NR_rt_sigaction, kSIGHUP, reinterpret_cast<long>(&dfl), 0, 8);
   }
-  long child = Sys(__NR_clone, kSIGCHLD, 0, 0, 0, 0);  // a fork: the child never returns here
-  if (child == 0) {
-    if (!tty) Sys(__NR_setsid);  // (a session of its own, as the broker's children have)
-    BecomeCommand(cwd, argv, envp, tty);
-  }
+  g_command = {cwd, argv, envp, tty};
+  long child = SpawnVfork(CommandChild, g_command_stack + sizeof(g_command_stack));
   if (child < 0) {
     Say("fork", "", -child);
     Exit(125);
