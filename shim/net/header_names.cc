@@ -47,4 +47,8 @@ bool MethodOverrideHeader(std::string_view name) {
   return In(CanonicalHeaderName(name), {"x-http-method-override", "x-http-method", "x-method-override"});
 }
 
+bool PathOverrideHeader(std::string_view name) {
+  return In(CanonicalHeaderName(name), {"x-original-url", "x-rewrite-url", "x-original-uri", "x-forwarded-uri"});
+}
+
 }  // namespace sandshim::net

@@ -33,5 +33,8 @@ bool DefaultCredentialHeader(std::string_view name);
 // Headers by which an application may take a request for another method than its request
 // line's (Rails, Laravel, Express method-override, Google APIs).
 bool MethodOverrideHeader(std::string_view name);
+// Headers by which Symfony, IIS's URL rewrite and some front ends route to another path than
+// the request line's: a path-scoped secret is not put into a request that carries one.
+bool PathOverrideHeader(std::string_view name);
 
 }  // namespace sandshim::net

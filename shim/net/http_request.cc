@@ -94,18 +94,36 @@ static std::string Lower(std::string_view v) {
   return out;
 }
 
+Result<std::vector<std::pair<std::string, std::string>>> ForwardedHeaders(
+    const std::vector<std::pair<std::string, std::string>>& headers) {
+  std::vector<std::string> listed;  // the Connection header's tokens, lower case
+  for (const auto& [name, value] : headers) {
+    if (Lower(name) != "connection") continue;
+    for (size_t at = 0; at <= value.size();) {
+      size_t end = std::min(value.find(',', at), value.size());
+      std::string token = Lower(value.substr(at, end - at));
+      std::erase_if(token, [](char c) { return c == ' ' || c == '\t'; });
+      if (token == "content-length" || token == "transfer-encoding" || token == "host")
+        return MakeError("Connection may not name " + token + ": the proxy frames and routes the request by it", EINVAL);
+      if (!token.empty()) listed.push_back(std::move(token));
+      at = end + 1;
+    }
+  }
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& h : headers) {
+    std::string lower = Lower(h.first);
+    if (lower == "host" || IsHopByHop(h.first) || std::find(listed.begin(), listed.end(), lower) != listed.end()) continue;
+    out.push_back(h);
+  }
+  return out;
+}
+
 std::string OriginHead(std::string_view method, const Target& t,
                        const std::vector<std::pair<std::string, std::string>>& headers, uint16_t default_port) {
   std::string h = std::string(method) + " " + t.origin_form + " HTTP/1.1\r\n";
   h += "Host: " + (t.port == default_port ? t.host : Authority(t.host, t.port)) + "\r\n";
-  // Headers the client listed in Connection are hop-by-hop too (RFC 9110 7.6.1).
-  std::string conn_tokens = ",";
-  for (const auto& [name, value] : headers)
-    if (Lower(name) == "connection") conn_tokens += Lower(value) + ",";
-  std::erase(conn_tokens, ' ');
   for (const auto& [name, value] : headers) {
-    std::string lower = Lower(name);
-    if (lower == "host" || IsHopByHop(name) || conn_tokens.find("," + lower + ",") != std::string::npos) continue;
+    if (Lower(name) == "host" || IsHopByHop(name)) continue;  // (the gate dropped them already)
     h.append(name).append(": ").append(value).append("\r\n");
   }
   h += "Connection: close\r\n\r\n";

@@ -31,11 +31,20 @@ bool IsHopByHop(std::string_view name);
 // "host:port" for a Host header or a CONNECT line, bracketing IPv6 literals.
 std::string Authority(std::string_view host, uint16_t port);
 
-// The head sent to the origin for a plain-HTTP request. Host is always the authority that
-// was checked (the client's own Host is dropped: a CDN routes by Host, so "GET
-// http://allowed/ Host: elsewhere" would reach an origin nobody allowed). Hop-by-hop headers
-// and those the client's Connection header names are dropped; Connection: close is added.
-// default_port: the scheme's (80; 443 inside an intercepted TLS connection), left out of Host.
+// The client's headers that may reach the origin, decided before any secret goes in (so an
+// injection is never audited for a header that is then dropped): not Host (OriginHead writes
+// the checked one), not the hop-by-hop ones, not those the client's Connection header names
+// (RFC 9110 7.6.1). A Connection naming Content-Length, Transfer-Encoding or Host is refused:
+// dropping the length the proxy framed the body by would let the body reach the origin as a
+// second request nobody judged.
+Result<std::vector<std::pair<std::string, std::string>>> ForwardedHeaders(
+    const std::vector<std::pair<std::string, std::string>>& headers);
+
+// The head sent to the origin for a plain-HTTP request: the request line, Host (always the
+// authority that was checked: a CDN routes by Host, so "GET http://allowed/ Host: elsewhere"
+// would reach an origin nobody allowed), the gate's headers (ForwardedHeaders, then the
+// secrets), Connection: close. default_port: the scheme's (80; 443 inside an intercepted TLS
+// connection), left out of Host.
 std::string OriginHead(std::string_view method, const Target& t,
                        const std::vector<std::pair<std::string, std::string>>& headers, uint16_t default_port = 80);
 

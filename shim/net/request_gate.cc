@@ -16,7 +16,9 @@ static Verdict Forward(const RequestHead& head, Verdict v, bool tls, const Asker
   auto body = PlainBodyLength(head.transfer_encoding, head.content_length.has_value(), head.content_length.value_or(0));
   if (!body) return Refuse(411, "error", "transfer-encoding", body.error().msg);
   v.body = *body;
-  v.headers = head.headers;
+  auto headers = ForwardedHeaders(head.headers);
+  if (!headers) return Refuse(400, "deny", "connection-header", headers.error().msg);
+  v.headers = std::move(*headers);
   if (!secrets) return v;
   SecretRequest req{.host = v.target.host, .port = v.target.port, .tls = tls, .method = head.method,
                     .target = v.target.origin_form, .context = who.context};

@@ -2,6 +2,10 @@
 
 #include <strings.h>
 
+#include <algorithm>
+#include <cctype>
+#include <string>
+
 #include "shim/net/header_names.h"
 #include "shim/net/http_request.h"
 
@@ -77,14 +81,61 @@ static bool EchoMethod(std::string_view m) {
          (m.size() == 5 && ::strncasecmp(m.data(), "TRACK", 5) == 0);
 }
 
-// "_method=" in the query: Rails, Laravel and method-override middleware route by it.
+// A query key as the frameworks that route by it read it: percent-decoded until nothing
+// changes, '+' a space (form decoding), leading spaces dropped, '.', ' ', '-' and '[' made '_'
+// (PHP's register rules) and what follows a '[' dropped ("_method[]"), lower case.
+static std::string FrameworkQueryKey(std::string_view raw) {
+  std::string key(raw);
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::string out;
+    for (size_t i = 0; i < key.size(); ++i) {
+      if (key[i] == '%' && i + 2 < key.size() && std::isxdigit(static_cast<unsigned char>(key[i + 1])) &&
+          std::isxdigit(static_cast<unsigned char>(key[i + 2]))) {
+        out += static_cast<char>(std::stoi(key.substr(i + 1, 2), nullptr, 16));
+        i += 2;
+        changed = true;
+      } else {
+        out += key[i] == '+' ? ' ' : key[i];
+      }
+    }
+    key = std::move(out);
+  }
+  key.erase(0, std::min(key.find_first_not_of(" \t"), key.size()));
+  if (auto bracket = key.find('[', 1); bracket != std::string::npos) key.resize(bracket);
+  for (auto& c : key) {
+    if (c == '.' || c == ' ' || c == '-' || c == '[') c = '_';
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return key;
+}
+
+// A query key that Rails, Laravel, Symfony and method-override middleware route by.
 static bool QueryOverridesMethod(std::string_view target) {
   auto q = target.find('?');
   if (q == std::string_view::npos) return false;
-  std::string query(target.substr(q));
-  for (auto& c : query) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return query.find("?_method") != std::string::npos || query.find("&_method") != std::string::npos ||
-         query.find("%5fmethod") != std::string::npos;
+  std::string_view query = target.substr(q + 1);
+  for (size_t at = 0; at <= query.size();) {
+    size_t end = std::min(query.find_first_of("&;", at), query.size());
+    std::string key = FrameworkQueryKey(query.substr(at, std::min(query.find('=', at), end) - at));
+    if (key == "_method" || key == "method_override" || key == "x_http_method_override" || key == "x_http_method" ||
+        key == "x_method_override")
+      return true;
+    at = end + 1;
+  }
+  return false;
+}
+
+// A form body (which the proxy does not read) may carry "_method" too.
+static bool FormBody(const HeaderList& headers) {
+  for (const auto& [k, v] : headers) {
+    if (CanonicalHeaderName(k) != "content-type") continue;
+    std::string type(v);
+    for (auto& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (type.find("application/x-www-form-urlencoded") != std::string::npos || type.find("multipart/") != std::string::npos)
+      return true;
+  }
+  return false;
 }
 
 static Injection Refused(std::string rule, std::string reason) {
@@ -106,13 +157,17 @@ static Injection CheckPlacement(const SecretRuleSpec& s, std::string_view method
                          (s.header.empty() ? std::string("Authorization, X-Api-Key, Api-Key, X-Auth-Token or Private-Token")
                                            : s.header.substr(0, s.header.find(':'))) +
                          " (name another with header=NAME)");
+    if (!s.paths.empty() && PathOverrideHeader(k))
+      return Refused("secret-scope", "secret " + s.name + " is for some paths only: " + k + " would route the request elsewhere");
     if (MethodOverrideHeader(k) && (!s.methods.empty() || v.find_first_not_of(" \t") == std::string::npos ||
                                     EchoMethod(v.substr(v.find_first_not_of(" \t"), 5))))
       return Refused(s.methods.empty() ? "secret-reflection" : "secret-scope",
                      "secret " + s.name + " is not put into a request that " + k + " turns into another method");
   }
   if (!s.methods.empty() && QueryOverridesMethod(target))
-    return Refused("secret-scope", "secret " + s.name + " is for some methods only: _method is refused");
+    return Refused("secret-scope", "secret " + s.name + " is for some methods only: a _method query key is refused");
+  if (!s.methods.empty() && FormBody(headers))
+    return Refused("secret-scope", "secret " + s.name + " is for some methods only: a form body (which may carry _method) is refused");
   if (EchoMethod(method))
     return Refused("secret-reflection", std::string(method) + " echoes the request back: secret " + s.name +
                                             " is not put into it");

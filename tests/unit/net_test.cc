@@ -344,8 +344,10 @@ TEST_CASE("net: egress undo is idempotent, proxy args and env") {
 
 TEST_CASE("net: plain HTTP origin head carries the checked authority as Host, never the client's") {
   Target t{"allowed.test", 8099, "/b?x=1"};
-  auto h = OriginHead("GET", t, {{"Host", "attacker.example"}, {"Accept", "*/*"}, {"HOST", "evil"},
-                                  {"Proxy-Authorization", "x"}, {"Connection", "X-Secret"}, {"X-Secret", "1"}});
+  auto fwd = ForwardedHeaders({{"Host", "attacker.example"}, {"Accept", "*/*"}, {"HOST", "evil"},
+                               {"Proxy-Authorization", "x"}, {"Connection", "X-Secret"}, {"X-Secret", "1"}});
+  REQUIRE(fwd.ok());
+  auto h = OriginHead("GET", t, *fwd);
   CHECK(h.rfind("GET /b?x=1 HTTP/1.1\r\nHost: allowed.test:8099\r\n", 0) == 0);
   CHECK(h.find("attacker") == std::string::npos);
   CHECK(h.find("evil") == std::string::npos);
@@ -355,6 +357,17 @@ TEST_CASE("net: plain HTTP origin head carries the checked authority as Host, ne
   CHECK(h.ends_with("Connection: close\r\n\r\n"));
   CHECK(OriginHead("GET", {"a.test", 80, "/"}, {}).find("Host: a.test\r\n") != std::string::npos);
   CHECK(OriginHead("GET", {"::1", 8080, "/"}, {}).find("Host: [::1]:8080\r\n") != std::string::npos);
+}
+
+TEST_CASE("net: a Connection header never drops what the proxy frames or routes by") {
+  for (const char* spelling : {"content-length", "Content-Length", "close, Content-Length", " keep-alive ,\tTRANSFER-ENCODING",
+                               "host"}) {
+    auto fwd = ForwardedHeaders({{"Connection", spelling}, {"Content-Length", "1"}});
+    CHECK_MESSAGE(!fwd.ok(), spelling);
+  }
+  auto fwd = ForwardedHeaders({{"Connection", "x-a, X-B"}, {"X-A", "1"}, {"x-b", "2"}, {"X-C", "3"}, {"Content-Length", "1"}});
+  REQUIRE(fwd.ok());
+  CHECK(*fwd == std::vector<std::pair<std::string, std::string>>{{"X-C", "3"}, {"Content-Length", "1"}});
 }
 
 TEST_CASE("net: pipelined plain HTTP requests: only the first request's body is forwarded") {

@@ -158,6 +158,30 @@ TEST_CASE("request gate: scoped injection: paths and methods") {
   // A method override would let the origin route the POST as a GET.
   CHECK(Tls(b, Head("POST", "/v1/x", {{"X-Api-Key", kScoped}, {"X_HTTP_Method_Override", "GET"}})).rule == "secret-scope");
   CHECK(Tls(b, Head("POST", "/v1/x?_method=GET", {{"X-Api-Key", kScoped}})).rule == "secret-scope");
+  // ... in every spelling PHP, Rails and Laravel decode to _method (red team 2026-11-29), and
+  // in a form body, which the proxy does not read.
+  for (const char* q : {"?.method=DELETE", "?%2Emethod=DELETE", "?a=1&%20_method=DELETE", "?_%6Dethod=DELETE",
+                        "?%5F%6Dethod=DELETE", "?a=1;_method=DELETE", "?+_method=DELETE", "?_method[]=DELETE",
+                        "?_METHOD=DELETE", "?%255fmethod=DELETE", "?x_http_method_override=GET"}) {
+    auto v = Tls(b, Head("POST", std::string("/v1/x") + q, {{"X-Api-Key", kScoped}}));
+    CHECK_MESSAGE(v.rule == "secret-scope", q);
+  }
+  CHECK_FALSE(Tls(b, Head("POST", "/v1/x?payment_method=card&methods=2", {{"X-Api-Key", kScoped}})).refused());
+  CHECK(Tls(b, Head("POST", "/v1/x", {{"X-Api-Key", kScoped}, {"Content-Type", "application/x-www-form-urlencoded"}})).rule ==
+        "secret-scope");
+  CHECK(Tls(b, Head("POST", "/v1/x", {{"X-Api-Key", kScoped}, {"content_type", "Multipart/Form-Data; boundary=x"}})).rule ==
+        "secret-scope");
+  CHECK_FALSE(Tls(b, Head("POST", "/v1/x", {{"X-Api-Key", kScoped}, {"Content-Type", "application/json"}})).refused());
+  // A path-scoped secret and a header that routes to another path.
+  for (const char* h : {"X-Original-URL", "x_rewrite_url", "X-Original-URI"})
+    CHECK_MESSAGE(Tls(b, Head("POST", "/v1/x", {{"X-Api-Key", kScoped}, {h, "/admin"}})).rule == "secret-scope", h);
+  // A Connection header cannot drop the header a value goes in (the audit would name an
+  // injection that never happened) nor the length the body is framed by.
+  auto dropped = Tls(b, Head("POST", "/v1/x", {{"X-Api-Key", kScoped}, {"Connection", "x-api-key"}}));
+  CHECK_FALSE(dropped.refused());
+  CHECK(std::ranges::count(dropped.injected, std::string("SCOPED")) == 0);
+  CHECK_FALSE(Carries(dropped, "v-scoped"));
+  CHECK(Tls(b, Head("POST", "/v1/x", {{"Connection", "Content-Length"}, {"Content-Length", "1"}})).rule == "connection-header");
   // TRACE by override: refused for any secret that would go in (the template KEY included).
   CHECK(Tls(b, Head("POST", "/x", {{"X-HTTP-Method-Override", " trace"}})).rule == "secret-reflection");
   CHECK(Tls(b, Head("POST", "/x", {{"Authorization", kTok}, {"x_http_method", "TRACK"}})).rule == "secret-reflection");
