@@ -58,6 +58,8 @@ struct SessionGcReport {
 
 // A paused session's checkpoint image (session_pause.cc).
 inline std::filesystem::path SnapshotDir(const std::filesystem::path& session_dir) { return session_dir / "snapshot"; }
+// Where a root keeps its named snapshots (session_snapshot.cc): <root>/@snapshots/<name>/.
+inline std::filesystem::path SnapshotsDirOf(const std::filesystem::path& root) { return root / "@snapshots"; }
 // Ends a session's relay and removes its cgroup below the sandbox's (stop, pause).
 Status ReleaseRelay(const std::filesystem::path& session_dir);
 
@@ -143,7 +145,7 @@ class Sessions {
   // The caller holds the lock and r is paused (Resume) or running (Pause).
   Result<SessionRecord> ResumeLocked(SessionRecord r);
   Result<SessionRecord> PauseLocked(SessionRecord r);
-  std::filesystem::path SnapshotsDir() const { return opts_.root / "@snapshots"; }
+  std::filesystem::path SnapshotsDir() const { return SnapshotsDirOf(opts_.root); }
   // A snapshot's image for a create (empty name: none); an unknown one is an error.
   Result<std::filesystem::path> ForkImage(const std::string& name) const;
   // gc's part (the lock held): what a pause or resume that died left (session_pause.cc).
