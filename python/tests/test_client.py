@@ -196,6 +196,14 @@ def t_contexts(env, be):
         expect("platform" in names, repr(names))
         expect(s.run("echo $PLATFORM_TOKEN", context="platform").stdout == b"t-42\n", "the context's env")
         expect(s.run("echo $PLATFORM_TOKEN").stdout == b"\n", "not in the default context")
+        # Pause does not carry contexts (their containers share the sandbox): refused in one
+        # line before anything changes, and the session and its context run on.
+        try:
+            s.pause()
+            raise AssertionError("a session with a credential context paused")
+        except sandshim.NotSupported as e:
+            expect("credential context" in e.message and "\n" not in e.message, e.message)
+        expect(s.run("echo $PLATFORM_TOKEN", context="platform").stdout == b"t-42\n", "the context after the refusal")
         s.remove_context("platform")
 
 
