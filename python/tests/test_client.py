@@ -8,6 +8,7 @@ docs/CLIENT.md run unmodified.
 Usage: test_client.py (SANDSHIM_BIN names the binary; SESSION_BACKEND=gvisor|native).
 Root; exits 77 otherwise. Prints `ok - ...` / `not ok - ...` and `N passed, N failed`.
 """
+import fcntl
 import filecmp
 import json
 import os
@@ -294,6 +295,21 @@ def t_fork(env, runsc):
         finally:
             for f in forks:
                 f.delete()
+    # A pool restored from the snapshot: its claim starts warm; drained, the snapshot can go.
+    pool = sandshim.Pool.define("py-snap", 1, {"rootfs": env.rootfs, "memory": "512m"}, from_snapshot=snap, client=c)
+    pool.fill()
+    expect(pool.status()[0].get("from_snapshot") == snap, repr(pool.status()))
+    try:
+        sandshim.remove_snapshot(snap, c)
+        raise AssertionError("a snapshot was removed under its pool")
+    except sandshim.SandshimError as e:
+        expect("is used by pool py-snap" in e.message, e.message)
+    with pool.claim() as claimed:
+        expect(claimed.record.get("pool", {}).get("claimed") is True, repr(claimed.record.get("pool")))
+        expect(claimed.run("cat /tmp/state").stdout == b"warm\n", "the claim has the warm state")
+    with open(os.path.join(env.work, "root", "@pool", "py-snap", ".fill.lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # the refill the claim started has finished
+    pool.drain(delete=True)
     sandshim.remove_snapshot(snap, c)
     try:
         sandshim.remove_snapshot(snap, c)
@@ -326,6 +342,8 @@ def t_nothing_left(env, be):
     expect(not left, "session directories left: %r" % left)
     snaps = os.listdir(os.path.join(root, "@snapshots")) if os.path.isdir(os.path.join(root, "@snapshots")) else []
     expect(not snaps, "snapshots left: %r" % snaps)
+    pools = os.listdir(os.path.join(root, "@pool")) if os.path.isdir(os.path.join(root, "@pool")) else []
+    expect(not pools, "pools left: %r" % pools)
     with open("/proc/self/mountinfo") as f:
         mounts = [l.split()[4] for l in f if env.work in l]
     expect(not mounts, "mounts left: %r" % mounts[:3])
@@ -392,7 +410,8 @@ def main():
                         check(f"gvisor, {label}: there", lambda: expect(False, runsc + " is missing (install-deps)"))
                         continue
                     check(f"gvisor, {label}: pause/resume keeps a workspace file and a /tmp file", t_pause_resume, env, runsc)
-                    check(f"gvisor, {label}: fork, two sessions from one snapshot, each its own", t_fork, env, runsc)
+                    check(f"gvisor, {label}: fork, two sessions from one snapshot, each its own; a pool from it",
+                          t_fork, env, runsc)
             check(f"{be}: nothing left behind", t_nothing_left, env, be)
         check("the docs/CLIENT.md script, unmodified", t_docs_script)
         check("pip install --no-build-isolation ./python, offline", t_pip_install)
