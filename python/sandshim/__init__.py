@@ -10,9 +10,9 @@ from .client import Client
 from .errors import (AlreadyExists, ApprovalRequired, InvalidArgument, NotFound, NotSupported, PermissionDenied,
                      PolicyDenied, SandshimError)
 from .pool import Pool
-from .session import FileEntry, Files, Process, Result, Session, list_sessions, remove_snapshot
+from .session import FileEntry, Files, Process, Result, Session, list_sessions, list_snapshots, remove_snapshot
 
 __all__ = ["Client", "Session", "Result", "Process", "Files", "FileEntry", "Pool", "list_sessions",
-           "remove_snapshot", "SandshimError", "NotFound", "AlreadyExists", "InvalidArgument", "PermissionDenied",
+           "remove_snapshot", "list_snapshots", "SandshimError", "NotFound", "AlreadyExists", "InvalidArgument", "PermissionDenied",
            "NotSupported", "PolicyDenied",
            "ApprovalRequired"]

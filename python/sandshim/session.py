@@ -408,5 +408,11 @@ def remove_snapshot(name, client=None):
     (client or default_client()).call(["session", "snapshot", "--rm", name])
 
 
+def list_snapshots(client=None):
+    """The snapshots (`session snapshot --list --json`): [{"name", "source", "backend",
+    "created", "bytes"}], by name."""
+    return (client or default_client()).json(["session", "snapshot", "--list", "--json"]) or []
+
+
 def list_sessions(client=None):
     return (client or default_client()).json(["session", "list", "--json"]) or []

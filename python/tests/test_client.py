@@ -273,6 +273,8 @@ def t_fork(env, runsc):
     with env.session_with(c, "fork-src") as src:
         expect(src.run("echo warm > /tmp/state").ok, "warm the source")
         expect(src.snapshot(snap) == snap, "snapshot")
+        [listed] = [e for e in sandshim.list_snapshots(c) if e["name"] == snap]
+        expect(listed["source"] == src.id and listed["bytes"] > 0, repr(listed))
         try:
             src.snapshot(snap)
             raise AssertionError("a taken snapshot name was accepted")
@@ -311,6 +313,7 @@ def t_fork(env, runsc):
         fcntl.flock(lock, fcntl.LOCK_EX)  # the refill the claim started has finished
     pool.drain(delete=True)
     sandshim.remove_snapshot(snap, c)
+    expect(all(e["name"] != snap for e in sandshim.list_snapshots(c)), "listed after removal")
     try:
         sandshim.remove_snapshot(snap, c)
         raise AssertionError("a removed snapshot was removed again")

@@ -9,6 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+
+#include "bundle/spec.h"
 #include "shim/core/fs.h"
 #include "shim/core/ids.h"
 #include "shim/core/log.h"
@@ -70,6 +73,26 @@ Result<SessionRecord> Sessions::Snapshot(const std::string& ref, const std::stri
   if (!kept) return kept.error().Wrap("snapshot " + name);
   if (resumed) (void)AppendAudit(resumed->audit, "snapshot", {{"session", id}, {"snapshot", name}});
   return resumed;
+}
+
+json::array Sessions::ListSnapshots() const {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(SnapshotsDir(), ec))
+    if (auto n = e.path().filename().string(); !n.starts_with(".tmp-") && e.is_directory(ec)) names.push_back(n);
+  std::sort(names.begin(), names.end());
+  json::array out;
+  for (const auto& n : names) {
+    auto meta = bundle::ParseJson(fs::ReadFile(SnapshotsDir() / n / "snapshot.json").value_or("{}"), "snapshot.json");
+    json::object o = meta && meta->is_object() ? meta->as_object() : json::object();
+    o["name"] = n;
+    int64_t bytes = 0;
+    for (const auto& f : std::filesystem::directory_iterator(SnapshotsDir() / n / "image", ec))
+      if (f.is_regular_file(ec)) bytes += static_cast<int64_t>(f.file_size(ec));
+    o["bytes"] = bytes;
+    out.push_back(std::move(o));
+  }
+  return out;
 }
 
 Status Sessions::RemoveSnapshot(const std::string& name) {

@@ -117,6 +117,8 @@ class Sessions {
   // restores new sessions from it. RemoveSnapshot deletes one.
   Result<SessionRecord> Snapshot(const std::string& ref, const std::string& name);
   Status RemoveSnapshot(const std::string& name);
+  // Every whole snapshot, by name: {"name", "source", "backend", "created", "bytes"}.
+  boost::json::array ListSnapshots() const;
   // force: goes on past an unreadable journal or record (see Teardown), with a warning.
   Status Delete(const std::string& ref, bool force = false);
   // Half-made sessions (a create that died), and with idle, sessions unused for longer.

@@ -109,6 +109,7 @@ check_fork() {
   new_session "$s" && ss exec "$s" -- sh -c 'echo warm > /tmp/state' || { fail "create"; return; }
   assert_eq "$snap	$s	running" "$(ss snapshot "$s" "$snap")" "snapshot" || return
   assert_eq "700 root" "$(stat -c '%a %U' "$ROOT/@snapshots/$snap")" "the snapshot is root's alone" || return
+  assert_eq "$snap $s" "$(ss snapshot --list --json | jq -r --arg n "$snap" '.[] | select(.name == $n and .bytes > 0) | "\(.name) \(.source)"')" "snapshot --list" || return
   ss snapshot "$s" "$snap" 2>/dev/null && { fail "a taken snapshot name was accepted"; return; }
   for f in "$f1" "$f2"; do
     mkdir -p "$WORK/ws-$f" && chmod 777 "$WORK/ws-$f"
@@ -125,7 +126,8 @@ check_fork() {
   one_line "$WORK/err" "unknown snapshot" && assert_contains "$(cat "$WORK/err")" "snapshot nope-$$ does not exist" "unknown snapshot" || return
   ss delete "$s" "$f1" "$f2" || { fail "delete"; return; }
   ss snapshot --rm "$snap" || { fail "snapshot --rm"; return; }
-  [ ! -e "$ROOT/@snapshots/$snap" ] || fail "the snapshot outlived --rm"
+  [ ! -e "$ROOT/@snapshots/$snap" ] || { fail "the snapshot outlived --rm"; return; }
+  ! ss snapshot --list | grep -q "^$snap	" || fail "listed after --rm"
 }
 
 # A pool whose members are restored from a snapshot (pool file "from_snapshot"): a claim hands
