@@ -7,11 +7,12 @@
 Standard library only: the client drives the sandshim CLI's JSON interface.
 """
 from .client import Client
-from .errors import (AlreadyExists, ApprovalRequired, InvalidArgument, NotFound, PermissionDenied, PolicyDenied,
-                     SandshimError)
+from .errors import (AlreadyExists, ApprovalRequired, InvalidArgument, NotFound, NotSupported, PermissionDenied,
+                     PolicyDenied, SandshimError)
 from .pool import Pool
-from .session import FileEntry, Files, Process, Result, Session, list_sessions
+from .session import FileEntry, Files, Process, Result, Session, list_sessions, list_snapshots, remove_snapshot
 
 __all__ = ["Client", "Session", "Result", "Process", "Files", "FileEntry", "Pool", "list_sessions",
-           "SandshimError", "NotFound", "AlreadyExists", "InvalidArgument", "PermissionDenied", "PolicyDenied",
+           "remove_snapshot", "list_snapshots", "SandshimError", "NotFound", "AlreadyExists", "InvalidArgument", "PermissionDenied",
+           "NotSupported", "PolicyDenied",
            "ApprovalRequired"]

@@ -29,6 +29,12 @@ class PermissionDenied(SandshimError):
     """The kernel or the session's user refused."""
 
 
+class NotSupported(SandshimError):
+    """Not possible here, whatever the input: the backend or this runsc cannot do it (a pause
+    where `sandshim doctor` says snapshots do not work, a native session's pause, a pause of
+    a session with credential contexts)."""
+
+
 class PolicyDenied(SandshimError):
     """The session's command policy denied the command (docs/POLICY.md); nothing ran.
     ``decision`` is the policy's JSON line."""
@@ -52,6 +58,7 @@ _BY_ERRNO = {
     "EEXIST": AlreadyExists,
     "EINVAL": InvalidArgument, "E2BIG": InvalidArgument, "ENAMETOOLONG": InvalidArgument,
     "EPERM": PermissionDenied, "EACCES": PermissionDenied,
+    "ENOTSUP": NotSupported, "EOPNOTSUPP": NotSupported,
 }
 
 
@@ -74,4 +81,4 @@ def error_from(stderr, exit_code, argv):
 
 
 __all__ = ["SandshimError", "NotFound", "AlreadyExists", "InvalidArgument", "PermissionDenied",
-           "PolicyDenied", "ApprovalRequired", "error_from"]
+           "NotSupported", "PolicyDenied", "ApprovalRequired", "error_from"]

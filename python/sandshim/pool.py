@@ -12,12 +12,16 @@ class Pool:
         self.client = client or default_client()
 
     @classmethod
-    def define(cls, name, size, profile, low_water=None, client=None):
-        """Defines (or redefines) a pool of `size` members booted from profile (a dict)."""
+    def define(cls, name, size, profile, low_water=None, from_snapshot=None, client=None):
+        """Defines (or redefines) a pool of `size` members booted from profile (a dict), or,
+        with from_snapshot, restored from that session snapshot (Session.snapshot): each claim
+        then starts from its warm state. The profile must be the snapshot source's options."""
         client = client or default_client()
         doc = {"size": size, "profile": profile}
         if low_water is not None:
             doc["low_water"] = low_water
+        if from_snapshot is not None:
+            doc["from_snapshot"] = from_snapshot
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
             json.dump(doc, f)
         try:

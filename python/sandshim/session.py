@@ -241,14 +241,27 @@ class Session:
         self.client.call(["session", "start", self.id])
 
     def pause(self):
-        """Checkpoints the sandbox to disk and ends it (gVisor, where the runsc can restore:
-        `sandshim doctor`); SandshimError with the CLI's one line otherwise."""
+        """Checkpoints the sandbox to disk and ends it: no process or memory of it stays
+        (gVisor, where the runsc can restore: `sandshim doctor`). NotSupported with the CLI's
+        one line where it cannot (native, this runsc, credential contexts); the session then
+        runs on untouched. A paused session's run() raises InvalidArgument until resume()."""
         self.client.call(["session", "pause", self.id])
 
     def snapshot(self, name):
         """Saves the sandbox as the snapshot `name` (a pause and a resume: the session runs on),
-        for Session.create(..., from_snapshot=name) with this session's options."""
+        for Session.create(..., from_snapshot=name) or Session.fork(name, ...) with this
+        session's options. AlreadyExists for a taken name; remove_snapshot(name) deletes it.
+        Returns name."""
         self.client.call(["session", "snapshot", self.id, name])
+        return name
+
+    @classmethod
+    def fork(cls, snapshot, id=None, **create_options):
+        """A new session restored from `snapshot` (its source's /tmp, layer and init tree as
+        they were at the snapshot): Session.create(id, from_snapshot=snapshot, ...). Give the
+        source's options (rootfs, mounts, memory: the restore needs the same mount points) and
+        a workspace of its own."""
+        return cls.create(id, from_snapshot=snapshot, **create_options)
 
     def resume(self):
         """Restores a paused session: its init, /tmp and writable layer as they were (what an
@@ -387,6 +400,18 @@ def _value_pipe(value):
     os.close(w)
     os.set_inheritable(r, True)
     return r
+
+
+def remove_snapshot(name, client=None):
+    """Deletes the snapshot `name` (`session snapshot --rm`); NotFound if there is none.
+    Sessions restored from it are not affected."""
+    (client or default_client()).call(["session", "snapshot", "--rm", name])
+
+
+def list_snapshots(client=None):
+    """The snapshots (`session snapshot --list --json`): [{"name", "source", "backend",
+    "created", "bytes"}], by name."""
+    return (client or default_client()).json(["session", "snapshot", "--list", "--json"]) or []
 
 
 def list_sessions(client=None):

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """The Python client (python/sandshim) against real sessions on both backends: create, run
 with timeout and streaming, background commands, files both ways (a tree of 1000 files, a
-100 MB file), contexts, approvals, typed errors, delete; nothing left behind; and the script
-of docs/CLIENT.md run unmodified.
+100 MB file), contexts, approvals, typed errors, delete; pause/resume and fork from a snapshot
+with Debian 12's runsc and Debian 13's (RUNSC_2024); nothing left behind; and the script of
+docs/CLIENT.md run unmodified.
 
 Usage: test_client.py (SANDSHIM_BIN names the binary; SESSION_BACKEND=gvisor|native).
 Root; exits 77 otherwise. Prints `ok - ...` / `not ok - ...` and `N passed, N failed`.
 """
+import fcntl
 import filecmp
 import json
 import os
@@ -21,6 +23,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(REPO, "python"))
 BIN = os.environ.get("SANDSHIM_BIN", os.path.join(REPO, "build", "sandshim"))
+# Debian 13's runsc (scripts/install-deps.sh unpacks it); Debian 12's is runsc in PATH.
+RUNSC_2024 = os.environ.get("SANDSHIM_RUNSC_2024", "/var/cache/sandshim-test/runsc-trixie/usr/bin/runsc")
 
 import sandshim  # noqa: E402
 from sandshim import Client, Session  # noqa: E402
@@ -57,8 +61,14 @@ class Env:
         with open(self.config, "w") as f:
             json.dump({"audit_dir": os.path.join(self.work, "audit")}, f)
 
-    def client(self, backend):
-        return Client(binary=BIN, root=os.path.join(self.work, "root"), backend=backend, config=self.config)
+    def client(self, backend, runsc=None):
+        """runsc: that runsc binary (the config's "runsc") instead of the one in PATH."""
+        config = self.config
+        if runsc:
+            config = os.path.join(self.work, "config-%d.json" % abs(hash(runsc)))
+            with open(config, "w") as f:
+                json.dump({"audit_dir": os.path.join(self.work, "audit"), "runsc": runsc}, f)
+        return Client(binary=BIN, root=os.path.join(self.work, "root"), backend=backend, config=config)
 
     def workspace(self, name):
         ws = os.path.join(self.work, "ws-" + name)
@@ -66,8 +76,11 @@ class Env:
         return ws
 
     def session(self, backend, tag, **kw):
-        ws = self.workspace(tag)
-        s = Session.create(client=self.client(backend), rootfs=self.rootfs, workspace=ws, memory="512m", **kw)
+        return self.session_with(self.client(backend), tag, **kw)
+
+    def session_with(self, client, tag, **kw):
+        ws = self.workspace(tag + "-" + str(abs(hash(client.config))))
+        s = Session.create(client=client, rootfs=self.rootfs, workspace=ws, memory="512m", **kw)
         s.ws = ws
         return s
 
@@ -184,12 +197,160 @@ def t_contexts(env, be):
         expect("platform" in names, repr(names))
         expect(s.run("echo $PLATFORM_TOKEN", context="platform").stdout == b"t-42\n", "the context's env")
         expect(s.run("echo $PLATFORM_TOKEN").stdout == b"\n", "not in the default context")
+        # Pause does not carry contexts (their containers share the sandbox): refused in one
+        # line before anything changes, and the session and its context run on.
+        try:
+            s.pause()
+            raise AssertionError("a session with a credential context paused")
+        except sandshim.NotSupported as e:
+            expect("credential context" in e.message and "\n" not in e.message, e.message)
+        expect(s.run("echo $PLATFORM_TOKEN", context="platform").stdout == b"t-42\n", "the context after the refusal")
         s.remove_context("platform")
+
+
+def snapshots_work(c):
+    """What `sandshim doctor` says of this client's runsc (its probe: a real round trip)."""
+    doc = c.json(["doctor", "--json"]) or []
+    return any("snapshots work" in d.get("detail", "") for d in doc if d.get("area") == "gvisor")
+
+
+def runsc_procs(env):
+    """Host processes of sandboxes under the test's root (sandbox, gofer)."""
+    out = subprocess.run(["pgrep", "-f", "--", os.path.join(env.work, "root", "@runsc")], capture_output=True, text=True)
+    return out.stdout.split()
+
+
+def t_pause_resume(env, runsc):
+    c = env.client("gvisor", runsc)
+    if not snapshots_work(c):
+        # Where the probe says no, pause is refused with a typed error and the session runs on.
+        with env.session_with(c, "pause-refused") as s:
+            try:
+                s.pause()
+                raise AssertionError("pause worked where doctor says snapshots do not")
+            except sandshim.NotSupported as e:
+                expect("cannot pause" in e.message and "\n" not in e.message, e.message)
+            expect(s.run("true").ok, "the session runs on after a refused pause")
+        print("# %s: snapshots do not work (doctor); the refusal was checked" % (runsc or "runsc"), flush=True)
+        return
+    with env.session_with(c, "pause") as s:
+        expect(s.run("echo ws > /workspace/kept.txt && echo tmp > /tmp/kept.txt").ok, "write")
+        expect(runsc_procs(env), "positive control: the sandbox's processes are seen before the pause")
+        t0 = time.monotonic()
+        s.pause()
+        t_pause = time.monotonic() - t0
+        expect(s.inspect().get("status") == "paused", "inspect says paused: %r" % s.record.get("status"))
+        deadline = time.monotonic() + 10
+        while runsc_procs(env) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        expect(not runsc_procs(env), "no process of the paused session on the host")
+        try:
+            s.run("true")
+            raise AssertionError("ran in a paused session")
+        except sandshim.InvalidArgument as e:
+            expect("is paused" in e.message, e.message)
+        try:
+            s.pause()
+            raise AssertionError("paused twice")
+        except sandshim.SandshimError as e:
+            expect("\n" not in e.message, e.message)
+        t0 = time.monotonic()
+        s.resume()
+        t_resume = time.monotonic() - t0
+        expect(s.run("cat /workspace/kept.txt /tmp/kept.txt").stdout == b"ws\ntmp\n", "workspace and /tmp after resume")
+        with open(os.path.join(s.ws, "kept.txt")) as f:
+            expect(f.read() == "ws\n", "the workspace file on the host")
+        print("# %s: pause %.2f s, resume %.2f s" % (runsc or "runsc", t_pause, t_resume), flush=True)
+
+
+def t_fork(env, runsc):
+    c = env.client("gvisor", runsc)
+    if not snapshots_work(c):
+        print("# %s: snapshots do not work (doctor): no fork" % (runsc or "runsc"), flush=True)
+        return
+    snap = "py-warm-%d" % os.getpid()
+    forks = []
+    with env.session_with(c, "fork-src") as src:
+        expect(src.run("echo warm > /tmp/state").ok, "warm the source")
+        expect(src.snapshot(snap) == snap, "snapshot")
+        [listed] = [e for e in sandshim.list_snapshots(c) if e["name"] == snap]
+        expect(listed["source"] == src.id and listed["bytes"] > 0, repr(listed))
+        try:
+            src.snapshot(snap)
+            raise AssertionError("a taken snapshot name was accepted")
+        except sandshim.AlreadyExists:
+            pass
+        try:
+            for tag in ("fork-a", "fork-b"):
+                ws = env.workspace(tag + "-" + str(abs(hash(runsc))))
+                f = Session.fork(snap, client=c, rootfs=env.rootfs, workspace=ws, memory="512m")
+                f.ws = ws
+                forks.append(f)
+            for f in forks:
+                expect(f.run("cat /tmp/state").stdout == b"warm\n", "%s sees the warm state" % f.id)
+                expect(f.run(["sh", "-c", "echo %s > /tmp/state; echo %s > /workspace/who" % (f.id, f.id)]).ok, "write")
+            for f in forks:
+                expect(f.run("cat /tmp/state").stdout.decode().strip() == f.id, "%s keeps its own /tmp" % f.id)
+                with open(os.path.join(f.ws, "who")) as fh:
+                    expect(fh.read().strip() == f.id, "%s's own workspace" % f.id)
+            expect(src.run("cat /tmp/state").stdout == b"warm\n", "the source keeps its own /tmp")
+        finally:
+            for f in forks:
+                f.delete()
+    # A pool restored from the snapshot: its claim starts warm; drained, the snapshot can go.
+    pool = sandshim.Pool.define("py-snap", 1, {"rootfs": env.rootfs, "memory": "512m"}, from_snapshot=snap, client=c)
+    pool.fill()
+    expect(pool.status()[0].get("from_snapshot") == snap, repr(pool.status()))
+    try:
+        sandshim.remove_snapshot(snap, c)
+        raise AssertionError("a snapshot was removed under its pool")
+    except sandshim.SandshimError as e:
+        expect("is used by pool py-snap" in e.message, e.message)
+    with pool.claim() as claimed:
+        expect(claimed.record.get("pool", {}).get("claimed") is True, repr(claimed.record.get("pool")))
+        expect(claimed.run("cat /tmp/state").stdout == b"warm\n", "the claim has the warm state")
+    with open(os.path.join(env.work, "root", "@pool", "py-snap", ".fill.lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # the refill the claim started has finished
+    pool.drain(delete=True)
+    sandshim.remove_snapshot(snap, c)
+    expect(all(e["name"] != snap for e in sandshim.list_snapshots(c)), "listed after removal")
+    try:
+        sandshim.remove_snapshot(snap, c)
+        raise AssertionError("a removed snapshot was removed again")
+    except sandshim.NotFound:
+        pass
+    try:
+        Session.fork(snap, client=c, rootfs=env.rootfs, workspace=env.workspace("fork-gone-%d" % abs(hash(runsc))))
+        raise AssertionError("a fork from a removed snapshot")
+    except sandshim.NotFound as e:
+        expect("does not exist" in e.message, e.message)
+
+
+def t_native_pause_refused(env):
+    with env.session("native", "native-pause") as s:
+        try:
+            s.pause()
+            raise AssertionError("a native session paused")
+        except sandshim.NotSupported as e:
+            expect("native backend cannot checkpoint" in e.message, e.message)
+        expect(s.run("true").ok, "the native session runs on")
 
 
 def t_nothing_left(env, be):
     c = env.client(be)
     expect(sandshim.list_sessions(c) == [], "sessions left: %r" % sandshim.list_sessions(c))
+    root = os.path.join(env.work, "root")
+    left = [n for n in os.listdir(os.path.join(root, "@sessions")) if n != "@names"] \
+        if os.path.isdir(os.path.join(root, "@sessions")) else []
+    expect(not left, "session directories left: %r" % left)
+    snaps = os.listdir(os.path.join(root, "@snapshots")) if os.path.isdir(os.path.join(root, "@snapshots")) else []
+    expect(not snaps, "snapshots left: %r" % snaps)
+    pools = os.listdir(os.path.join(root, "@pool")) if os.path.isdir(os.path.join(root, "@pool")) else []
+    expect(not pools, "pools left: %r" % pools)
+    with open("/proc/self/mountinfo") as f:
+        mounts = [l.split()[4] for l in f if env.work in l]
+    expect(not mounts, "mounts left: %r" % mounts[:3])
+    expect(not runsc_procs(env), "sandbox processes left")
 
 
 def t_docs_script():
@@ -244,14 +405,23 @@ def main():
             check(f"{be}: typed errors with the CLI's line", t_errors, env, be)
             check(f"{be}: policy deny, ask, approve", t_policy, env, be)
             check(f"{be}: contexts", t_contexts, env, be)
+            if be == "native":
+                check("native: pause is NotSupported, the session runs on", t_native_pause_refused, env)
+            else:
+                for label, runsc in (("runsc in PATH", None), ("Debian 13's runsc", RUNSC_2024)):
+                    if runsc and not os.access(runsc, os.X_OK):
+                        check(f"gvisor, {label}: there", lambda: expect(False, runsc + " is missing (install-deps)"))
+                        continue
+                    check(f"gvisor, {label}: pause/resume keeps a workspace file and a /tmp file", t_pause_resume, env, runsc)
+                    check(f"gvisor, {label}: fork, two sessions from one snapshot, each its own; a pool from it",
+                          t_fork, env, runsc)
             check(f"{be}: nothing left behind", t_nothing_left, env, be)
         check("the docs/CLIENT.md script, unmodified", t_docs_script)
         check("pip install --no-build-isolation ./python, offline", t_pip_install)
     finally:
-        for be in ("gvisor", "native"):
-            for s in sandshim.list_sessions(env.client(be)):
-                subprocess.run([BIN, "--root", os.path.join(env.work, "root"), "session", "delete", "--force", s["id"]],
-                               capture_output=True)
+        for c in (env.client("gvisor"), env.client("gvisor", RUNSC_2024)):
+            for s in sandshim.list_sessions(c):  # each with its own runsc: the one that made it
+                c.call(["session", "delete", "--force", s["id"]], check=False)
         shutil.rmtree(env.work, ignore_errors=True)
     print(f"{passed} passed, {failed} failed", flush=True)
     return 1 if failed else 0

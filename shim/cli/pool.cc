@@ -18,7 +18,7 @@ static Result<session::Pool> OpenPool(const GlobalOpts& g, const std::string& na
 static boost::json::object StatusJson(const session::PoolStatus& s) {
   return {{"name", s.def.name}, {"size", s.def.size}, {"low_water", s.def.low_water}, {"ready", s.ready},
           {"stale", s.stale}, {"making", s.making}, {"generation", s.def.generation},
-          {"workspace_parent", s.def.workspace_parent.string()},
+          {"workspace_parent", s.def.workspace_parent.string()}, {"from_snapshot", s.def.from_snapshot},
           {"claims", s.stats.claims}, {"misses", s.stats.misses}, {"members_made", s.stats.members_made},
           {"refills", s.stats.refills}, {"last_refill_seconds", s.stats.last_refill_seconds},
           {"refill_seconds_total", s.stats.refill_seconds_total}};

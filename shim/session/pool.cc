@@ -51,6 +51,8 @@ Result<PoolDef> Pool::Define(const runtime::Options& o, const std::string& name,
   PoolPaths paths(o.root, name);
   auto def = TRY(ParsePoolDef(name, text, paths.default_workspaces));
   if (def.workspace_parent != paths.default_workspaces) TRY(CheckWorkspaceParent(def.workspace_parent));
+  if (!def.from_snapshot.empty() && !fs::Exists(SnapshotsDirOf(o.root) / def.from_snapshot / "image"))
+    return MakeError("pool file: from_snapshot: snapshot " + def.from_snapshot + " does not exist (session snapshot)", ENOENT);
   // Traversable, not listable (as the runtime root): a native member's init, running as its
   // own host ids, opens its rootfs below members/<id>/.
   TRY(fs::MkdirAll(paths.dir, 0711));
@@ -66,7 +68,14 @@ Result<PoolDef> Pool::Define(const runtime::Options& o, const std::string& name,
 Result<PoolDef> Pool::Load() const {
   auto text = fs::ReadFile(paths_.def);
   if (!text) return MakeError("pool " + name_ + " does not exist (sandshim pool define " + name_ + " FILE)", ENOENT);
-  return ParsePoolDef(name_, *text, paths_.default_workspaces);
+  auto d = TRY(ParsePoolDef(name_, *text, paths_.default_workspaces));
+  // A snapshot made again under the same name is another warm state: the members restored
+  // from the old one are of another generation (never handed out, drained by the next fill).
+  if (!d.from_snapshot.empty()) {
+    auto meta = bundle::ParseJson(fs::ReadFile(SnapshotsDirOf(opts_.root) / d.from_snapshot / "snapshot.json").value_or(""), "snapshot");
+    d.generation += "+" + (meta && meta->is_object() ? bundle::GetString(meta->as_object(), "created") : std::string("gone"));
+  }
+  return d;
 }
 
 bool HasIntent(const PoolPaths& p, const std::string& member) {
@@ -121,7 +130,7 @@ Result<std::string> Pool::MakeMember(const PoolDef& d) {
   TRY(MakeWorkspace(ws, p.uid, p.gid));
   fault::Point("pool.fill.after-workspace");
   p.shared_ws_parent = "wsroot";  // gVisor: Create mounts <member>/wsroot shared (docs/POOL.md)
-  TRY_CTX(members_.Create(member, "", p), "pool " + name_ + ": member " + member);
+  TRY_CTX(members_.Create(member, "", p, {}, d.from_snapshot), "pool " + name_ + ": member " + member);
   json::object marker{{"pool", name_}, {"generation", d.generation}, {"workspace", ws.string()}};
   if (fs::Exists(paths_.members / member / "wsroot")) {
     TRY_CTX(LinkSharedWorkspace(member, p.workspace_dest), "pool " + name_ + ": member " + member);

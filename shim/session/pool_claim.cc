@@ -225,9 +225,10 @@ Result<ClaimOutcome> Pool::Claim(const ClaimRequest& asked) {
       left = static_cast<uint32_t>(ready.size() - i - 1);
     }
     if (member.empty()) {
-      out.miss.reason = existing && !ready.empty()
-                            ? "existing workspace " + *ws + " (bound at claim time on gVisor pools only; native: served cold)"
-                            : "pool " + name_ + " is empty";
+      out.miss.reason = !existing || ready.empty() ? "pool " + name_ + " is empty"
+                        : !d.from_snapshot.empty()
+                            ? "existing workspace " + *ws + " (a snapshot pool's members keep their source's layout: restored on its own)"
+                            : "existing workspace " + *ws + " (bound at claim time on gVisor pools only; native: served cold)";
       return out;
     }
     Intent intent{req.id, (paths_.members / member).string(), (sessions_dir / req.id).string(),

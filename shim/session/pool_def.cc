@@ -5,6 +5,8 @@
 #include <cstdio>
 
 #include "bundle/spec.h"
+#include "shim/core/fs.h"
+#include "shim/core/ids.h"
 #include "shim/session/bind_sources.h"
 
 namespace sandshim::session {
@@ -36,7 +38,8 @@ Result<PoolDef> ParsePoolDef(const std::string& name, std::string_view text,
   if (!v.is_object()) return MakeError("pool file: not a JSON object", EINVAL);
   const auto& o = v.as_object();
   for (const auto& kv : o)
-    if (kv.key() != "size" && kv.key() != "low_water" && kv.key() != "workspace_parent" && kv.key() != "profile")
+    if (kv.key() != "size" && kv.key() != "low_water" && kv.key() != "workspace_parent" && kv.key() != "profile" &&
+        kv.key() != "from_snapshot")
       return MakeError("pool file: unknown key \"" + std::string(kv.key()) + "\"", EINVAL);
   PoolDef d;
   d.name = name;
@@ -55,8 +58,25 @@ Result<PoolDef> ParsePoolDef(const std::string& name, std::string_view text,
   d.profile = it->value().as_object();
   if (d.profile.contains("workspace"))
     return MakeError("pool file: profile: workspace: the pool makes each member's own", EINVAL);
+  if (auto sn = o.find("from_snapshot"); sn != o.end()) {
+    if (!sn->value().is_string()) return MakeError("pool file: from_snapshot: must be a snapshot name", EINVAL);
+    d.from_snapshot = sn->value().as_string().c_str();
+    TRY_CTX(ValidateId(d.from_snapshot), "pool file: from_snapshot");
+  }
   d.generation = Sha256Hex(json::serialize(v));
   return d;
+}
+
+std::string PoolUsingSnapshot(const std::filesystem::path& root, const std::string& snapshot) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(root / "@pool", ec)) {
+    auto name = e.path().filename().string();
+    auto text = fs::ReadFile(PoolPaths(root, name).def);
+    if (!text) continue;
+    auto d = ParsePoolDef(name, *text, {});
+    if (d && d->from_snapshot == snapshot) return name;
+  }
+  return "";
 }
 
 std::filesystem::path MemberWorkspace(const PoolDef& d, const std::string& member) {

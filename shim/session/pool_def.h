@@ -4,7 +4,8 @@
 // values). Pure parsing here; the pool's directories are PoolPaths.
 //
 //   {"size": 10, "low_water": 5, "workspace_parent": "/srv/ws",
-//    "profile": {"image": "busybox", "memory": "512m", "network": "none", ...}}
+//    "profile": {"image": "busybox", "memory": "512m", "network": "none", ...},
+//    "from_snapshot": "warm-py"}   // #35: members restored from this session snapshot
 #pragma once
 
 #include <boost/json.hpp>
@@ -25,6 +26,12 @@ struct PoolDef {
   // the caller's --workspace, which must then be on the same filesystem).
   std::filesystem::path workspace_parent;
   boost::json::object profile;  // a session profile file's shape (bundle/session_profile.h)
+  // #35: members (and the cold creates of misses) are restored from this session snapshot
+  // (<root>/@snapshots/<name>, `session snapshot`) instead of booted, so a claim hands out its
+  // warm state. The profile must be the snapshot source's flags (the same mounts); members
+  // keep the plain workspace layout of that source (no shared parent: an existing workspace
+  // is then a miss, served by a restore too). Empty: members are booted.
+  std::string from_snapshot;
   // sha256 of the definition as written: members record it, and a member of an older
   // definition is never handed out (fill drains it).
   std::string generation;
@@ -50,6 +57,10 @@ struct PoolPaths {
         default_workspaces(dir / "workspaces") {}
   std::filesystem::path dir, def, profile, lock, fill_lock, members, claims, stats, default_workspaces;
 };
+
+// The snapshot a pool file names (from_snapshot) in the pools under root: the first pool
+// using it, or empty (what `session snapshot --rm` refuses to pull from under a pool).
+std::string PoolUsingSnapshot(const std::filesystem::path& root, const std::string& snapshot);
 
 // A member's workspace before it is claimed: <workspace_parent>/.member-<member id>.
 std::filesystem::path MemberWorkspace(const PoolDef& d, const std::string& member);

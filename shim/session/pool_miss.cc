@@ -22,7 +22,8 @@ Result<SessionRecord> Pool::CreateCold(const ClaimRequest& req, ProfileInputs in
     TRY(MakeWorkspace(ws, p.uid, p.gid));
   }
   Sessions sessions(opts_);
-  auto r = sessions.Create(req.id, req.name, p, req.resolve);
+  // A snapshot pool's miss is a restore too: the session still starts from the warm state.
+  auto r = sessions.Create(req.id, req.name, p, req.resolve, d.from_snapshot);
   if (!r) {
     if (made) ::rmdir(ws.c_str());  // ours and still empty: nothing left behind
     return r.error();

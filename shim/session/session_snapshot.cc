@@ -9,11 +9,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+
+#include "bundle/spec.h"
 #include "shim/core/fs.h"
 #include "shim/core/ids.h"
 #include "shim/core/log.h"
 #include "shim/session/audit.h"
 #include "shim/session/context_spare.h"
+#include "shim/session/pool_def.h"
 #include "shim/session/sessions.h"
 
 namespace sandshim::session {
@@ -71,8 +75,31 @@ Result<SessionRecord> Sessions::Snapshot(const std::string& ref, const std::stri
   return resumed;
 }
 
+json::array Sessions::ListSnapshots() const {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(SnapshotsDir(), ec))
+    if (auto n = e.path().filename().string(); !n.starts_with(".tmp-") && e.is_directory(ec)) names.push_back(n);
+  std::sort(names.begin(), names.end());
+  json::array out;
+  for (const auto& n : names) {
+    auto meta = bundle::ParseJson(fs::ReadFile(SnapshotsDir() / n / "snapshot.json").value_or("{}"), "snapshot.json");
+    json::object o = meta && meta->is_object() ? meta->as_object() : json::object();
+    o["name"] = n;
+    int64_t bytes = 0;
+    for (const auto& f : std::filesystem::directory_iterator(SnapshotsDir() / n / "image", ec))
+      if (f.is_regular_file(ec)) bytes += static_cast<int64_t>(f.file_size(ec));
+    o["bytes"] = bytes;
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
 Status Sessions::RemoveSnapshot(const std::string& name) {
   TRY_CTX(ValidateId(name), "snapshot name");
+  // A pool restores its members (and its misses) from it: drain --delete the pool first.
+  if (auto pool = PoolUsingSnapshot(opts_.root, name); !pool.empty())
+    return MakeError("snapshot " + name + " is used by pool " + pool + " (pool drain --delete " + pool + " first)", EBUSY);
   bool there = fs::Exists(SnapshotsDir() / name);
   TRY(fs::RemoveAll(SnapshotsDir() / (".tmp-" + name)));
   if (!there) return MakeError("snapshot " + name + " does not exist", ENOENT);

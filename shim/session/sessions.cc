@@ -252,7 +252,10 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   if (p.network == "proxy") p.netns_path = net_paths.netns.string();
   PlanSecrets(p, dir);  // placeholders in, the CA's bundle mounted: docs/SECRETS.md
   // Which backend, and (native) sandshim re-executed from a sealed copy, before anything exists.
-  bool want_shared_ws = !p.shared_ws_parent.empty();  // a request; the path is ours (below)
+  bool member = !p.shared_ws_parent.empty();  // a pool member's request; the path is ours (below)
+  // A restore keeps its source's mounts (#35): a member restored from a snapshot has the
+  // plain layout of the session the snapshot was made from, and no shared parent.
+  bool want_shared_ws = member && from_snapshot.empty();
   p.shared_ws_parent.clear();
   auto choice = TRY(containers_.Choose(TRY(bundle::SpecFromJson(TRY(bundle::SessionSpec(p))))));
   runtime::EnsureSealedFor(choice.traits);
@@ -287,7 +290,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   TRY(fs::WriteFileAtomic(dir / "sources.json", json::serialize(pins), 0600));
   TRY(WriteSecretFiles(dir, p, id));
   TRY(WriteExecPolicy(dir, p));  // #19: judged at every exec
-  if (!want_shared_ws) TRY(GuardWorkspace(journal, GuardRegistry(opts_.root), p.workspace, id));  // a member's: at its claim
+  if (!member) TRY(GuardWorkspace(journal, GuardRegistry(opts_.root), p.workspace, id));  // a member's: at its claim
   // M11: a user namespace of its own where the kernel and filesystems allow idmapped mounts,
   // whatever the network: a proxy netns is joined before the userns is made (ns_order.h), and
   // a host or proxy netns stays the host userns's, so root inside has no CAP_NET_ADMIN there

@@ -58,6 +58,8 @@ struct SessionGcReport {
 
 // A paused session's checkpoint image (session_pause.cc).
 inline std::filesystem::path SnapshotDir(const std::filesystem::path& session_dir) { return session_dir / "snapshot"; }
+// Where a root keeps its named snapshots (session_snapshot.cc): <root>/@snapshots/<name>/.
+inline std::filesystem::path SnapshotsDirOf(const std::filesystem::path& root) { return root / "@snapshots"; }
 // Ends a session's relay and removes its cgroup below the sandbox's (stop, pause).
 Status ReleaseRelay(const std::filesystem::path& session_dir);
 
@@ -115,6 +117,8 @@ class Sessions {
   // restores new sessions from it. RemoveSnapshot deletes one.
   Result<SessionRecord> Snapshot(const std::string& ref, const std::string& name);
   Status RemoveSnapshot(const std::string& name);
+  // Every whole snapshot, by name: {"name", "source", "backend", "created", "bytes"}.
+  boost::json::array ListSnapshots() const;
   // force: goes on past an unreadable journal or record (see Teardown), with a warning.
   Status Delete(const std::string& ref, bool force = false);
   // Half-made sessions (a create that died), and with idle, sessions unused for longer.
@@ -143,7 +147,7 @@ class Sessions {
   // The caller holds the lock and r is paused (Resume) or running (Pause).
   Result<SessionRecord> ResumeLocked(SessionRecord r);
   Result<SessionRecord> PauseLocked(SessionRecord r);
-  std::filesystem::path SnapshotsDir() const { return opts_.root / "@snapshots"; }
+  std::filesystem::path SnapshotsDir() const { return SnapshotsDirOf(opts_.root); }
   // A snapshot's image for a create (empty name: none); an unknown one is an error.
   Result<std::filesystem::path> ForkImage(const std::string& name) const;
   // gc's part (the lock held): what a pause or resume that died left (session_pause.cc).

@@ -9,7 +9,7 @@
 set -u
 . "$(dirname "$0")/lib/image.sh"
 require_root
-require_cmds jq pgrep
+require_cmds jq pgrep flock
 [ -x "$SANDSHIM_BIN" ] || skip_all "sandshim binary not built: $SANDSHIM_BIN"
 
 # What the runsc under test is known to do (docs/RUNSC.md: both tested versions restore a
@@ -109,6 +109,7 @@ check_fork() {
   new_session "$s" && ss exec "$s" -- sh -c 'echo warm > /tmp/state' || { fail "create"; return; }
   assert_eq "$snap	$s	running" "$(ss snapshot "$s" "$snap")" "snapshot" || return
   assert_eq "700 root" "$(stat -c '%a %U' "$ROOT/@snapshots/$snap")" "the snapshot is root's alone" || return
+  assert_eq "$snap $s" "$(ss snapshot --list --json | jq -r --arg n "$snap" '.[] | select(.name == $n and .bytes > 0) | "\(.name) \(.source)"')" "snapshot --list" || return
   ss snapshot "$s" "$snap" 2>/dev/null && { fail "a taken snapshot name was accepted"; return; }
   for f in "$f1" "$f2"; do
     mkdir -p "$WORK/ws-$f" && chmod 777 "$WORK/ws-$f"
@@ -125,7 +126,47 @@ check_fork() {
   one_line "$WORK/err" "unknown snapshot" && assert_contains "$(cat "$WORK/err")" "snapshot nope-$$ does not exist" "unknown snapshot" || return
   ss delete "$s" "$f1" "$f2" || { fail "delete"; return; }
   ss snapshot --rm "$snap" || { fail "snapshot --rm"; return; }
-  [ ! -e "$ROOT/@snapshots/$snap" ] || fail "the snapshot outlived --rm"
+  [ ! -e "$ROOT/@snapshots/$snap" ] || { fail "the snapshot outlived --rm"; return; }
+  ! ss snapshot --list | grep -q "^$snap	" || fail "listed after --rm"
+}
+
+# A pool whose members are restored from a snapshot (pool file "from_snapshot"): a claim hands
+# out the warm state; a claim the members cannot serve (an existing workspace: members keep the
+# source's plain layout) is a restore too; the snapshot cannot be removed under the pool;
+# `pool drain --delete` leaves nothing, and then the snapshot goes.
+check_snapshot_pool() {
+  local s snap p c1 c2 out
+  s=$(uniq_name ps); snap=$(uniq_name psnap); p=$(uniq_name pool); c1=$(uniq_name pc); c2=$(uniq_name pd)
+  px() { "$SANDSHIM_BIN" --root "$ROOT" --backend gvisor pool "$@"; }
+  new_session "$s" && ss exec "$s" -- sh -c 'echo warm > /tmp/state' || { fail "create the source"; return; }
+  ss snapshot "$s" "$snap" >/dev/null && ss delete "$s" || { fail "snapshot the source"; return; }
+  printf '{"size": 2, "low_water": 1, "profile": {"rootfs": "%s", "memory": "128m"}, "from_snapshot": "nope-%s"}\n' \
+    "$WORK/rootfs" "$$" >"$WORK/pool-$p.json"
+  px define "$p" "$WORK/pool-$p.json" 2>"$WORK/err" && { fail "a pool from an unknown snapshot was defined"; return; }
+  one_line "$WORK/err" "unknown snapshot" && assert_contains "$(cat "$WORK/err")" "snapshot nope-$$ does not exist" "pool define" || return
+  printf '{"size": 2, "low_water": 1, "profile": {"rootfs": "%s", "memory": "128m"}, "from_snapshot": "%s"}\n' \
+    "$WORK/rootfs" "$snap" >"$WORK/pool-$p.json"
+  px define "$p" "$WORK/pool-$p.json" >/dev/null && px fill "$p" || { fail "define and fill"; return; }
+  assert_eq "2 $snap" "$(px status "$p" --json | jq -r '.[0] | "\(.ready) \(.from_snapshot)"')" "two members ready" || return
+  # A member is restored, not booted: its /tmp holds the source's file before any claim.
+  out=$(ss create --pool "$p" --json "$c1") || { fail "claim"; return; }
+  assert_eq true "$(jq -r .pool.claimed <<<"$out")" "claimed from a member" || return
+  assert_eq warm "$(ss exec "$c1" -- cat /tmp/state)" "the claim has the warm state" || return
+  ss exec "$c1" -- sh -c "echo $c1 > /tmp/state; echo $c1 > /workspace/who" || { fail "exec in the claim"; return; }
+  assert_eq "$c1" "$(cat "$(jq -r .workspace <<<"$out")/who")" "the claim's own workspace on the host" || return
+  mkdir -p "$WORK/ws-$c2" && chmod 777 "$WORK/ws-$c2"
+  out=$(ss create --pool "$p" --workspace "$WORK/ws-$c2" --json "$c2") || { fail "claim with an existing workspace"; return; }
+  assert_eq false "$(jq -r .pool.claimed <<<"$out")" "an existing workspace is a miss" || return
+  assert_eq warm "$(ss exec "$c2" -- cat /tmp/state)" "the miss is restored from the snapshot too" || return
+  assert_eq "$c1" "$(ss exec "$c1" -- cat /tmp/state)" "each claim its own /tmp" || return
+  ss snapshot --rm "$snap" 2>"$WORK/err" && { fail "the snapshot was removed under its pool"; return; }
+  one_line "$WORK/err" "snapshot --rm under a pool" && assert_contains "$(cat "$WORK/err")" "is used by pool $p" "snapshot --rm" || return
+  ss delete "$c1" "$c2" || { fail "delete the claims"; return; }
+  flock "$ROOT/@pool/$p/.fill.lock" true  # a refill the claims started
+  px drain "$p" --delete || { fail "pool drain --delete"; return; }
+  [ ! -e "$ROOT/@pool/$p" ] || { fail "the pool outlived drain --delete"; return; }
+  wait_until 10 no_runsc_procs || { fail "sandbox processes after drain: $(pgrep -af -- "$ROOT/@runsc" | head -3)"; return; }
+  ss snapshot --rm "$snap" || fail "snapshot --rm after the pool is gone"
 }
 
 check_paused_delete() {
@@ -228,6 +269,7 @@ if [ "$SNAPSHOTS" = yes ]; then
   run_check "snapshot: a paused session deletes" check_paused_delete
   run_check "snapshot: fork, two sessions from one snapshot, each its own" check_fork
   run_check "snapshot: start resumes a paused session; stop drops the snapshot" check_stop_start_paused
+  run_check "snapshot: a pool restored from a snapshot hands out the warm state; drain --delete cleans up" check_snapshot_pool
   run_check "snapshot: a crash mid-pause or mid-resume, then gc: nothing left, the session works" check_crashes
 fi
 run_check "snapshot: pause refused up front where the runsc cannot restore, the session runs on" check_refused

@@ -43,6 +43,27 @@ TEST_CASE("pool file: bad input is one clear error") {
   CHECK(err(R"({"size": -1, "profile": {}})") == "pool file: size: must be a number from 0 to 1000");
 }
 
+TEST_CASE("pool file: from_snapshot names a snapshot (#35), and PoolUsingSnapshot finds the pool") {
+  auto d = ParsePoolDef("p", R"({"size": 2, "profile": {}, "from_snapshot": "warm-py"})", "/w");
+  REQUIRE(d);
+  CHECK(d->from_snapshot == "warm-py");
+  CHECK(ParsePoolDef("p", R"({"size": 2, "profile": {}})", "/w")->from_snapshot.empty());
+  auto bad = ParsePoolDef("p", R"({"size": 2, "profile": {}, "from_snapshot": 3})", "/w");
+  REQUIRE(!bad);
+  CHECK(bad.error().msg == "pool file: from_snapshot: must be a snapshot name");
+  auto dots = ParsePoolDef("p", R"({"size": 2, "profile": {}, "from_snapshot": "../x"})", "/w");
+  REQUIRE(!dots);
+  CHECK(dots.error().msg.starts_with("pool file: from_snapshot: "));
+  sandshim::testing::TempDir root;
+  PoolPaths a(root.path(), "a"), b(root.path(), "b");
+  REQUIRE(sandshim::fs::MkdirAll(a.dir, 0700));
+  REQUIRE(sandshim::fs::MkdirAll(b.dir, 0700));
+  REQUIRE(sandshim::fs::WriteFileAtomic(a.def, R"({"size": 1, "profile": {}})", 0600));
+  REQUIRE(sandshim::fs::WriteFileAtomic(b.def, R"({"size": 1, "profile": {}, "from_snapshot": "warm"})", 0600));
+  CHECK(PoolUsingSnapshot(root.path(), "warm") == "b");
+  CHECK(PoolUsingSnapshot(root.path(), "cold").empty());
+}
+
 TEST_CASE("rebase: whole strings and path prefixes, never a sibling with the same prefix") {
   json::value v = json::parse(R"({"kind": "netns", "data": {"path": "/r/@pool/p/members/m-1/netns",
       "id": "sess-m-1", "list": ["/r/@pool/p/members/m-1", "/r/@pool/p/members/m-10/x", "x/r/@pool/p/members/m-1"]}})");
