@@ -199,12 +199,21 @@ Result<int> ExecInto(const ProcessPlan& p, const SeccompPlan& seccomp, const Exe
   // so a netns owned by the host's userns (a session's proxy or host network) is still ours
   // to join.
   std::vector<std::pair<UniqueFd, int>> nss;
+  UniqueFd root;
   for (int flag : kExecJoinOrder) {
     std::string name = NamespaceFileName(flag);
     std::string theirs = "/proc/" + std::to_string(o.init) + "/ns/" + name;
     struct stat a, b;
     if (::stat(theirs.c_str(), &a) != 0) return ErrnoError("container init " + std::to_string(o.init) + " gone");
-    if (::stat(("/proc/self/ns/" + name).c_str(), &b) == 0 && a.st_ino == b.st_ino) continue;
+    if (::stat(("/proc/self/ns/" + name).c_str(), &b) == 0 && a.st_ino == b.st_ino) {
+      // Our own mount namespace (a spec without one): the container's root is a detached
+      // tree (EnterDetachedRoot) that no setns gives us; its init's root is the way in.
+      if (flag == CLONE_NEWNS) {
+        root.Reset(::open(("/proc/" + std::to_string(o.init) + "/root").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+        if (!root.valid()) return ErrnoError("open the root of container init " + std::to_string(o.init));
+      }
+      continue;
+    }
     UniqueFd fd(::open(theirs.c_str(), O_RDONLY | O_CLOEXEC));
     if (!fd.valid()) return ErrnoError("open " + theirs);
     nss.emplace_back(std::move(fd), flag);
@@ -232,6 +241,11 @@ Result<int> ExecInto(const ProcessPlan& p, const SeccompPlan& seccomp, const Exe
         (void)!::write(2, m.data(), m.size());
         ::_exit(127);
       }
+    if (root.valid() && (::fchdir(root.get()) != 0 || ::chroot(".") != 0 || ::chdir("/") != 0)) {
+      std::string m = "sandshim exec: enter the container's root: " + std::string(std::strerror(errno)) + "\n";
+      (void)!::write(2, m.data(), m.size());
+      ::_exit(127);
+    }
     pid_t child = ::fork();  // only a child of ours enters the joined pid namespace
     if (child == 0) {
       // Its own session (no controlling terminal of the caller's: /dev/tty is ENXIO,
