@@ -215,7 +215,7 @@ void RunInit(const LaunchPlan& plan, const InitFds& fds, int preserve_fds) {
   if (::send(fds.sync, "R", 1, MSG_NOSIGNAL) != 1) ::_exit(1);
   ::close(fds.sync);
   char start = 0;
-  while (::read(fds.fifo, &start, 1) < 0 && errno == EINTR) {
+  while (fds.fifo >= 0 && ::read(fds.fifo, &start, 1) < 0 && errno == EINTR) {
   }
   // fds.fifo stays open (close-on-exec): `start` waits for it to close, so it returns only
   // once the execve below happened (runc's exec.fifo) and a kill after it hits the workload.

@@ -16,6 +16,7 @@
 
 #include "shim/core/fs.h"
 #include "shim/core/log.h"
+#include "shim/core/self_clone.h"
 #include "shim/core/signal_forwarder.h"
 #include "shim/core/unique_fd.h"
 #include "shim/native/cgroups.h"
@@ -142,18 +143,27 @@ std::string IdMapText(const std::vector<IdMap>& maps) {
 }
 
 Result<pid_t> Launch(const LaunchPlan& plan, const LaunchOptions& o) {
-  if (::mkfifo(o.fifo.c_str(), 0600) != 0 && errno != EEXIST) return ErrnoError("mkfifo " + o.fifo.string());
-  UniqueFd fifo(::open(o.fifo.c_str(), O_RDWR | O_CLOEXEC));
-  if (!fifo.valid()) return ErrnoError("open " + o.fifo.string());
+  UniqueFd fifo;
+  if (!o.fifo.empty()) {
+    if (::mkfifo(o.fifo.c_str(), 0600) != 0 && errno != EEXIST) return ErrnoError("mkfifo " + o.fifo.string());
+    fifo.Reset(::open(o.fifo.c_str(), O_RDWR | O_CLOEXEC));
+    if (!fifo.valid()) return ErrnoError("open " + o.fifo.string());
+  }
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return ErrnoError("socketpair");
   UniqueFd parent_end(sv[0]), child_end(sv[1]);
   UniqueFd console;
   if (o.console_socket) console.Reset(TRY(ConnectConsoleSocket(*o.console_socket)));
+  // The sealed overlay's mount fd (self_clone.h): both copies are closed right after the
+  // clone, the init's last, so the RCU grace period its close waits for passes in the init
+  // while we set up the cgroups, instead of in the runtime before the re-exec.
+  int sealed = TakeSealedMountFd();
   pid_t pid = TRY(CloneInit(plan));
+  if (sealed >= 0) ::close(sealed);
   if (pid == 0) {
     parent_end.release();
-    RunInit(plan, InitFds{child_end.get(), fifo.get(), console.valid() ? console.get() : -1}, o.preserve_fds);
+    RunInit(plan, InitFds{child_end.get(), fifo.valid() ? fifo.get() : -1, console.valid() ? console.get() : -1},
+            o.preserve_fds);
   }
   child_end.Reset();
   fifo.Reset();
