@@ -30,7 +30,7 @@ std::string EscapeLowerDir(const std::string& dir) {
 
 }  // namespace
 
-Result<UniqueFd> OverlaySealedExe(const char* empty_dir) {
+Result<UniqueFd> OverlaySealedExe(const char* empty_dir, UniqueFd* mount_out) {
   char buf[4096];
   ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
   if (n <= 0) return ErrnoError("readlink /proc/self/exe");
@@ -64,6 +64,7 @@ Result<UniqueFd> OverlaySealedExe(const char* empty_dir) {
   if (ours.st_size != seen.st_size || ours.st_mtim.tv_sec != seen.st_mtim.tv_sec ||
       ours.st_mtim.tv_nsec != seen.st_mtim.tv_nsec || !S_ISREG(seen.st_mode))
     return MakeError(path + " is not the running sandshim binary any more", ESTALE);
+  if (mount_out) *mount_out = std::move(mnt);
   return exe;
 }
 

@@ -13,7 +13,10 @@ namespace sandshim {
 // its superblock cannot be written whatever its mount flags become, and it is attached
 // nowhere, so no process can remount it. empty_dir: an empty directory for the second lower
 // layer overlayfs requires (created if missing).
-Result<UniqueFd> OverlaySealedExe(const char* empty_dir);
+// mount_out, when given, receives the overlay's mount fd instead of it being closed here:
+// closing the last handle on the detached mount waits for an RCU grace period (0.3-2 ms),
+// which the caller may rather pay off its critical path (self_clone.h, SealedMountFd).
+Result<UniqueFd> OverlaySealedExe(const char* empty_dir, UniqueFd* mount_out = nullptr);
 // A sealed memfd copy of /proc/self/exe (F_SEAL_WRITE and friends): works everywhere, but
 // copies the whole binary on every call.
 Result<UniqueFd> MemfdSealedExe();

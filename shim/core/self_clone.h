@@ -15,5 +15,12 @@ void RememberArgv(int argc, char** argv, char** envp);
 void EnsureSealedSelf();
 // True when /proc/self/exe cannot be written: a sealed memfd or a read-only mount.
 bool RunningFromSealedCopy();
+// After the overlay re-exec: the overlay's mount fd, carried across the execveat (close-on-
+// exec again from then on) so that its last close, which waits for an RCU grace period, can
+// happen where nobody waits for it: the native launcher closes ours right after the clone
+// and the init closes its copy while the runtime sets up cgroups. -1 if there is none.
+// Elsewhere it is simply closed at exit, as the overlay's superblock always was. The fd is
+// handed over once: a second call returns -1.
+int TakeSealedMountFd();
 
 }  // namespace sandshim

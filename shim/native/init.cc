@@ -75,6 +75,8 @@ Status SetupContainer(Sys& sys, const LaunchPlan& plan, const InitFds& fds) {
   // A new network namespace starts with lo down: connecting to 127.0.0.1 fails with
   // ENETUNREACH. runc brings it up (its "loopback" network); so do we.
   if ((plan.clone_flags & CLONE_NEWNET) && sys.SetLinkUp("lo") != 0) return ErrnoError("bring up lo");
+  UniqueFd host_mnt_ns;
+  if (plan.host_mount_ns) host_mnt_ns = TRY(LeaveHostMountNs(sys));
   TRY(PrepareRootfs(sys, plan));
   TRY(ApplyMounts(sys, plan));
   TRY(CreateDevices(sys, plan, plan.clone_flags & CLONE_NEWUSER));
@@ -95,6 +97,7 @@ Status SetupContainer(Sys& sys, const LaunchPlan& plan, const InitFds& fds) {
   TRY(MaskPaths(sys, plan.masked_paths));
   TRY(ReadonlyPaths(sys, plan.readonly_paths));
   if (plan.readonly_root) TRY(ReadonlyRoot(sys));
+  if (plan.host_mount_ns) TRY(EnterDetachedRoot(sys, host_mnt_ns.get()));
   if (plan.process.terminal) {
     if (fds.console < 0) return MakeError("terminal requested but no --console-socket given", EINVAL);
     TRY(SetupConsole(fds.console));
@@ -212,7 +215,7 @@ void RunInit(const LaunchPlan& plan, const InitFds& fds, int preserve_fds) {
   if (::send(fds.sync, "R", 1, MSG_NOSIGNAL) != 1) ::_exit(1);
   ::close(fds.sync);
   char start = 0;
-  while (::read(fds.fifo, &start, 1) < 0 && errno == EINTR) {
+  while (fds.fifo >= 0 && ::read(fds.fifo, &start, 1) < 0 && errno == EINTR) {
   }
   // fds.fifo stays open (close-on-exec): `start` waits for it to close, so it returns only
   // once the execve below happened (runc's exec.fifo) and a kill after it hits the workload.

@@ -18,7 +18,7 @@ namespace sandshim::native {
 
 struct InitFds {
   int sync = -1;     // SOCK_SEQPACKET to the parent
-  int fifo = -1;     // exec.fifo opened O_RDWR: a read blocks until `start` writes
+  int fifo = -1;     // exec.fifo opened O_RDWR: a read blocks until `start` writes; -1: exec at once
   int console = -1;  // connected console socket, or -1
 };
 

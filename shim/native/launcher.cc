@@ -16,6 +16,7 @@
 
 #include "shim/core/fs.h"
 #include "shim/core/log.h"
+#include "shim/core/self_clone.h"
 #include "shim/core/signal_forwarder.h"
 #include "shim/core/unique_fd.h"
 #include "shim/native/cgroups.h"
@@ -142,18 +143,27 @@ std::string IdMapText(const std::vector<IdMap>& maps) {
 }
 
 Result<pid_t> Launch(const LaunchPlan& plan, const LaunchOptions& o) {
-  if (::mkfifo(o.fifo.c_str(), 0600) != 0 && errno != EEXIST) return ErrnoError("mkfifo " + o.fifo.string());
-  UniqueFd fifo(::open(o.fifo.c_str(), O_RDWR | O_CLOEXEC));
-  if (!fifo.valid()) return ErrnoError("open " + o.fifo.string());
+  UniqueFd fifo;
+  if (!o.fifo.empty()) {
+    if (::mkfifo(o.fifo.c_str(), 0600) != 0 && errno != EEXIST) return ErrnoError("mkfifo " + o.fifo.string());
+    fifo.Reset(::open(o.fifo.c_str(), O_RDWR | O_CLOEXEC));
+    if (!fifo.valid()) return ErrnoError("open " + o.fifo.string());
+  }
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return ErrnoError("socketpair");
   UniqueFd parent_end(sv[0]), child_end(sv[1]);
   UniqueFd console;
   if (o.console_socket) console.Reset(TRY(ConnectConsoleSocket(*o.console_socket)));
+  // The sealed overlay's mount fd (self_clone.h): both copies are closed right after the
+  // clone, the init's last, so the RCU grace period its close waits for passes in the init
+  // while we set up the cgroups, instead of in the runtime before the re-exec.
+  int sealed = TakeSealedMountFd();
   pid_t pid = TRY(CloneInit(plan));
+  if (sealed >= 0) ::close(sealed);
   if (pid == 0) {
     parent_end.release();
-    RunInit(plan, InitFds{child_end.get(), fifo.get(), console.valid() ? console.get() : -1}, o.preserve_fds);
+    RunInit(plan, InitFds{child_end.get(), fifo.valid() ? fifo.get() : -1, console.valid() ? console.get() : -1},
+            o.preserve_fds);
   }
   child_end.Reset();
   fifo.Reset();
@@ -199,12 +209,21 @@ Result<int> ExecInto(const ProcessPlan& p, const SeccompPlan& seccomp, const Exe
   // so a netns owned by the host's userns (a session's proxy or host network) is still ours
   // to join.
   std::vector<std::pair<UniqueFd, int>> nss;
+  UniqueFd root;
   for (int flag : kExecJoinOrder) {
     std::string name = NamespaceFileName(flag);
     std::string theirs = "/proc/" + std::to_string(o.init) + "/ns/" + name;
     struct stat a, b;
     if (::stat(theirs.c_str(), &a) != 0) return ErrnoError("container init " + std::to_string(o.init) + " gone");
-    if (::stat(("/proc/self/ns/" + name).c_str(), &b) == 0 && a.st_ino == b.st_ino) continue;
+    if (::stat(("/proc/self/ns/" + name).c_str(), &b) == 0 && a.st_ino == b.st_ino) {
+      // Our own mount namespace (a spec without one): the container's root is a detached
+      // tree (EnterDetachedRoot) that no setns gives us; its init's root is the way in.
+      if (flag == CLONE_NEWNS) {
+        root.Reset(::open(("/proc/" + std::to_string(o.init) + "/root").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+        if (!root.valid()) return ErrnoError("open the root of container init " + std::to_string(o.init));
+      }
+      continue;
+    }
     UniqueFd fd(::open(theirs.c_str(), O_RDONLY | O_CLOEXEC));
     if (!fd.valid()) return ErrnoError("open " + theirs);
     nss.emplace_back(std::move(fd), flag);
@@ -232,6 +251,11 @@ Result<int> ExecInto(const ProcessPlan& p, const SeccompPlan& seccomp, const Exe
         (void)!::write(2, m.data(), m.size());
         ::_exit(127);
       }
+    if (root.valid() && (::fchdir(root.get()) != 0 || ::chroot(".") != 0 || ::chdir("/") != 0)) {
+      std::string m = "sandshim exec: enter the container's root: " + std::string(std::strerror(errno)) + "\n";
+      (void)!::write(2, m.data(), m.size());
+      ::_exit(127);
+    }
     pid_t child = ::fork();  // only a child of ours enters the joined pid namespace
     if (child == 0) {
       // Its own session (no controlling terminal of the caller's: /dev/tty is ENXIO,

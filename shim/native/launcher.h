@@ -13,7 +13,11 @@
 namespace sandshim::native {
 
 struct LaunchOptions {
-  std::filesystem::path fifo;  // created here; `start` writes to it
+  // Created here; `start` writes to it. Empty (`run`): no exec.fifo, the init execs the
+  // process as soon as it has reported READY, as `runc run` and `crun run` do: nothing
+  // happens between create and start there, so the round trip through the fifo (our wake-
+  // up, then the init's) was only latency.
+  std::filesystem::path fifo;
   std::optional<std::string> console_socket;
   int preserve_fds = 0;
   // Runs once the init exists (pid known) and before it may go on: journal, cgroups, hooks.

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -262,6 +263,26 @@ Status MoveRoot(Sys& sys, const std::filesystem::path& rootfs) {
   if (sys.Chdir(rootfs.c_str()) != 0) return ErrnoError("chdir rootfs " + rootfs.string());
   TRY(Mount(sys, rootfs.string(), "/", "", MS_MOVE, "", "rootfs over / (--no-pivot)"));
   if (sys.Chroot(".") != 0) return ErrnoError("chroot into rootfs (--no-pivot)");
+  if (sys.Chdir("/") != 0) return ErrnoError("chdir /");
+  return Ok();
+}
+
+Result<UniqueFd> LeaveHostMountNs(Sys& sys) {
+  UniqueFd host(sys.Open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC, 0));
+  if (!host.valid()) return ErrnoError("open the runtime's mount namespace");
+  if (sys.Unshare(CLONE_NEWNS) != 0) return ErrnoError("unshare a mount namespace for the setup");
+  return host;
+}
+
+Status EnterDetachedRoot(Sys& sys, int host_mnt_ns) {
+  // A clone of the whole set-up tree (mounts, flags, masks) that belongs to no namespace's
+  // table: the host never sees it in its mountinfo, and it is freed with the last process
+  // whose root or cwd it is. ".." at its top stays there: no chroot escape to the host's /.
+  UniqueFd tree(sys.OpenTree(AT_FDCWD, "/", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE));
+  if (!tree.valid()) return ErrnoError("open_tree a detached copy of the root");
+  if (sys.Setns(host_mnt_ns, CLONE_NEWNS) != 0) return ErrnoError("return to the runtime's mount namespace");
+  if (sys.Fchdir(tree.get()) != 0) return ErrnoError("chdir into the detached root");
+  if (sys.Chroot(".") != 0) return ErrnoError("chroot into the detached root");
   if (sys.Chdir("/") != 0) return ErrnoError("chdir /");
   return Ok();
 }

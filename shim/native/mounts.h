@@ -29,6 +29,16 @@ Status ApplyMounts(Sys& sys, const LaunchPlan& plan);    // spec mounts, in orde
 Status CreateDevices(Sys& sys, const LaunchPlan& plan, bool in_userns);
 Status PivotRoot(Sys& sys, const std::filesystem::path& rootfs);
 Status MoveRoot(Sys& sys, const std::filesystem::path& rootfs);  // --no-pivot
+// A spec without a mount namespace (LaunchPlan::host_mount_ns): the setup runs in a mount
+// namespace of its own that LeaveHostMountNs makes (returning the runtime's, to come back
+// to); once the root is complete, EnterDetachedRoot returns to the runtime's namespace with
+// a detached clone of that root as the process's root, and the setup namespace dies with
+// nobody in it. The host's mount table is never changed; what that means for isolation is
+// what the spec asks for: the container's mount namespace is the host's, so a process in it
+// with CAP_SYS_ADMIN acts on the host's mount table for any host path it can name (e.g.
+// through /proc/<pid>/root without a pid namespace).
+Result<UniqueFd> LeaveHostMountNs(Sys& sys);
+Status EnterDetachedRoot(Sys& sys, int host_mnt_ns);
 Status MaskPaths(Sys& sys, const std::vector<std::string>& paths);
 Status ReadonlyPaths(Sys& sys, const std::vector<std::string>& paths);
 Status ReadonlyRoot(Sys& sys);

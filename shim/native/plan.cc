@@ -217,9 +217,18 @@ Result<LaunchPlan> PlanFromSpec(const bundle::Spec& spec, const std::filesystem:
     plan.namespaces.push_back({NamespaceFlag(type), ns->path});
     if (ns->path.empty()) plan.clone_flags |= NamespaceFlag(type);
   }
-  // A mount namespace of its own or one given by path (set up there, as runc does): never
-  // the runtime's own, which the rootfs setup would change.
-  if (!bundle::FindNamespace(spec, "mount")) return MakeError("the native runtime needs a mount namespace", EINVAL);
+  // No mount namespace in the spec (runtime-tools' linux_ns_itype): the container shares the
+  // runtime's, as runc's does. runc then sets up the rootfs in the host's mount table (its
+  // mounts stay there, and it makes the host's "/" a recursive slave) and chroots. Ours
+  // is set up in a throwaway namespace and only a detached copy of it is kept as the
+  // container's root (mounts.h, EnterDetachedRoot): the host's mount table is never
+  // changed. Back in the host's namespace needs CAP_SYS_ADMIN over it, which a new user
+  // namespace would not have: that combination is refused.
+  if (!bundle::FindNamespace(spec, "mount")) {
+    if (plan.clone_flags & CLONE_NEWUSER)
+      return MakeError("a spec without a mount namespace cannot have a new user namespace", EINVAL);
+    plan.host_mount_ns = true;
+  }
   DefaultDevices(plan);
   TRY(ReadMounts(spec, bundle_dir, plan));
   TRY(ReadLinux(spec, plan));

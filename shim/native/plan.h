@@ -110,6 +110,9 @@ struct LaunchPlan {
   std::filesystem::path rootfs;
   bool readonly_root = false;
   bool no_pivot = false;  // --no-pivot: MS_MOVE + chroot instead of pivot_root (runc's flag)
+  // linux.namespaces has no "mount": the container stays in the runtime's mount namespace
+  // and is chrooted into a detached copy of its set-up root (EnterDetachedRoot).
+  bool host_mount_ns = false;
   unsigned long rootfs_propagation = 0;
   std::vector<MountStep> mounts;
   std::vector<DeviceStep> devices;  // defaults + spec devices

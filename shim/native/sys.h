@@ -49,6 +49,9 @@ class Sys {
   virtual int Chroot(const char* path) = 0;
   virtual int Chdir(const char* path) = 0;
   virtual int Fchdir(int fd) = 0;
+  // open_tree(2) (5.2+): with OPEN_TREE_CLONE, a detached copy of a mount tree (see
+  // EnterDetachedRoot, a container without a mount namespace of its own).
+  virtual int OpenTree(int dirfd, const char* path, unsigned flags) = 0;
 
   // Namespaces, identity, UTS.
   virtual int Setns(int fd, int nstype) = 0;

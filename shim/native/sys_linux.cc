@@ -68,6 +68,9 @@ class LinuxSysImpl final : public Sys {
   int Chroot(const char* path) override { return ::chroot(path); }
   int Chdir(const char* path) override { return ::chdir(path); }
   int Fchdir(int fd) override { return ::fchdir(fd); }
+  int OpenTree(int dirfd, const char* path, unsigned flags) override {
+    return static_cast<int>(::syscall(SYS_open_tree, dirfd, path, flags));
+  }
 
   int Setns(int fd, int nstype) override { return ::setns(fd, nstype); }
   int Unshare(int flags) override { return ::unshare(flags); }

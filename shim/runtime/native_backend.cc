@@ -57,7 +57,9 @@ Status RefuseUnappliedLsm(const bundle::Spec& spec) {
 
 }  // namespace
 
-Result<Created> NativeBackend::Create(const CreateRequest& r, ContainerJournal& j) {
+Result<Created> NativeBackend::Create(const CreateRequest& r, ContainerJournal& j) { return CreateContainer(r, j, false); }
+
+Result<Created> NativeBackend::CreateContainer(const CreateRequest& r, ContainerJournal& j, bool exec_at_once) {
   auto plan = TRY(native::PlanFromSpec(r.spec, r.bundle));
   TRY(RefuseUnappliedLsm(r.spec));
   plan.no_pivot = r.no_pivot;
@@ -79,7 +81,7 @@ Result<Created> NativeBackend::Create(const CreateRequest& r, ContainerJournal& 
   TRY(j.Append(step::NativeContainer{.id = r.id, .cgroups = cg, .bundle = r.bundle.string()}));
   fault::Point("create.after-journal");
   native::LaunchOptions o;
-  o.fifo = r.state_dir / "exec.fifo";
+  if (!exec_at_once) o.fifo = r.state_dir / "exec.fifo";
   if (r.console_socket) o.console_socket = r.console_socket->string();
   o.preserve_fds = r.preserve_fds;
   o.before_go = [&](pid_t pid) -> Status {
@@ -100,9 +102,9 @@ Result<Created> NativeBackend::Create(const CreateRequest& r, ContainerJournal& 
 }
 
 Result<int> NativeBackend::Run(const CreateRequest& r, ContainerJournal& j) {
-  auto created = TRY(Create(r, j));
+  // The init goes on to exec the process once it is READY: no exec.fifo round trip.
+  auto created = TRY(CreateContainer(r, j, true));
   fault::Point("run.after-journal");
-  TRY(native::ReleaseInit(r.state_dir / "exec.fifo"));
   // The container has a session of its own (setsid): ^C on our terminal reaches only us, so
   // we pass INT/TERM/HUP/... on to it, as `runc run` does.
   process::SignalForwarder forward(created.init.pid);

@@ -28,6 +28,9 @@ class NativeBackend : public Backend {
   std::vector<ContainerStep> RecordedSteps(const ContainerRecord& c, const std::filesystem::path& state_dir) override;
 
  private:
+  // exec_at_once: `run`'s create, whose init execs the process right after READY (no
+  // exec.fifo, no start).
+  Result<Created> CreateContainer(const CreateRequest& r, ContainerJournal& j, bool exec_at_once);
   std::filesystem::path root_;
 };
 

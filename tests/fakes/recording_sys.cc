@@ -256,6 +256,11 @@ int RecordingSys::PivotRoot(const char* new_root, const char* put_old) {
 }
 
 int RecordingSys::Chroot(const char* path) { return Record("chroot " + Str(path)); }
+int RecordingSys::OpenTree(int dirfd, const char* path, unsigned) {
+  std::string p = dirfd == AT_FDCWD ? Str(path) : Join(dirfd, path);
+  if (Record("open_tree " + p) != 0) return -1;
+  return NewFd("tree:" + p);
+}
 int RecordingSys::Chdir(const char* path) { return Record("chdir " + Str(path)); }
 int RecordingSys::Fchdir(int fd) { return Record("fchdir " + Name(fd)); }
 

@@ -60,6 +60,7 @@ class RecordingSys final : public native::Sys {
   int MountSetattr(int dirfd, const char* path, unsigned flags, uint64_t attr_set, uint64_t attr_clr) override;
   int PivotRoot(const char* new_root, const char* put_old) override;
   int Chroot(const char* path) override;
+  int OpenTree(int dirfd, const char* path, unsigned flags) override;
   int Chdir(const char* path) override;
   int Fchdir(int fd) override;
   int Setns(int fd, int nstype) override;

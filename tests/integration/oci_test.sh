@@ -529,6 +529,34 @@ check_namespace_path() {
   [ "$GVISOR" = 1 ] || assert_eq "net:[$ino]" "$inside" "the process's own netns"
 }
 
+# runtime-tools' linux_ns_itype: no "mount" in linux.namespaces means the runtime's own mount
+# namespace. The container starts there, sees its rootfs (and its /out bind), and leaves the
+# namespace's mount table as it found it. Run in a copy of the host's mount namespace
+# (unshare -m): runc 1.1 makes "/" a recursive slave there and leaves every mount of the
+# container in it, which must not happen to the host's own.
+check_no_mount_namespace() {
+  gvisor_skip "the sandbox's processes are in the Sentry's namespaces, never the runtime's" && return "$EXIT_SKIP"
+  local b id out
+  b=$(bundle_with nomnt '(.linux.namespaces |= map(select(.type != "mount"))) | del(.linux.maskedPaths, .linux.readonlyPaths)
+    | .process.args = ["sh","-c","readlink /proc/self/ns/mnt; test -x /bin/busybox && test -d /out && echo seen > /out/seen"]')
+  id=$(new_id nomnt)
+  out=$(unshare -m --propagation unchanged bash -c '
+    sort /proc/self/mountinfo >"$1.before"
+    readlink /proc/self/ns/mnt
+    "${@:3}" run --bundle "$1" "$2" </dev/null; echo "rc=$?"
+    "${@:3}" delete --force "$2" >/dev/null 2>&1
+    sort /proc/self/mountinfo | diff "$1.before" - | grep "^[<>]"; true' _ "$b" "$id" "$RT_BIN" --root "$ROOT" "${RT_ARGS[@]}" 2>&1)
+  local runner inside
+  runner=$(sed -n 1p <<<"$out")
+  inside=$(sed -n 2p <<<"$out")
+  assert_contains "$out" "rc=0" "run exits 0: $out" || return
+  assert_eq "$runner" "$inside" "the container's mount namespace is the runtime's" || return
+  assert_eq seen "$(cat "$b.out/seen" 2>/dev/null)" "the container wrote through its /out bind" || return
+  local diffs
+  diffs=$(grep '^[<>]' <<<"$out")
+  [ -z "$diffs" ] || fail "the runtime's mount table changed: $(head -c 400 <<<"$diffs")"
+}
+
 # runtime-tools' linux_ns_path for the others: join a uts and an ipc namespace held by a
 # process of ours; the container sees that namespace's hostname.
 check_uts_ipc_path() {
@@ -761,6 +789,7 @@ run_check "linux.devices: char and block, mode uid gid [gVisor: not created by r
 run_check "default devices and /dev links" check_default_devices
 run_check "namespaces: new pid namespace" check_pid_namespace
 run_check "namespaces: new uts ipc net mnt [gVisor: no /proc/self/ns]" check_namespaces_new
+run_check "namespaces: no mount namespace: the runtime's, its mount table unchanged [gVisor: the Sentry's namespaces]" check_no_mount_namespace
 run_check "namespaces: join a network namespace by path" check_namespace_path
 run_check "namespaces: join uts and ipc namespaces by path [gVisor: not joined by runsc]" check_uts_ipc_path
 run_check "user namespace with uid/gid mappings [gVisor: ignored by runsc]" check_user_namespace

@@ -128,6 +128,33 @@ TEST_CASE("native setup: --no-pivot moves the rootfs over / and chroots, never p
   CHECK(Contains(e.msg, "chroot into rootfs (--no-pivot): Operation not permitted"));
 }
 
+TEST_CASE("native setup: without a mount namespace, set up in a throwaway one, then a detached root in the host's") {
+  RecordingSys sys;
+  RealisticHost(sys);
+  auto plan = DockerLikePlan();
+  plan.host_mount_ns = true;
+  REQUIRE(Setup(sys, plan).ok());
+  int open_ns = sys.IndexOf("open /proc/self/ns/mnt"), unshare = sys.IndexOf("unshare " + std::to_string(CLONE_NEWNS)),
+      first_mount = sys.IndexOf("mount "), pivot = sys.IndexOf("pivot_root"), masks = sys.IndexOf("mount /dev/null"),
+      tree = sys.IndexOf("open_tree /"), back = sys.IndexOf("setns /proc/self/ns/mnt " + std::to_string(CLONE_NEWNS)),
+      into = sys.IndexOf("fchdir tree:/"), chroot = sys.IndexOf("chroot .");
+  // Every mount is made after the unshare (never in the runtime's namespace), the root is
+  // complete (masks included) before it is cloned, and nothing is mounted once back.
+  CHECK(open_ns >= 0);
+  CHECK(unshare > open_ns);
+  CHECK(first_mount > unshare);
+  CHECK(pivot > first_mount);
+  CHECK(tree > pivot);
+  CHECK(tree > masks);
+  CHECK(back > tree);
+  CHECK(into > back);
+  CHECK(chroot > into);
+  for (size_t i = static_cast<size_t>(back); i < sys.calls.size(); ++i)
+    CHECK_MESSAGE(sys.calls[i].rfind("mount ", 0) != 0, ("mounted in the runtime's namespace: " + sys.calls[i]));
+  auto e = FailingAt("open_tree", EINVAL, plan);
+  CHECK(Contains(e.msg, "open_tree a detached copy of the root"));
+}
+
 TEST_CASE("native setup: each failing call stops the setup with a message naming the step") {
   struct Case {
     std::string call;

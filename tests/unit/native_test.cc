@@ -43,7 +43,17 @@ TEST_CASE("plan: namespaces, user first, new ones become clone flags") {
 }
 
 TEST_CASE("plan: what the native runtime refuses, clearly") {
-  CHECK_FALSE(PlanFromSpec(Spec(R"({"linux":{"namespaces":[{"type":"pid"}]}})"), "/b").ok());  // no mount ns
+  // No mount namespace: the runtime's, with a detached root (runc shares it too); with a
+  // new user namespace the init could not return to it, so that is refused.
+  auto no_mnt = PlanFromSpec(Spec(R"({"linux":{"namespaces":[{"type":"pid"}]}})"), "/b");
+  REQUIRE(no_mnt.ok());
+  CHECK(no_mnt->host_mount_ns);
+  CHECK((no_mnt->clone_flags & CLONE_NEWNS) == 0);
+  auto no_mnt_userns = PlanFromSpec(
+      Spec(R"({"linux":{"namespaces":[{"type":"user"}],"uidMappings":[{"containerID":0,"hostID":1000,"size":1}],
+              "gidMappings":[{"containerID":0,"hostID":1000,"size":1}]}})"), "/b");
+  REQUIRE_FALSE(no_mnt_userns.ok());
+  CHECK(no_mnt_userns.error().msg.find("without a mount namespace") != std::string::npos);
   // L6: a profile without a default action is refused, as runc refuses it.
   auto nodefault = PlanFromSpec(Spec(R"({"linux":{"namespaces":[{"type":"mount"}],"seccomp":{"syscalls":[]}}})"), "/b");
   REQUIRE_FALSE(nodefault.ok());
