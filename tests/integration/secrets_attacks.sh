@@ -86,13 +86,19 @@ for b in http://good.test:8081 https://good.test:8444 http://good.test:8082 http
            Access.Control.Request.Headers access~control~request~headers X-Request-Id X_Request_Id x.request.id X_REQUEST_ID; do
     c "atk-$h-$s" -X OPTIONS -H "$h: $TOKEN" "$b/cors"
   done
-  c "ctl-scope-$s" -X POST -d x "$b/v1/echo"
+  J="-H Content-Type:application/json -d x"  # (a form body may carry _method: refused for a method-scoped secret)
+  c "ctl-scope-$s" -X POST $J "$b/v1/echo"
   for p in /echo /v1/../echo /v1/%2e%2e/echo /v1/..%2fecho /v1/..%2Fecho /v1/..\;/echo /v1/.%2e/echo //v1/../echo; do
-    c "scope-POST-$p-$s" -X POST -d x "$b$p"
+    c "scope-POST-$p-$s" -X POST $J "$b$p"
   done
   c "scope-GET-/v1/echo-$s" "$b/v1/echo"
-  c "scope-override-header-$s" -X POST -d x -H "X-HTTP-Method-Override: GET" "$b/v1/echo"
-  c "scope-override-query-$s" -X POST -d x "$b/v1/echo?_method=GET"
+  c "scope-override-header-$s" -X POST $J -H "X-HTTP-Method-Override: GET" "$b/v1/echo"
+  c "scope-override-query-$s" -X POST $J "$b/v1/echo?_method=GET"
+  # _method as PHP and Laravel decode query keys, and in a form body (red team 2026-11-29).
+  c "scope-override-dotquery-$s" -X POST $J "$b/v1/echo?.method=GET"
+  c "scope-override-encquery-$s" -X POST $J "$b/v1/echo?a=1&%5F%6Dethod=GET"
+  c "scope-override-form-$s" -X POST -d _method=GET "$b/v1/echo"
+  c "scope-override-path-$s" -X POST $J -H "X-Original-URL: /admin" "$b/v1/echo"
   c "scope-placeholder-$s" -X GET -H "X-Api-Key: $SCOPED" "$b/echo"
 done
 SH
@@ -147,7 +153,9 @@ check_scope_attacks() { # BACKEND: a POST /v1/ secret never reaches another path
   done
   for s in $WSGI_HTTPS $NODE_HTTPS; do
     grep -q "secret-scope" "$d/scope-placeholder-$s" || bad+=" scope-placeholder-$s(not refused)"
-    grep -q "secret-scope" "$d/scope-override-header-$s" || bad+=" override-$s(not refused)"
+    for o in header query dotquery encquery form path; do
+      grep -q "secret-scope" "$d/scope-override-$o-$s" || bad+=" override-$o-$s(not refused)"
+    done
   done
   [ -z "$bad" ] || return $(fail "$BE: controls or refusals missing:$bad")
   [ -z "$leaks" ] || fail "$BE: SCOPED's value reached an echo outside its scope:$leaks"
