@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "shim/policy/builtin_names.h"
 #include "shim/policy/file_access.h"
 #include "shim/policy/packages.h"
 #include "shim/policy/shell_match.h"
@@ -91,7 +92,8 @@ class Judge {
     auto text = JoinWords(c.argv);
     for (const auto& a : c.assignments) Assignment(a, text.empty() ? a.raw : text);
     for (const auto& r : c.redirects) {
-      if (r.kind == RedirectKind::kRead) Path(r.target, Access::kRead, text);
+      // `<>` opens for reading and writing: both rules apply.
+      if (r.kind == RedirectKind::kRead || r.kind == RedirectKind::kReadWrite) Path(r.target, Access::kRead, text);
       if (r.kind == RedirectKind::kWrite || r.kind == RedirectKind::kReadWrite) Path(r.target, Access::kWrite, text);
     }
     Argv(c.argv, depth);
@@ -170,8 +172,9 @@ class Judge {
         for (size_t i = 1; i < words.size(); ++i)
           if (words[i].text.find('[') != std::string::npos && words[i].text.find_first_of("$`") != std::string::npos)
             return Raise(Decision::kAsk, "", text, "a subscript bash may evaluate: " + words[i].raw);
-      if (cn.name == "export" || cn.name == "readonly" || cn.name == "local")
-        for (size_t i = 1; i < words.size(); ++i) Assignment(words[i], text);
+      auto names = NamesSetBy(cn.name, words);
+      if (!names.uncertain.empty()) return Raise(Decision::kAsk, "", text, names.uncertain);
+      for (const auto& n : names.names) Assignment(n, text);
       return;
     }
     for (const auto& r : p_.allow.shell)

@@ -92,7 +92,7 @@ void Dd(const std::vector<Word>& argv, Collector& c) {
     auto eq = w.text.find('=');
     if (w.dynamic && (eq == std::string::npos || w.raw.find('=') > w.raw.find('$'))) return c.Uncertain("dd operand known only at run time");
     std::string key = w.text.substr(0, eq == std::string::npos ? 0 : eq);
-    Word value{.text = eq == std::string::npos ? "" : w.text.substr(eq + 1), .dynamic = w.dynamic, .raw = w.raw};
+    Word value{.text = eq == std::string::npos ? "" : w.text.substr(eq + 1), .dynamic = w.dynamic, .expanded = w.expanded, .raw = w.raw};
     if (key == "if") c.Add(value, Access::kRead);
     else if (key == "of") c.Add(value, Access::kWrite);
     else if (!In(key, {"bs", "ibs", "obs", "cbs", "skip", "iseek", "seek", "oseek", "count", "status", "conv", "iflag", "oflag"}))
