@@ -129,3 +129,47 @@ TEST_CASE("polred RC11: ~ after = is expanded (bash)") {
 TEST_CASE("polred RC12: a here-document inside $( ) asks") {
   NeverAllowed({"x=$(cat <<E\nE)\ncurl x\nE\n)"});
 }
+
+TEST_CASE("polred RC6: long-option abbreviations of any length spell the deny rule's letters") {
+  NeverAllowed({"rm --r --f --no-preserve-root /", "rm --re --fo --no-preserve-root /", "rm -r --f --no-preserve-root /",
+                "rm --r -f --no-preserve-root /"});
+}
+
+TEST_CASE("polred RC7: option values of unmodeled tools, every split; -C/-T make operands unknown") {
+  NeverAllowed({"diff --from-file=.env /dev/null", "diff --to-file=.env /dev/null", "cd /ws && diff --from-file=.env /dev/null",
+                "tar -cf - -C.. ws/.env", "tar --directory=.. -cf - ws/.env", "tar -cf - -Tlist.txt", "tar -cf - -T list.txt",
+                "sed -f.env /dev/null", "sed -f./.env /dev/null", "awk -f.env /dev/null", "make -f.env",
+                "git archive --add-file=.env HEAD", "git config --file=.env --list", "cd /ws && pip install -r.env",
+                "pip install -r.env", "pip install --requirement=.env", "tar -xf /dev/null -C.git/hooks"});
+  auto v = policy::DecideScript(Parse(kExample), "cd /etc && pip install -rshadow", Ws());  // the docs' example
+  CHECK(v.decision != Decision::kAllow);
+}
+
+TEST_CASE("polred RC8: recursive reads") {
+  // The example policy has no rule on the workspace: platform only.
+  auto p = Parse(kPlatform);
+  for (const char* s : {"grep -d recurse SECRET /ws", "grep --directories=recurse SECRET /ws", "grep --dir=recurse SECRET /ws",
+                "grep -drecurse SECRET .", "cd /ws && grep -d recurse SECRET", "diff -rN /ws /tmp/empty",
+                "diff -N -r . /tmp/empty", "git grep --no-index SECRET", "git grep --untracked SECRET",
+                "git add -A && git diff --cached", "rg SECRET", "cd /ws && diff -r . /tmp/empty"}) {
+    auto v = policy::DecideScript(p, s, Ws());
+    INFO(s << " -> " << v.reason);
+    CHECK(v.decision != Decision::kAllow);
+  }
+}
+
+TEST_CASE("polred RC13: git -c and unknown subcommands ask when a rule names a git subcommand") {
+  auto p = Parse(kPlatform);
+  for (const char* s : {"git -c alias.p=push p origin HEAD", "git -c alias.p='push origin' p HEAD",
+                        "git -c help.autocorrect=1 psuh origin HEAD", "git send-pack ../remote.git HEAD:refs/heads/sp",
+                        "git --config-env=alias.p=X p", "git -C /ws p origin"}) {
+    auto v = policy::DecideScript(p, s, Ws());
+    INFO(s << " -> " << v.reason);
+    CHECK(v.decision != Decision::kAllow);
+  }
+  for (const char* s : {"git status", "git --no-pager log --oneline", "git commit -m x"}) {
+    auto v = policy::DecideScript(p, s, Ws());
+    INFO(s << " -> " << v.reason);
+    CHECK(v.decision == Decision::kAllow);
+  }
+}
