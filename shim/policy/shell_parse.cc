@@ -483,33 +483,6 @@ class Parser {
 
 }  // namespace
 
-// Every shell deletes backslash-newline before it tokenizes, outside single quotes (dash's
-// pgetc_eatbnl): `$\⏎(x)` is `$(x)`, `<\⏎>` is `<>`. Done once here, not at each place that
-// looks ahead. Where the quoting cannot be followed for certain (a here-document, whose quoted
-// body keeps them; bash's $'...'), the script is asked about.
-std::string JoinContinuations(std::string_view s, ParsedScript& out) {
-  if (s.find("\\\n") == std::string_view::npos) return std::string(s);
-  if (s.find("<<") != std::string_view::npos || s.find("$'") != std::string_view::npos)
-    out.uncertain.push_back("backslash-newline with a here-document or $'...'");
-  std::string r;
-  bool squote = false, dquote = false;
-  for (size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (squote) { squote = c != '\''; r += c; continue; }
-    if (c == '\\' && i + 1 < s.size() && s[i + 1] == '\n') { ++i; continue; }
-    if (c == '\\' && i + 1 < s.size()) { r += c; r += s[++i]; continue; }
-    if (c == '"') dquote = !dquote;
-    else if (c == '\'' && !dquote) squote = true;
-    else if (c == '#' && !dquote && (r.empty() || IsMeta(r.back()))) {  // a comment: kept as is
-      for (; i < s.size() && s[i] != '\n'; ++i) r += s[i];
-      if (i < s.size()) r += s[i];
-      continue;
-    }
-    r += c;
-  }
-  return r;
-}
-
 ParsedScript ParseShell(std::string_view script) {
   ParsedScript out;
   std::string joined = JoinContinuations(script, out);
