@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <functional>
 #include <set>
 
 #include "exec-guard/guard.h"
@@ -18,6 +19,7 @@
 namespace sandshim::guard {
 namespace {
 
+constexpr const char* kLoaderDirs[] = {"/lib64", "/lib", "/usr/lib64"};
 constexpr const char* kBinDirs[] = {"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"};
 
 // FNV-1a over the whole file, with its size: tells copies apart from other programs; a
@@ -35,6 +37,27 @@ std::string Digest(const std::string& path) {
   return std::to_string(size) + ":" + std::to_string(h);
 }
 
+// Remembers each file of `dir` whose name `wanted` accepts (resolved: a link is its target).
+void Scan(const char* dir, const std::function<bool(const char*)>& wanted, std::vector<Identity>& out) {
+  DIR* d = ::opendir(dir);
+  if (!d) return;
+  std::vector<std::string> found;
+  while (const dirent* e = ::readdir(d))
+    if (wanted(e->d_name)) found.push_back(e->d_name);
+  ::closedir(d);
+  for (const auto& name : found) {
+    char real[PATH_MAX];
+    std::string p = std::string(dir) + "/" + name;
+    struct stat st;
+    if (!::realpath(p.c_str(), real) || ::stat(real, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    bool known = false;
+    for (const auto& id : out) known = known || (id.dev == st.st_dev && id.ino == st.st_ino);
+    if (known) continue;
+    std::string r = real;
+    out.push_back({.name = r.substr(r.rfind('/') + 1), .path = r, .dev = st.st_dev, .ino = st.st_ino, .size = st.st_size, .digest = {}});
+  }
+}
+
 }  // namespace
 
 std::vector<Identity> FindIdentities(const std::vector<std::string>& programs) {
@@ -43,25 +66,10 @@ std::vector<Identity> FindIdentities(const std::vector<std::string>& programs) {
   std::set<std::string> wanted(programs.begin(), programs.end());
   // Each directory read whole (a few getdents) rather than a lookup per rule and directory:
   // every lookup is a trap into the Sentry, and this runs at the start of every exec.
-  for (const char* dir : kBinDirs) {
-    DIR* d = ::opendir(dir);
-    if (!d) continue;
-    std::vector<std::string> found;
-    while (const dirent* e = ::readdir(d))
-      if (wanted.contains(e->d_name)) found.push_back(e->d_name);
-    ::closedir(d);
-    for (const auto& name : found) {
-      char real[PATH_MAX];
-      std::string p = std::string(dir) + "/" + name;
-      struct stat st;
-      if (!::realpath(p.c_str(), real) || ::stat(real, &st) != 0 || !S_ISREG(st.st_mode)) continue;
-      bool known = false;
-      for (const auto& id : out) known = known || (id.dev == st.st_dev && id.ino == st.st_ino);
-      if (known) continue;
-      std::string r = real;
-      out.push_back({.name = r.substr(r.rfind('/') + 1), .path = r, .dev = st.st_dev, .ino = st.st_ino, .size = st.st_size, .digest = {}});
-    }
-  }
+  for (const char* dir : kBinDirs) Scan(dir, [&](const char* n) { return wanted.contains(n); }, out);
+  // The dynamic loader runs any program it is given (JudgeExecve judges what it runs): known by
+  // its file too, so a link or copy of it under another name is still the loader.
+  for (const char* dir : kLoaderDirs) Scan(dir, [](const char* n) { return policy::IsLoaderName(n); }, out);
   return out;
 }
 

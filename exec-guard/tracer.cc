@@ -47,6 +47,10 @@ void OnExec(pid_t pid, const TraceOptions& o) {
     v = policy::Verdict{policy::Decision::kDeny, "", e.path, "the exec's path or argv could not be read"};
   } else {
     e.identity = IdentityOf(*o.identities, file);
+    // A dynamic loader's program operand, as the loader opens it: from the caller's cwd.
+    e.identity_of = [&o, pid](const std::string& path) {
+      return IdentityOf(*o.identities, path.front() == '/' ? path : "/proc/" + std::to_string(pid) + "/cwd/" + path);
+    };
     v = policy::JudgeExecve(*o.rules, e);
   }
   if (!v) return;

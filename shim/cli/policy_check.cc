@@ -53,6 +53,7 @@ static Result<int> Check(const PolicyCheckArgs& a) {
   e.shell = a.shell;
   e.overrides.args = a.command;
   e.overrides.cwd = a.cwd;
+  e.shell_cwd = "";  // --shell: judged as a fresh persistent shell (where the exec starts)
   auto v = session::JudgeExec(*p.rules, e, a.workspace);
   PrintJson(VerdictJson(v));
   return StatusOf(v.decision);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "shim/policy/builtin_names.h"
 #include "shim/policy/file_access.h"
 #include "shim/policy/packages.h"
 #include "shim/policy/shell_match.h"
@@ -25,6 +26,33 @@ std::optional<std::string> CdTarget(const std::vector<Word>& words) {
   }
   if (i + 1 != words.size() || words[i].dynamic || words[i].text == "-") return std::nullopt;
   return words[i].text;
+}
+
+// git's own ways to run a subcommand under another name: an alias or autocorrect from -c /
+// --config-env, another exec path, or a name git does not have (an alias in a config file,
+// a helper on PATH, send-pack). A rule naming `git X` cannot see through them: they ask.
+std::string GitIndirection(const std::vector<Word>& words) {
+  static constexpr std::string_view kKnown[] = {
+      "add", "am", "annotate", "apply", "archive", "bisect", "blame", "branch", "bundle", "cat-file", "check-attr",
+      "check-ignore", "checkout", "cherry", "cherry-pick", "clean", "clone", "commit", "config", "count-objects",
+      "describe", "diff", "diff-files", "diff-index", "diff-tree", "difftool", "fetch", "for-each-ref",
+      "format-patch", "fsck", "gc", "grep", "help", "init", "log", "ls-files", "ls-remote", "ls-tree", "merge",
+      "merge-base", "mergetool", "mv", "notes", "pull", "push", "range-diff", "rebase", "reflog", "remote", "repack",
+      "reset", "restore", "rev-list", "rev-parse", "revert", "rm", "shortlog", "show", "show-ref", "sparse-checkout",
+      "stash", "status", "submodule", "switch", "symbolic-ref", "tag", "update-index", "update-ref", "var",
+      "version", "whatchanged", "worktree", "write-tree"};
+  for (size_t i = 1; i < words.size(); ++i) {
+    const auto& t = words[i].text;
+    if (words[i].dynamic) return "";  // a deny rule's kMaybe already asks
+    if (t == "-c" || t.rfind("--config-env", 0) == 0 || t.rfind("--exec-path", 0) == 0 || (t.rfind("-c", 0) == 0 && t.size() > 2))
+      return "git -c / --config-env / --exec-path may run a subcommand under another name: " + t;
+    if (t == "-C" || t == "--git-dir" || t == "--work-tree" || t == "--namespace") { ++i; continue; }
+    if (!t.empty() && t[0] == '-') continue;
+    if (std::find(std::begin(kKnown), std::end(kKnown), t) == std::end(kKnown))
+      return "a git subcommand we do not know (an alias, a helper, send-pack): " + t;
+    return "";
+  }
+  return "";
 }
 
 class Judge {
@@ -91,7 +119,8 @@ class Judge {
     auto text = JoinWords(c.argv);
     for (const auto& a : c.assignments) Assignment(a, text.empty() ? a.raw : text);
     for (const auto& r : c.redirects) {
-      if (r.kind == RedirectKind::kRead) Path(r.target, Access::kRead, text);
+      // `<>` opens for reading and writing: both rules apply.
+      if (r.kind == RedirectKind::kRead || r.kind == RedirectKind::kReadWrite) Path(r.target, Access::kRead, text);
       if (r.kind == RedirectKind::kWrite || r.kind == RedirectKind::kReadWrite) Path(r.target, Access::kWrite, text);
     }
     Argv(c.argv, depth);
@@ -109,6 +138,11 @@ class Judge {
     }
     for (const auto& r : p_.ask.shell)
       if (MatchRefusal(r, words) != Match::kNo) Raise(Decision::kAsk, r.text, text, "");
+    if (words[0].text != "git") return;
+    for (const auto* rules : {&p_.deny.shell, &p_.ask.shell})
+      for (const auto& r : *rules)
+        if (r.words.size() > 1 && r.words[0] == "git")
+          if (auto why = GitIndirection(words); !why.empty()) return Raise(Decision::kAsk, r.text, text, why);
   }
 
   void Packages(const std::string& name, const std::vector<Word>& words, const std::string& text) {
@@ -170,8 +204,9 @@ class Judge {
         for (size_t i = 1; i < words.size(); ++i)
           if (words[i].text.find('[') != std::string::npos && words[i].text.find_first_of("$`") != std::string::npos)
             return Raise(Decision::kAsk, "", text, "a subscript bash may evaluate: " + words[i].raw);
-      if (cn.name == "export" || cn.name == "readonly" || cn.name == "local")
-        for (size_t i = 1; i < words.size(); ++i) Assignment(words[i], text);
+      auto names = NamesSetBy(cn.name, words);
+      if (!names.uncertain.empty()) return Raise(Decision::kAsk, "", text, names.uncertain);
+      for (const auto& n : names.names) Assignment(n, text);
       return;
     }
     for (const auto& r : p_.allow.shell)

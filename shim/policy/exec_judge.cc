@@ -42,6 +42,56 @@ static std::string BaseName(const std::string& s) {
 // argv[1]'s when argv[0]'s name starts with its own (busybox's rule; toybox's is the same).
 static bool MultiCall(const std::string& program) { return program == "busybox" || program == "toybox"; }
 
+bool IsLoaderName(const std::string& base) {
+  if (base.rfind("ld-", 0) != 0 && base.rfind("ld.", 0) != 0) return false;  // not ld.bfd, ld.gold
+  auto so = base.find(".so");
+  return so != std::string::npos && (so + 3 == base.size() || base[so + 3] == '.');
+}
+
+namespace {
+
+// glibc's rtld options (rtld.c dl_main), in the order it reads them: each before the program.
+constexpr const char* kLoaderFlags[] = {"--list", "--verify", "--inhibit-cache", "--help", "--version",
+                                        "--list-tunables", "--list-diagnostics"};
+constexpr const char* kLoaderValued[] = {"--library-path", "--inhibit-rpath", "--audit", "--preload", "--argv0",
+                                         "--glibc-hwcaps-prepend", "--glibc-hwcaps-mask"};
+
+bool In(const auto& list, const std::string& w) {
+  return std::find(std::begin(list), std::end(list), w) != std::end(list);
+}
+
+Verdict Refused(const std::string& command, const std::string& why) {
+  return Verdict{Decision::kDeny, "", command, "the dynamic loader run directly: " + why};
+}
+
+}  // namespace
+
+// `ld.so [OPTION]... PROGRAM [ARG]...` runs PROGRAM: judged as an execve of PROGRAM with argv
+// [argv0 or PROGRAM, ARG...], by name and by identity (a loaded copy of curl is curl).
+static std::optional<Verdict> JudgeLoaded(const Policy& deny_only, const ExecFacts& e) {
+  const auto& a = e.argv;
+  std::string argv0;
+  size_t i = 1;
+  for (; i < a.size() && !a[i].empty() && a[i][0] == '-'; ++i) {
+    if (In(kLoaderFlags, a[i])) continue;
+    if (!In(kLoaderValued, a[i]) || i + 1 >= a.size()) return Refused(e.path, "an option it may read otherwise: " + a[i]);
+    if (a[i] == "--argv0") argv0 = a[i + 1];
+    ++i;
+  }
+  if (i >= a.size()) return std::nullopt;  // no program: --help, --version, --list-tunables
+  const std::string& program = a[i];
+  if (program.find('/') == std::string::npos)
+    return Refused(program, "it looks " + program + " up in library directories");
+  ExecFacts inner{program, {argv0.empty() ? program : argv0}, e.identity_of ? e.identity_of(program) : "", e.identity_of};
+  inner.argv.insert(inner.argv.end(), a.begin() + static_cast<long>(i) + 1, a.end());
+  if (inner.argv.front() != program) {  // --argv0 is argv[0]; the file is still the operand
+    auto as_file = inner;
+    as_file.argv.front() = program;
+    if (auto v = JudgeExecve(deny_only, as_file)) return v;
+  }
+  return JudgeExecve(deny_only, inner);
+}
+
 std::optional<Verdict> JudgeExecve(const Policy& deny_only, const ExecFacts& e) {
   std::vector<std::string> given = e.argv;
   if (given.empty()) given.push_back(e.path);  // execve(path, NULL): the program still runs
@@ -62,6 +112,7 @@ std::optional<Verdict> JudgeExecve(const Policy& deny_only, const ExecFacts& e) 
     auto v = DecideArgv(deny_only, f, ExecContext{});
     if (v.decision == Decision::kDeny) return v;
   }
+  if (IsLoaderName(BaseName(e.path)) || IsLoaderName(e.identity)) return JudgeLoaded(deny_only, e);
   return std::nullopt;
 }
 

@@ -20,8 +20,25 @@ bool IsReader(std::string_view n) {
 }
 bool IsWriter(std::string_view n) { return In(n, {"rmdir", "shred", "unlink"}); }
 
-// An unmodeled command's arguments: operands, and the path in an option's value
-// (--opt=/path, -o/path), for any access.
+// Options of tools we do not model that move where relative operands are (tar -C, make -C,
+// --directory) or read names from a file (tar -T, --files-from): a short letter in a cluster,
+// or a long name by any prefix.
+bool MovesOperands(const Word& w) {
+  const auto& t = w.text;
+  if (t.rfind("--", 0) == 0) {
+    auto name = t.substr(2, t.find('=') - 2);
+    if (name.empty()) return false;
+    for (std::string_view l : {"directory", "chdir", "files-from", "work-tree", "git-dir"})
+      if (l.rfind(name, 0) == 0) return true;
+    return false;
+  }
+  return t.find_first_of("CT", 1) != std::string::npos;
+}
+
+// An unmodeled command's arguments: operands, and every path an option word may carry, for
+// any access: the value after `=` of a long option, and each split of a short-option word
+// (-f.env is -f .env or -f. env...: every suffix after its first letter). A word known only
+// at run time stays one (it may be anything).
 std::vector<Word> LooseOperands(const std::vector<Word>& argv, size_t skip_first_operands) {
   std::vector<Word> out;
   bool options = true;
@@ -29,14 +46,50 @@ std::vector<Word> LooseOperands(const std::vector<Word>& argv, size_t skip_first
     const auto& w = argv[i];
     if (options && !w.dynamic && w.text == "--") { options = false; continue; }
     if (options && !w.dynamic && w.text.size() > 1 && w.text[0] == '-') {
-      auto slash = w.text.find('/');
-      if (slash != std::string::npos) out.push_back(Word{.text = w.text.substr(slash), .raw = w.raw});
+      if (w.text[1] == '-') {
+        auto eq = w.text.find('=');
+        if (eq != std::string::npos && eq + 1 < w.text.size()) out.push_back(Word{.text = w.text.substr(eq + 1), .raw = w.raw});
+        continue;
+      }
+      for (size_t k = 1; k < w.text.size(); ++k) out.push_back(Word{.text = w.text.substr(k), .raw = w.raw});
       continue;
     }
     if (skip_first_operands > 0) { --skip_first_operands; continue; }
     out.push_back(w);
   }
   return out;
+}
+
+// The same, where an option may move the directory or read names from a file: each relative
+// operand is known only at run time (and so is a list of names).
+std::vector<Word> LooseOperandsMoved(const std::vector<Word>& argv, size_t skip_first_operands) {
+  auto out = LooseOperands(argv, skip_first_operands);
+  bool options = true, moved = false;
+  for (size_t i = 1; i < argv.size(); ++i) {
+    if (argv[i].text == "--") options = false;
+    moved |= options && !argv[i].dynamic && argv[i].text.size() > 1 && argv[i].text[0] == '-' && MovesOperands(argv[i]);
+  }
+  if (!moved) return out;
+  for (auto& w : out)
+    if (!w.text.empty() && w.text[0] != '/') w.dynamic = w.expanded = true;
+  out.push_back(Word{.text = "", .dynamic = true, .expanded = true, .raw = "<a directory or names an option gives>"});
+  return out;
+}
+
+// Readers with no operand that read the directory they are in, whole: rg, git grep
+// --no-index/--untracked, git add -A/-u (and git diff --cached after it), diff -r.
+bool ReadsCwd(std::string_view name, const std::vector<Word>& argv) {
+  if (name == "rg") return true;
+  if (name != "git") return false;
+  bool grep = false, add = false;
+  for (size_t i = 1; i < argv.size(); ++i) {
+    const auto& t = argv[i].text;
+    grep |= t == "grep";
+    add |= t == "add";
+    if (grep && (t == "--no-index" || t == "--untracked")) return true;
+    if (add && (t == "-A" || t == "--all" || t == "-u" || t == "--update")) return true;
+  }
+  return false;
 }
 
 class Collector {
@@ -65,6 +118,11 @@ void Grep(const ParsedArgs& a, Collector& c) {
   c.Values(a, {"-f", "--file", "--exclude-from"}, Access::kRead);
   bool pattern_given = Recursive(a, {"-e", "--regexp", "-f", "--file"});
   bool recursive = Recursive(a, {"-r", "-R", "--recursive", "--dereference-recursive"});
+  // -d recurse (--directories=recurse) is -r; any other value but read and skip is unknown.
+  for (const auto& v : a.Values("-d"))
+    recursive |= v.dynamic || (v.text != "read" && v.text != "skip");
+  for (const auto& v : a.Values("--directories"))
+    recursive |= v.dynamic || (v.text != "read" && v.text != "skip");
   std::vector<Word> files(a.operands.begin() + (pattern_given || a.operands.empty() ? 0 : 1), a.operands.end());
   if (files.empty() && recursive) files.push_back(Word{.text = ".", .raw = "."});  // grep -r reads the directory it is in
   c.AddAll(files, Access::kRead, recursive);
@@ -92,7 +150,7 @@ void Dd(const std::vector<Word>& argv, Collector& c) {
     auto eq = w.text.find('=');
     if (w.dynamic && (eq == std::string::npos || w.raw.find('=') > w.raw.find('$'))) return c.Uncertain("dd operand known only at run time");
     std::string key = w.text.substr(0, eq == std::string::npos ? 0 : eq);
-    Word value{.text = eq == std::string::npos ? "" : w.text.substr(eq + 1), .dynamic = w.dynamic, .raw = w.raw};
+    Word value{.text = eq == std::string::npos ? "" : w.text.substr(eq + 1), .dynamic = w.dynamic, .expanded = w.expanded, .raw = w.raw};
     if (key == "if") c.Add(value, Access::kRead);
     else if (key == "of") c.Add(value, Access::kWrite);
     else if (!In(key, {"bs", "ibs", "obs", "cbs", "skip", "iseek", "seek", "oseek", "count", "status", "conv", "iflag", "oflag"}))
@@ -205,11 +263,18 @@ PathsFound PathsUsed(std::string_view name, const std::vector<Word>& argv) {
     for (const auto& w : LooseOperands(argv, 0))
       if (!w.dynamic && !w.text.empty() && w.text[0] == '/') c.Add(w, std::nullopt);
   } else if (IsReader(name)) {
-    c.AddAll(LooseOperands(argv, 0), Access::kRead, name == "rg");
+    auto ops = LooseOperandsMoved(argv, 0);
+    bool recursive = name == "rg" || (name == "diff" && std::any_of(argv.begin() + 1, argv.end(), [](const Word& w) {
+                       return w.text.rfind("--rec", 0) == 0 || (w.text.size() > 1 && w.text[0] == '-' && w.text[1] != '-' && w.text.find('r') != std::string::npos);
+                     }));
+    if (ReadsCwd(name, argv)) ops.push_back(Word{.text = ".", .raw = "."});
+    c.AddAll(ops, Access::kRead, recursive);
   } else if (IsWriter(name)) {
-    c.AddAll(LooseOperands(argv, 0), Access::kWrite);
+    c.AddAll(LooseOperandsMoved(argv, 0), Access::kWrite);
   } else {
-    c.AddAll(LooseOperands(argv, 0), std::nullopt, true);  // a directory may be read or written whole (tar, zip)
+    auto ops = LooseOperandsMoved(argv, 0);
+    if (ReadsCwd(name, argv)) ops.push_back(Word{.text = ".", .raw = "."});
+    c.AddAll(ops, std::nullopt, true);  // a directory may be read or written whole (tar, zip)
   }
   return c.found;
 }

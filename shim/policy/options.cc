@@ -1,6 +1,7 @@
 #include "shim/policy/options.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 
 namespace sandshim::policy {
@@ -131,9 +132,12 @@ ParsedArgs ParseOptions(const OptionGrammar& g, const std::vector<Word>& argv, s
       continue;
     }
     bool looks_option = w.text.size() > 1 && w.text[0] == '-';
-    if (options && w.dynamic && g.stop_at_operand) {
-      // `$X` may be an option, or make one word into several: what follows is unknown. (A
-      // tool that reads on: the caller takes such an operand as a path used either way.)
+    // A glob expands to names that start as it does: one that starts with a literal other
+    // than `-` is no option.
+    bool glob_operand = w.dynamic && !w.expanded && !w.text.empty() && w.text[0] != '-' && !std::strchr("*?[", w.text[0]);
+    if (options && w.dynamic && !glob_operand) {
+      // `$X` may be an option (o=-r; grep $o ...), or make one word into several: what
+      // follows is unknown, in every grammar, until `--`.
       r.out.uncertain = "a word known only at run time where an option may be: " + w.raw;
       return r.out;
     }

@@ -32,11 +32,20 @@ bool SetsLetter(std::string_view command, const std::string& w, char letter) {
       if (CanonicalLetter(command, c) == letter) return true;
     return false;
   }
-  if (w.size() < 5 || w.rfind("--", 0) != 0) return false;  // "--" and at least 3 letters
+  // Any prefix, however short: getopt_long takes `rm --r --f` (an ambiguous one fails the tool,
+  // so taking it as the option only ever refuses more).
+  if (w.size() < 3 || w.rfind("--", 0) != 0) return false;
   auto name = std::string_view(w).substr(2, w.find('=') == std::string::npos ? std::string::npos : w.find('=') - 2);
   for (const auto& s : kSpellings)
     if (s.command == command && s.letter == letter && s.long_name.rfind(name, 0) == 0) return true;
   return false;
+}
+
+// `--for`, `--force`, `--force=x` all spell the rule's `--force` (any prefix, as above).
+bool IsLongPrefix(const std::string& w, const std::string& rule_word) {
+  if (w.size() < 3 || w.rfind("--", 0) != 0) return false;
+  auto name = w.substr(0, w.find('='));
+  return rule_word.rfind(name, 0) == 0;
 }
 
 // An operand as the rule would name it: "//" and "/." are "/".
@@ -65,8 +74,7 @@ Match Covered(const std::string& rule_word, const std::vector<Word>& argv) {
     const auto& w = argv[i];
     if (w.dynamic) { maybe = true; continue; }
     if (options && w.text == "--") { options = false; continue; }
-    if (rule_word.rfind("--", 0) == 0 ? (w.text == rule_word || w.text.rfind(rule_word + "=", 0) == 0)
-                                      : Canon(w.text) == Canon(rule_word))
+    if (rule_word.rfind("--", 0) == 0 ? options && IsLongPrefix(w.text, rule_word) : Canon(w.text) == Canon(rule_word))
       return Match::kYes;
   }
   return maybe ? Match::kMaybe : Match::kNo;

@@ -151,6 +151,8 @@ class Parser {
       case For::kNone: return false;
       case For::kName:
         if (w.dynamic || w.quoted || !IsName(w.text)) Uncertain("for loop without a name");
+        // The loop sets NAME to each word: judged as the assignment it is (`for PATH in ...`).
+        out_.commands.push_back(SimpleCommand{.assignments = {Word{.text = w.text + "=", .dynamic = true, .expanded = true, .raw = w.raw + "=<for>"}}});
         for_ = For::kAfterName;
         return true;
       case For::kAfterName:
@@ -232,6 +234,8 @@ class Parser {
     else if (kind == RedirectKind::kDup)
       kind = RedirectKind::kWrite;  // bash's >&file
     if (heredoc) {
+      // bash also ends a body inside $( ) at a line `DELIM)` (it closes the $( ) there).
+      if (depth_ > 0) Uncertain("a here-document inside $( )");
       // sh ends the body at a line equal to the delimiter after quote removal, unexpanded;
       // a delimiter with $, `, or a backslash inside is read differently by each shell.
       if (target.raw.find_first_of("$`\n") != std::string::npos || target.raw.find('\\', 1) != std::string::npos || target.text.empty())
@@ -268,6 +272,8 @@ class Parser {
     Word w;
     size_t start = i_;
     bool first = true;
+    // bash expands ~ after the first `=` of NAME=... (and after each `:` there), in any word.
+    bool name_so_far = true, assign_like = false;
     while (i_ < s_.size() && !IsMeta(s_[i_])) {
       char c = s_[i_];
       if (c == '\\') {
@@ -290,10 +296,15 @@ class Parser {
         Backtick(w);
       } else {
         if (c == '*' || c == '?' || c == '[') w.dynamic = true;  // a glob
-        if (c == '~' && first) w.dynamic = w.expanded = true;   // $HOME
+        if (c == '~' && (first || (assign_like && (s_[i_ - 1] == '=' || s_[i_ - 1] == ':')))) w.dynamic = w.expanded = true;  // $HOME
+        if (c == '=' && name_so_far && !first && !assign_like) assign_like = true;
+        name_so_far = name_so_far && !assign_like && IsNameChar(c, first);
         w.text += c;
         ++i_;
+        first = false;
+        continue;
       }
+      name_so_far = false;
       first = false;
     }
     last_word_end_ = i_;
@@ -355,6 +366,14 @@ class Parser {
       w.dynamic = w.expanded = true;
       ReadBraced(n + 1);
       return;
+    }
+    if (c == '"') {  // bash $"...": translated at run time (and `$` then `"` inside quotes)
+      w.dynamic = w.expanded = true;
+      Uncertain("$\"...\" quoting (bash)");
+      if (in_dquote_) { ++i_; return; }  // the `"` closes the quotes
+      i_ = n;
+      w.quoted = true;
+      return ReadDoubleQuoted(w);
     }
     if (c == '\'') {  // bash $'...': escapes decoded at run time
       w.dynamic = w.expanded = true;
@@ -466,7 +485,8 @@ class Parser {
 
 ParsedScript ParseShell(std::string_view script) {
   ParsedScript out;
-  Parser(script, out, 0).ParseList(0, /*nested=*/false);
+  std::string joined = JoinContinuations(script, out);
+  Parser(joined, out, 0).ParseList(0, /*nested=*/false);
   return out;
 }
 

@@ -45,6 +45,11 @@ struct ParsedScript {
 
 ParsedScript ParseShell(std::string_view script);
 
+// The script with every backslash-newline outside single quotes and comments deleted, as the
+// shells do before they tokenize (shell_continuations.cc); a reason to ask added to `out`
+// where that cannot be done for certain.
+std::string JoinContinuations(std::string_view script, ParsedScript& out);
+
 // The words as written, space-separated: "rm -rf \"$X\"".
 std::string JoinWords(const std::vector<Word>& words);
 

@@ -137,6 +137,10 @@ std::vector<Inner> Eval(const std::vector<Word>& argv) {
 // find ... -exec CMD {} ; / -execdir / -ok: each command runs with a path we cannot know.
 std::vector<Inner> Find(const std::vector<Word>& argv) {
   std::vector<Inner> out;
+  // A word known only at run time may be an action (-exec, -delete), and GNU find reads a
+  // path operand that starts with `-` as its expression: nothing after it can be known.
+  for (const auto& w : argv)
+    if (w.dynamic && w.text != "{}") return {Uncertain("find with a word known only at run time: " + w.raw, false)};
   for (size_t i = 1; i < argv.size(); ++i) {
     if (!In(argv[i].text, {"-exec", "-execdir", "-ok", "-okdir"})) continue;
     Inner in;
@@ -216,14 +220,17 @@ bool IsInertBuiltin(std::string_view name) {
 }
 
 bool IsDangerousAssignment(std::string_view kv) {
-  auto name = kv.substr(0, kv.find('='));
+  // NAME+=VALUE appends to NAME; NAME[KEY]=VALUE sets an element (BASH_CMDS[ls]: bash's
+  // command table, which says where `ls` is).
+  auto name = kv.substr(0, std::min(kv.find('='), kv.find('[')));
+  if (!name.empty() && name.back() == '+') name.remove_suffix(1);
   // POSIXLY_CORRECT changes where the tools' options end (options.h); SHELL, EDITOR, PAGER,
   // LESSOPEN... name programs that tools run; TMPDIR where they write.
   if (In(name, {"PATH", "IFS", "ENV", "BASH_ENV", "CDPATH", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "HOME",
                 "POSIXLY_CORRECT", "SHELL", "EDITOR", "VISUAL", "PAGER", "MANPAGER", "LESSOPEN", "LESSCLOSE",
                 "GREP_OPTIONS", "TMPDIR"}))
     return true;
-  for (std::string_view p : {"LD_", "GIT_", "PYTHON", "NODE_", "PERL5", "RUBY", "BASH_FUNC"})
+  for (std::string_view p : {"LD_", "GIT_", "PYTHON", "NODE_", "PERL5", "RUBY", "BASH"})
     if (name.rfind(p, 0) == 0) return true;
   return false;
 }

@@ -111,11 +111,19 @@ std::string ApprovalKey(const SessionExec& e) {
 
 policy::Verdict JudgeExec(const policy::Policy& rules, const SessionExec& e, const std::string& workspace) {
   policy::ExecContext ctx;
-  if (e.shell) return policy::DecideScript(rules, Script(e), ctx);  // starts where the last --shell ended
   const auto& cwd = e.overrides.cwd;
   if (cwd.empty()) ctx.cwd = policy::CwdSet(workspace);
   else if (cwd.front() == '/') ctx.cwd = policy::CwdSet(cwd);  // a relative --cwd: unknown, left so
-  return policy::DecideArgv(rules, e.overrides.args, ctx);
+  if (!e.shell) return policy::DecideArgv(rules, e.overrides.args, ctx);
+  // --shell starts where the last --shell ended (shell_state.h: `cd -- DIR`), or where the
+  // exec starts if DIR is gone: either. Unknown state: anywhere.
+  if (!e.shell_cwd) ctx.cwd = policy::CwdSet();
+  else if (!e.shell_cwd->empty()) {
+    policy::CwdSet saved(*e.shell_cwd);
+    saved.Merge(ctx.cwd);
+    ctx.cwd = saved;
+  }
+  return policy::DecideScript(rules, Script(e), ctx);
 }
 
 }  // namespace sandshim::session

@@ -4,6 +4,7 @@
 #include "shim/session/exec_policy.h"
 #include "shim/policy/exec_judge.h"
 #include "shim/session/sessions.h"
+#include "shim/session/shell_state.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
@@ -27,7 +28,13 @@ Result<ExecGate> Sessions::Admit(const SessionRecord& r, const SessionExec& e, c
   ExecGate gate{.timeout = p.sources.max_execution_time, .memory_bytes = p.sources.max_memory_bytes};
   if (!p.rules) return gate;
   gate.guard_rules = policy::GuardRuleArgs(*p.rules);
-  auto v = JudgeExec(*p.rules, e, p.workspace);
+  // --shell: judged from the directory the state says it starts in (what WithShellState reads).
+  SessionExec judged = e;
+  if (e.shell) {
+    auto state = LoadShellState(Dir(r.id), e.context);
+    if (state) judged.shell_cwd = !state->cwd.empty() && state->cwd.front() == '/' ? state->cwd : "";
+  }
+  auto v = JudgeExec(*p.rules, judged, p.workspace);
   json::object audit{{"session", r.id},  {"decision", policy::Name(v.decision)}, {"rule", v.rule},
                      {"command", v.command}, {"reason", v.reason}, {"shell", e.shell},
                      {"argv", json::value_from(e.overrides.args)}};

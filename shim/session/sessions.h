@@ -29,6 +29,10 @@ struct SessionExec {
   bundle::ExecOverrides overrides;
   std::chrono::milliseconds timeout{0};  // 0: none
   bool shell = false;                    // persistent shell: args are one script
+  // --shell: the directory the last --shell exec ended in, from the host-kept state ("": none,
+  // a fresh shell; nullopt: unknown). The policy judges the script from there, or from where
+  // the exec starts if that directory is gone.
+  std::optional<std::string> shell_cwd;
   size_t capture_limit = 0;              // >0: keep the output in the outcome instead
   std::string context;                   // credential context (contexts.h); empty: the default
   // A named context's exec ends what it started when it ends (docs/CONTEXTS.md, "What an

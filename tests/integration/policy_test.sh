@@ -336,6 +336,26 @@ p_exec_python() {
     fail "the refusal is audited with the python3 exec it came from: $(audit execve)"
 }
 
+# The dynamic loader run directly runs the program it is given (polred RC14): its file and argv[0]
+# are not id's. Judged as that program, through its options (--argv0 names argv[0] only).
+# Control: the guard off, both run id. The busybox test image is static (no loader): Debian's.
+p_exec_loader() {
+  local ld=/lib64/ld-linux-x86-64.so.2 way
+  GX_OFF=$1
+  gx awk "BEGIN { system(\"$ld /usr/bin/id > /workspace/ran-ld\") }" >/dev/null 2>&1
+  gx awk "BEGIN { system(\"$ld --inhibit-cache --argv0 ls /usr/bin/id > /workspace/ran-ldopt\") }" >/dev/null 2>&1
+  for way in ld ldopt; do
+    if [ "$GX_OFF" = 1 ]; then
+      [ -s "$PX_WS/ran-$way" ] || { fail "control: id did not run through the loader ($way)"; return; }
+    else
+      [ ! -s "$PX_WS/ran-$way" ] || { fail "id ran through the loader ($way): $(cat "$PX_WS/ran-$way")"; return; }
+    fi
+  done
+  [ "$GX_OFF" = 1 ] && return
+  audit execve | jq -se --arg ld "$ld" 'any(.[]; .rule == "shell(id:*)" and .path == $ld)' >/dev/null ||
+    fail "the loader's refusal is audited with its path: $(audit execve)"
+}
+
 p_exec_ordinary() {
   local rc=0 runner t0=$SECONDS
   GX_OFF=0
@@ -404,6 +424,8 @@ for be in $backends; do
   if command -v debootstrap >/dev/null && debian_image; then
     PX_ROOTFS=$DEBIAN_IMAGE run_check "policy on $be: a deny rule holds through python3 -c 'os.system(...)'" with_exec_session "$be" p_exec_python 0
     PX_ROOTFS=$DEBIAN_IMAGE run_check "policy on $be: control: python3's os.system runs id with the guard off" with_exec_session "$be" p_exec_python 1
+    PX_ROOTFS=$DEBIAN_IMAGE run_check "policy on $be: the dynamic loader run directly is judged as its program" with_exec_session "$be" p_exec_loader 0
+    PX_ROOTFS=$DEBIAN_IMAGE run_check "policy on $be: control: the loader runs id with the guard off" with_exec_session "$be" p_exec_loader 1
   else
     log "skip: python3 checks (no Debian tools image: $(tail -1 "$WORK/debian-image.log" 2>/dev/null))"
   fi

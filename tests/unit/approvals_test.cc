@@ -152,3 +152,27 @@ TEST_CASE("exec policy: the memory limit is the tighter RLIMIT_AS") {
   session::LimitExecMemory(bare, 64 << 20);
   CHECK(bare["rlimits"].as_array().size() == 1);
 }
+
+// polred (--shell false positives): a --shell script is judged from where it starts — the
+// directory the last --shell exec ended in (host-kept state) or, if that is gone, where the
+// exec starts — not from nowhere, which made every relative word "a path known only at run
+// time" (`git status` asked under the docs' example). Unknown state: still anywhere.
+TEST_CASE("exec policy: --shell is judged from the saved directory, or where the exec starts") {
+  auto p = session::CompileExecPolicy(R"J({"permissions": {"allow": ["shell(git status:*)", "shell(cat:*)",
+      "file(read:${WORKSPACE}/**)"], "deny": ["shell(curl:*)", "file(read:/etc/shadow:*)"]}})J", "", "/workspace");
+  REQUIRE(p.ok());
+  session::SessionExec e;
+  e.shell = true;
+  auto judge = [&](const char* script, std::optional<std::string> cwd) {
+    e.overrides.args = {script};
+    e.shell_cwd = std::move(cwd);
+    return session::JudgeExec(*p->rules, e, p->workspace).decision;
+  };
+  CHECK(judge("git status", "") == policy::Decision::kAllow);
+  CHECK(judge("cat README.md", "") == policy::Decision::kAllow);
+  CHECK(judge("cat README.md", "/workspace/src") == policy::Decision::kAllow);
+  CHECK(judge("cat shadow", "/etc") == policy::Decision::kDeny);            // cd /etc in the last exec
+  CHECK(judge("cat passwd", "/etc") == policy::Decision::kAsk);             // no file rule allows /etc/passwd
+  CHECK(judge("cat README.md", std::nullopt) == policy::Decision::kAsk);    // state unreadable: anywhere
+  CHECK(judge("cd /etc && cat shadow", "") == policy::Decision::kDeny);
+}

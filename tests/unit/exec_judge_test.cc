@@ -93,3 +93,48 @@ TEST_CASE("execve: a session exec runs under the guard its spec binds") {
   session::UnderGuard(tty, rules, -1);
   CHECK(boost::json::serialize(tty["args"]) == R"J(["/.sshim/guard","--rule","shell(id:*)","--","true"])J");
 }
+
+namespace {
+
+bool Loaded(const policy::Policy& p, std::vector<std::string> argv, std::string path = "/lib64/ld-linux-x86-64.so.2",
+            std::string identity = "", std::string operand_identity = "") {
+  ExecFacts e{std::move(path), std::move(argv), std::move(identity)};
+  e.identity_of = [operand_identity](const std::string&) { return operand_identity; };
+  return policy::JudgeExecve(p, e).has_value();
+}
+
+}  // namespace
+
+// polred RC14: `/lib64/ld-linux-x86-64.so.2 /usr/bin/curl --version` ran curl in sessions on
+// both backends: the loader's file and argv[0] are not curl's. It is judged as what it runs.
+TEST_CASE("execve: the dynamic loader run directly is judged as the program it runs") {
+  auto p = Guard({"shell(curl:*)", "shell(rm -rf /:*)"});
+  CHECK(Loaded(p, {"ld.so", "/usr/bin/curl", "--version"}));
+  CHECK(Loaded(p, {"/lib64/ld-linux-x86-64.so.2", "/usr/bin/curl"}));
+  CHECK(Loaded(p, {"x", "--library-path", "/lib", "--preload", "/x.so", "--inhibit-cache", "/usr/bin/curl", "x"}));
+  CHECK(Loaded(p, {"x", "--argv0", "ls", "/usr/bin/curl", "x"}));             // argv[0] lies; the file is curl
+  CHECK(Loaded(p, {"x", "--audit", "/a.so", "--inhibit-rpath", "l", "/bin/rm", "-rf", "/"}));
+  CHECK(Loaded(p, {"x", "--glibc-hwcaps-prepend", "a", "--glibc-hwcaps-mask", "b", "./c"}, "/lib/ld-linux-aarch64.so.1", "", "curl"));
+  CHECK(Loaded(p, {"x", "/tmp/innocent"}, "/tmp/ld-copy", "ld-linux-x86-64.so.2", "curl"));  // a copy of the loader, a copy of curl
+  CHECK(Loaded(p, {"x", "/lib64/ld-linux-x86-64.so.2", "/usr/bin/curl"}));  // the loader loading itself
+  CHECK(Loaded(p, {"x", "--new-option", "/usr/bin/ls"}));                   // an option it may not know: refused
+  CHECK(Loaded(p, {"x", "--", "/usr/bin/ls"}));
+  CHECK(Loaded(p, {"x", "ls"}));                                            // looked up in library directories
+  CHECK(Loaded(p, {"x", "--preload"}));                                     // a value missing
+  CHECK(Loaded(p, {"x", "/usr/bin/ls"}, "/usr/lib/x86_64-linux-gnu/ld-2.31.so", "", "curl"));
+}
+
+TEST_CASE("execve: the dynamic loader without a denied program runs") {
+  auto p = Guard({"shell(curl:*)"});
+  CHECK_FALSE(Loaded(p, {"ld.so", "--help"}));
+  CHECK_FALSE(Loaded(p, {"ld.so", "--version"}));
+  CHECK_FALSE(Loaded(p, {"ld.so", "--list", "/usr/bin/ls"}));
+  CHECK_FALSE(Loaded(p, {"ld.so", "--verify", "/usr/bin/ls"}));
+  CHECK_FALSE(Loaded(p, {"ld.so", "/usr/bin/ls", "-l"}));
+  CHECK_FALSE(Loaded(p, {"ld.so"}));
+  CHECK_FALSE(Loaded(p, {"ld", "/usr/bin/curl"}, "/usr/bin/ld.bfd"));      // the linker is not the loader
+  CHECK(policy::IsLoaderName("ld-musl-x86_64.so.1"));
+  CHECK(policy::IsLoaderName("ld.so"));
+  CHECK_FALSE(policy::IsLoaderName("ld.gold"));
+  CHECK_FALSE(policy::IsLoaderName("ld-foo.sox"));
+}
