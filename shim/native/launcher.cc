@@ -204,23 +204,29 @@ Status ReleaseInit(const std::filesystem::path& fifo) {
   return Ok();
 }
 
-Result<int> ExecInto(const ProcessPlan& p, const SeccompPlan& seccomp, const ExecOptions& o) {
-  // Namespace fds first, from the host's view, in kExecJoinOrder: the user namespace last,
-  // so a netns owned by the host's userns (a session's proxy or host network) is still ours
-  // to join.
-  std::vector<std::pair<UniqueFd, int>> nss;
-  UniqueFd root;
+// The exec's child (forked, maybe in the container's namespaces already): its one-line
+// complaint, then its exit.
+[[noreturn]] static void ExecChildFail(const std::string& what, int code = 127) {
+  std::string m = "sandshim exec: " + what + "\n";
+  (void)!::write(2, m.data(), m.size());
+  ::_exit(code);
+}
+
+// The container init's namespaces to join, as fds from the host's view, in kExecJoinOrder:
+// the user namespace last, so a netns owned by the host's userns (a session's proxy or host
+// network) is still ours to join. One we share is skipped; our own mount namespace (a spec
+// without one) gives `root` instead: the container's root is a detached tree
+// (EnterDetachedRoot) that no setns gives us, and its init's root is the way in.
+static Status OpenExecNamespaces(pid_t init, std::vector<std::pair<UniqueFd, int>>& nss, UniqueFd& root) {
   for (int flag : kExecJoinOrder) {
     std::string name = NamespaceFileName(flag);
-    std::string theirs = "/proc/" + std::to_string(o.init) + "/ns/" + name;
+    std::string theirs = "/proc/" + std::to_string(init) + "/ns/" + name;
     struct stat a, b;
-    if (::stat(theirs.c_str(), &a) != 0) return ErrnoError("container init " + std::to_string(o.init) + " gone");
+    if (::stat(theirs.c_str(), &a) != 0) return ErrnoError("container init " + std::to_string(init) + " gone");
     if (::stat(("/proc/self/ns/" + name).c_str(), &b) == 0 && a.st_ino == b.st_ino) {
-      // Our own mount namespace (a spec without one): the container's root is a detached
-      // tree (EnterDetachedRoot) that no setns gives us; its init's root is the way in.
       if (flag == CLONE_NEWNS) {
-        root.Reset(::open(("/proc/" + std::to_string(o.init) + "/root").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-        if (!root.valid()) return ErrnoError("open the root of container init " + std::to_string(o.init));
+        root.Reset(::open(("/proc/" + std::to_string(init) + "/root").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+        if (!root.valid()) return ErrnoError("open the root of container init " + std::to_string(init));
       }
       continue;
     }
@@ -228,6 +234,13 @@ Result<int> ExecInto(const ProcessPlan& p, const SeccompPlan& seccomp, const Exe
     if (!fd.valid()) return ErrnoError("open " + theirs);
     nss.emplace_back(std::move(fd), flag);
   }
+  return Ok();
+}
+
+Result<int> ExecInto(const ProcessPlan& p, const SeccompPlan& seccomp, const ExecOptions& o) {
+  std::vector<std::pair<UniqueFd, int>> nss;
+  UniqueFd root;
+  TRY(OpenExecNamespaces(o.init, nss, root));
   UniqueFd console;
   if (p.terminal) {
     if (!o.console_socket) return MakeError("exec --tty needs --console-socket", EINVAL);
@@ -246,37 +259,20 @@ Result<int> ExecInto(const ProcessPlan& p, const SeccompPlan& seccomp, const Exe
       if (f.valid()) (void)!::write(f.get(), self.data(), self.size());
     }
     for (auto& [fd, flag] : nss)
-      if (::setns(fd.get(), flag) != 0) {
-        std::string m = "sandshim exec: setns: " + std::string(std::strerror(errno)) + "\n";
-        (void)!::write(2, m.data(), m.size());
-        ::_exit(127);
-      }
-    if (root.valid() && (::fchdir(root.get()) != 0 || ::chroot(".") != 0 || ::chdir("/") != 0)) {
-      std::string m = "sandshim exec: enter the container's root: " + std::string(std::strerror(errno)) + "\n";
-      (void)!::write(2, m.data(), m.size());
-      ::_exit(127);
-    }
+      if (::setns(fd.get(), flag) != 0) ExecChildFail("setns: " + std::string(std::strerror(errno)));
+    if (root.valid() && (::fchdir(root.get()) != 0 || ::chroot(".") != 0 || ::chdir("/") != 0))
+      ExecChildFail("enter the container's root: " + std::string(std::strerror(errno)));
     pid_t child = ::fork();  // only a child of ours enters the joined pid namespace
     if (child == 0) {
       // Its own session (no controlling terminal of the caller's: /dev/tty is ENXIO,
       // TIOCSTI has no target) and the container's keyring, as runc's exec does.
       ::setsid();
       if (!o.keyring.empty())
-        if (auto s = JoinSessionKeyring(o.keyring); !s) {
-          std::string m = "sandshim exec: " + s.error().msg + "\n";
-          (void)!::write(2, m.data(), m.size());
-          ::_exit(127);
-        }
+        if (auto s = JoinSessionKeyring(o.keyring); !s) ExecChildFail(s.error().msg);
       if (console.valid())
-        if (auto s = SetupConsole(console.get()); !s) {
-          std::string m = "sandshim exec: " + s.error().msg + "\n";
-          (void)!::write(2, m.data(), m.size());
-          ::_exit(127);
-        }
+        if (auto s = SetupConsole(console.get()); !s) ExecChildFail(s.error().msg);
       Error e = FinalizeAndExec(p, seccomp, o.preserve_fds);
-      std::string m = "sandshim exec: " + e.msg + "\n";
-      (void)!::write(2, m.data(), m.size());
-      ::_exit(e.err_no == ENOENT ? 127 : 126);
+      ExecChildFail(e.msg, e.err_no == ENOENT ? 127 : 126);
     }
     (void)!::write(wr.get(), &child, sizeof child);
     if (o.detach) ::_exit(0);
