@@ -309,6 +309,29 @@ chk_fifo_include() {
   [ $(( $(now_ms) - t )) -lt 5000 ] || fail "the trusted git status took $(( $(now_ms) - t )) ms"
 }
 
+# 14. (F6) The platform's orchestrator SIGKILLs a `session exec` that overran its deadline:
+# what the exec started must not go on as the platform. Control: --keep (asked to outlive).
+chk_client_killed() {
+  if [ "$1" != native ]; then
+    log "$1: a SIGKILLed client's exec still runs on gVisor (known limit, docs/CONTEXTS.md): not checked"
+    return 0
+  fi
+  local cmd='sh -c "sleep 4; echo \$PLATFORM_TOKEN > /workspace/late.\$\$" & exec sleep 1000' keep
+  for keep in --keep ""; do
+    # shellcheck disable=SC2086
+    timeout -s KILL 2 "$SANDSHIM_BIN" --root "$ROOT" session exec --context platform $keep "$SID" -- sh -c "$cmd" >/dev/null 2>&1
+    sleep 5
+    if [ -n "$keep" ]; then
+      leaked "$(ux 'cat /workspace/late.* 2>/dev/null; true')" ||
+        return $(fail "control: with --keep the background process did not outlive the killed client")
+      ux 'rm -f /workspace/late.*'
+    else
+      ! leaked "$(ux 'cat /workspace/late.* 2>/dev/null; true')" || return $(fail "the killed client's exec went on as the platform")
+    fi
+  done
+  assert_eq 0 "$(S session context ps "$SID" platform 2>&1 | grep -c 'sleep 1000')" "nothing of the killed execs left in the platform context"
+}
+
 # What every context's identity is: its own HOME, nowhere in the workspace.
 chk_home() {
   assert_eq "$HOME_DIR" "$(px 'echo $HOME')" "the platform's HOME" || return
@@ -335,6 +358,7 @@ for be in $backends; do
   run_check "contexts on $be: a .git file naming the context's private repository" with_backend "$be" chk_gitdir
   run_check "contexts on $be: symlinked COMMIT_EDITMSG into the context's home; ~/.gitconfig include" with_backend "$be" chk_gitlinks
   run_check "contexts on $be: a FIFO as include.path vs the wrapper" with_backend "$be" chk_fifo_include
+  run_check "contexts on $be: the session exec client SIGKILLed: its command ends" with_backend "$be" chk_client_killed
 done
 for be in $backends; do S session delete "ac-$be-$$" >/dev/null 2>&1; done
 finish_checks
