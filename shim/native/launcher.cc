@@ -204,6 +204,32 @@ Status ReleaseInit(const std::filesystem::path& fifo) {
   return Ok();
 }
 
+namespace {
+// The caller's death (PR_SET_PDEATHSIG): a real-time signal nobody forwards or sends else.
+volatile sig_atomic_t g_caller_gone = 0;
+void OnCallerGone(int) { g_caller_gone = 1; }
+int CallerGoneSignal() { return SIGRTMIN + 3; }
+
+void WatchCaller(pid_t caller) {
+  struct sigaction sa {};
+  sa.sa_handler = OnCallerGone;  // no SA_RESTART: the waitpid below returns EINTR
+  ::sigaction(CallerGoneSignal(), &sa, nullptr);
+  ::prctl(PR_SET_PDEATHSIG, CallerGoneSignal(), 0, 0, 0);
+  if (::getppid() != caller) g_caller_gone = 1;  // gone before the prctl
+}
+
+// The caller died: nobody waits for this exec. Its command goes, with everything in the
+// exec's own cgroups (what it started); without those (--keep), the command alone.
+void EndForCaller(const ExecOptions& o, pid_t child) {
+  g_caller_gone = 0;
+  if (!o.own_cgroups.empty()) {
+    if (auto s = DestroyCgroups(o.own_cgroups); !s) log::Warn("exec: its caller gone: " + s.error().msg);
+  } else if (child > 0) {
+    (void)::kill(child, SIGKILL);
+  }
+}
+}  // namespace
+
 // The exec's child (forked, maybe in the container's namespaces already): its one-line
 // complaint, then its exit.
 [[noreturn]] static void ExecChildFail(const std::string& what, int code = 127) {
@@ -294,8 +320,10 @@ Result<int> ExecInto(const ProcessPlan& p, const SeccompPlan& seccomp, const Exe
   // and its status comes back through mid, instead of us dying and leaving it running.
   std::optional<process::SignalForwarder> forward;
   if (child > 0) forward.emplace(child);
+  if (o.caller > 0) WatchCaller(o.caller);
   int status = 0;
   while (::waitpid(mid, &status, 0) < 0 && errno == EINTR) {
+    if (g_caller_gone) EndForCaller(o, child);
   }
   // The command ended: so does everything it started (its own cgroups), before the caller
   // hears of it. (Killed before this, the caller's handle does it when it reaps us.)

@@ -42,6 +42,11 @@ struct ExecOptions {
   // of cgroups; a foreground exec ends everything in them when its command ends (a named
   // credential context's exec: a double-forked, setsid'd daemon goes too, docs/CONTEXTS.md).
   std::vector<std::filesystem::path> own_cgroups;
+  // Non-zero (a foreground exec forked by its caller): when that process dies, however
+  // (SIGKILL included: PR_SET_PDEATHSIG), the exec ends its command, and its own cgroups
+  // whole, instead of waiting on as an orphan (red team F6: a killed `session exec` left the
+  // platform's command running).
+  pid_t caller = 0;
 };
 
 // Runs p inside the container of o.init. Foreground: the exit status (128+n for a signal).

@@ -152,6 +152,7 @@ Result<std::unique_ptr<proc::Running>> NativeBackend::StartExec(const ContainerR
     listener = TRY(ListenConsole(own_socket));
     o.console_socket = own_socket.string();
   }
+  o.caller = ::getpid();  // the forked exec ends its command if we die (SIGKILL'd client)
   pid_t pid = ::fork();
   if (pid < 0) return ErrnoError("fork");
   if (pid == 0) {

@@ -14,11 +14,12 @@ namespace sandshim::session {
 namespace {
 std::string GitConfigPath() { return std::string(kTrustedDir) + "/gitconfig"; }
 std::string BinDir() { return std::string(kTrustedDir) + "/bin"; }
+std::string ExecDir() { return std::string(kTrustedDir) + "/libexec"; }
 }  // namespace
 
 std::map<std::string, std::string> TrustedEnv(const std::string& path, const std::map<std::string, std::string>& proxy) {
   std::map<std::string, std::string> env;
-  for (const auto& [k, v] : TrustedGitEnv(GitConfigPath())) env[k] = v;
+  for (const auto& [k, v] : TrustedGitEnv(GitConfigPath(), ExecDir())) env[k] = v;
   env["PATH"] = BinDir() + (path.empty() ? "" : ":" + path);  // the git wrapper first
   // curl reads $CURL_HOME, then $XDG_CONFIG_HOME, then $HOME: all the context's own.
   env["CURL_HOME"] = kContextHome;
@@ -26,6 +27,10 @@ std::map<std::string, std::string> TrustedEnv(const std::string& path, const std
   // npm: the environment beats a project's .npmrc. No lifecycle scripts; the shells and
   // programs it would run are fixed; its proxy is the context's (a project's could send the
   // platform's traffic and tokens elsewhere).
+  // python3 -m pip / -m venv / -c with the workspace as cwd: no current directory (nor the
+  // script's) first on sys.path, so a planted pip/, venv.py or json.py is not imported
+  // (3.11+; older pythons ignore it). User site stays on: it is in the context's own HOME.
+  env["PYTHONSAFEPATH"] = "1";
   env["npm_config_ignore_scripts"] = "true";
   env["npm_config_script_shell"] = "/bin/sh";
   env["npm_config_shell"] = "/bin/sh";
@@ -40,7 +45,15 @@ std::map<std::string, std::string> TrustedEnv(const std::string& path, const std
 }
 
 std::vector<TrustedFile> TrustedFiles() {
-  return {{"gitconfig", 0644, TrustedGitConfig()}, {"bin/git", 0755, TrustedGitWrapper(GitConfigPath(), BinDir())}};
+  auto wrapper = TrustedGitWrapper(GitConfigPath(), BinDir(), ExecDir());
+  std::vector<TrustedFile> files = {{"gitconfig", 0644, TrustedGitConfig()},
+                                    {"bin/git", 0755, wrapper},
+                                    {"libexec/git", 0755, wrapper}};
+  for (const char* c : {"receive-pack", "upload-pack", "upload-archive"})
+    files.push_back({std::string("libexec/git-") + c, 0755, TrustedGitDashed(ExecDir(), c)});
+  for (const char* f : {"git-sh-i18n", "git-sh-setup", "git-mergetool--lib"})
+    files.push_back({std::string("libexec/") + f, 0644, TrustedGitSourced(f)});
+  return files;
 }
 
 Result<std::filesystem::path> InstallTrustedTools(const std::filesystem::path& session_dir) {
@@ -53,6 +66,7 @@ Result<std::filesystem::path> InstallTrustedTools(const std::filesystem::path& s
   auto tmp = session_dir / (dir.filename().string() + ".tmp-" + std::to_string(::getpid()));
   (void)fs::RemoveTree(tmp);
   TRY(fs::MkdirAll(tmp / "bin", 0755));
+  TRY(fs::MkdirAll(tmp / "libexec", 0755));
   for (const auto& f : files) TRY(fs::WriteFileAtomic(tmp / f.path, f.content, f.mode, /*sync=*/false));
   if (::chmod(tmp.c_str(), 0755) != 0) return ErrnoError("chmod " + tmp.string());
   if (::rename(tmp.c_str(), dir.c_str()) != 0) {

@@ -217,6 +217,121 @@ chk_fifo() {
   [ $(( $(now_ms) - t )) -lt 4000 ] || fail "the documented read hung"
 }
 
+# 8. (F2) python3 with cwd in the workspace: a planted base64.py imported by `python3 -c`.
+chk_python() {
+  ux 'mkdir -p /workspace/.p && chmod 777 /workspace/.p &&
+      printf "%s\n" "import os" "open(\"/workspace/.p/stolen.%d\" % os.getpid(), \"w\").write(str(dict(os.environ)))" > /workspace/base64.py'
+  nx 'cd /workspace && python3 -c "import base64"' >/dev/null 2>&1
+  leaked "$(stolen)" || return $(fail "control: the planted base64.py was not imported in the naive context")
+  ux 'rm -f /workspace/.p/stolen*'
+  assert_eq eA== "$(px 'cd /workspace && python3 -c "import base64; print(base64.b64encode(b\"x\").decode())"' 2>&1)" \
+    "the trusted platform's python3 -c imports the real base64" || return
+  ! leaked "$(stolen)" || fail "the planted base64.py ran as the trusted platform"
+}
+
+# 9. (F4) A submodule's own filter driver, run by a nested git of a plain `git status`.
+chk_submodule() {
+  plant_payload || return $(fail "plant")
+  ux 'printf "[safe]\n\tdirectory = *\n" > /workspace/.gitconfig && cd /workspace && git init -q repo && cd repo &&
+      git init -q sub && cd sub && echo "* filter=x" > .gitattributes && echo s > s && git add . &&
+      git -c user.name=u -c user.email=u@x commit -qm sub && git config filter.x.clean /workspace/.p/payload.sh && cd .. &&
+      echo a > a && git add a sub 2>/dev/null && git -c user.name=u -c user.email=u@x commit -qm super &&
+      cd sub && echo s3 >> s && rm -f .git/index && git read-tree HEAD && chmod -R a+rwX /workspace/repo' ||
+    return $(fail "plant the submodule")
+  nx 'cd /workspace/repo && git status --short' >/dev/null 2>&1
+  leaked "$(stolen)" || return $(fail "control: the submodule's filter did not run in the naive context")
+  ux 'rm -f /workspace/.p/stolen*'
+  assert_contains "$(px 'cd /workspace/repo && git status --short 2>&1')" "refusing: the repository's config sets filter.x.clean" \
+    "the nested git in the submodule goes through the wrapper" || return
+  ! leaked "$(stolen)" || fail "the submodule's filter ran as the trusted platform"
+}
+
+# 10. (F1) A local-path remote the user made, with its own hooks: receive-pack's child loses
+# GIT_CONFIG_COUNT, so core.hooksPath=/dev/null no longer reached it.
+chk_local_remote() {
+  plant_payload && user_repo || return $(fail "plant")
+  ux 'printf "[safe]\n\tdirectory = *\n" > /workspace/.gitconfig && git init -q --bare /remote/r.git &&
+      cp /workspace/.p/payload.sh /remote/r.git/hooks/post-receive && chmod -R a+rwX /remote/r.git' || return $(fail "remote")
+  nx 'cd /workspace/repo && git push -q /remote/r.git HEAD:refs/heads/naive' >/dev/null 2>&1
+  leaked "$(stolen)" || return $(fail "control: the remote's post-receive hook did not run in the naive context")
+  ux 'rm -f /workspace/.p/stolen*'
+  px 'cd /workspace/repo && git push -q /remote/r.git HEAD:refs/heads/main' 2>&1 || return $(fail "the trusted platform's push failed")
+  assert_contains "$(git -c safe.directory="*" --git-dir="$REMOTE/r.git" log --format=%s main 2>&1)" "user-commit" \
+    "the user's commit reached the remote" || return
+  ! leaked "$(stolen)" || fail "the remote's hook ran as the trusted platform"
+}
+
+# 11. (F5) A .git file in the workspace naming a private repository of the context's own.
+chk_gitdir() {
+  nx 'rm -rf /tmp/w; mkdir -p /tmp/w && cd /tmp/w && git init -q && echo "key: $PLATFORM_TOKEN" > private.txt && git add . &&
+      git -c user.name=p -c user.email=p@x commit -qm private' &&
+    px 'mkdir -p ~/w && cd ~/w && git init -q && echo "key: $PLATFORM_TOKEN" > private.txt && git add . &&
+      git -c user.name=p -c user.email=p@x commit -qm private' || return $(fail "private repositories")
+  ux 'printf "[safe]\n\tdirectory = *\n" > /workspace/.gitconfig && mkdir -p /workspace/rn /workspace/rp && echo "gitdir: /tmp/w/.git" > /workspace/rn/.git &&
+      echo "gitdir: /home/context/w/.git" > /workspace/rp/.git && chmod -R a+rwX /workspace/rn /workspace/rp'
+  nx 'cd /workspace/rn && git checkout -q -- .' >/dev/null 2>&1
+  leaked "$(ux 'cat /workspace/rn/private.txt 2>&1')" || return $(fail "control: the naive context's checkout did not write its private file")
+  assert_contains "$(px 'cd /workspace/rp && git checkout -q -- . 2>&1')" "in another trust zone" "the wrapper refuses" || return
+  ! leaked "$(ux 'cat /workspace/rp/private.txt 2>&1')" || return $(fail "the platform's private file reached the workspace")
+  px 'rm -rf ~/w'
+}
+
+# 12. (F3) Symlinks in the user's .git/ where git writes: COMMIT_EDITMSG into the context's own files.
+chk_gitlinks() {
+  user_repo || return $(fail "plant")
+  ux 'printf "[safe]\n\tdirectory = *\n" > /workspace/.gitconfig && ln -sfn /tmp/victim /workspace/repo/.git/COMMIT_EDITMSG'
+  nx 'cd /workspace/repo && git -c user.name=p -c user.email=p@x commit -q --allow-empty -m planted-write' >/dev/null 2>&1
+  assert_contains "$(nx 'cat /tmp/victim 2>&1; rm -f /tmp/victim')" planted-write \
+    "control: the naive context's commit wrote through the link into its own /tmp" || return
+  ux 'ln -sfn /home/context/.gitconfig /workspace/repo/.git/COMMIT_EDITMSG'
+  assert_contains "$(px 'cd /workspace/repo && git -c user.name=p -c user.email=p@x commit -q --allow-empty -m planted-write 2>&1')" \
+    "COMMIT_EDITMSG in the git directory is not a regular file" "the wrapper refuses the link" || return
+  assert_eq absent "$(px 'test -e ~/.gitconfig && echo present || echo absent')" "nothing written in the platform's home" || return
+  # The context's own ~/.gitconfig (a second line of defence): no include, no driver.
+  assert_contains "$(px 'printf "[include]\n\tpath = /workspace/x\n" > ~/.gitconfig; cd /workspace && git status 2>&1; rm -f ~/.gitconfig')" \
+    ".gitconfig sets include.path" "the wrapper checks the global scope"
+}
+
+# 13. (F7) A FIFO as the repository's include.path: the wrapper's own config listing hung.
+chk_fifo_include() {
+  user_repo || return $(fail "plant")
+  ux 'printf "[safe]\n\tdirectory = *\n" > /workspace/.gitconfig && mkfifo -m 666 /workspace/fifo &&
+      printf "[include]\n\tpath = /workspace/fifo\n" >> /workspace/repo/.git/config'
+  if ! px 'test -p /workspace/fifo'; then
+    log "$1: the platform's container does not see another container's FIFO (gVisor): does not apply"
+    return 0
+  fi
+  nx 'cd /workspace/repo && timeout 5 git status >/dev/null 2>&1'
+  assert_eq 124 "$?" "control: the naive git status hangs" || return
+  local t=$(now_ms) out
+  out=$(px 'cd /workspace/repo && timeout 10 git status 2>&1')
+  assert_contains "$out" "sets include.path" "the wrapper refuses before opening the FIFO" || return
+  [ $(( $(now_ms) - t )) -lt 5000 ] || fail "the trusted git status took $(( $(now_ms) - t )) ms"
+}
+
+# 14. (F6) The platform's orchestrator SIGKILLs a `session exec` that overran its deadline:
+# what the exec started must not go on as the platform. Control: --keep (asked to outlive).
+chk_client_killed() {
+  if [ "$1" != native ]; then
+    log "$1: a SIGKILLed client's exec still runs on gVisor (known limit, docs/CONTEXTS.md): not checked"
+    return 0
+  fi
+  local cmd='sh -c "sleep 4; echo \$PLATFORM_TOKEN > /workspace/late.\$\$" & exec sleep 1000' keep
+  for keep in --keep ""; do
+    # shellcheck disable=SC2086
+    timeout -s KILL 2 "$SANDSHIM_BIN" --root "$ROOT" session exec --context platform $keep "$SID" -- sh -c "$cmd" >/dev/null 2>&1
+    sleep 5
+    if [ -n "$keep" ]; then
+      leaked "$(ux 'cat /workspace/late.* 2>/dev/null; true')" ||
+        return $(fail "control: with --keep the background process did not outlive the killed client")
+      ux 'rm -f /workspace/late.*'
+    else
+      ! leaked "$(ux 'cat /workspace/late.* 2>/dev/null; true')" || return $(fail "the killed client's exec went on as the platform")
+    fi
+  done
+  assert_eq 0 "$(S session context ps "$SID" platform 2>&1 | grep -c 'sleep 1000')" "nothing of the killed execs left in the platform context"
+}
+
 # What every context's identity is: its own HOME, nowhere in the workspace.
 chk_home() {
   assert_eq "$HOME_DIR" "$(px 'echo $HOME')" "the platform's HOME" || return
@@ -237,6 +352,13 @@ for be in $backends; do
   run_check "contexts on $be: pre-created 0666 credentials file" with_backend "$be" chk_precreated
   run_check "contexts on $be: symlink to /proc/self/environ copied out" with_backend "$be" chk_symlink
   run_check "contexts on $be: FIFO where the platform reads" with_backend "$be" chk_fifo
+  run_check "contexts on $be: planted base64.py vs python3 -c with cwd in the workspace" with_backend "$be" chk_python
+  run_check "contexts on $be: a submodule's filter driver vs git status (nested git)" with_backend "$be" chk_submodule
+  run_check "contexts on $be: a local remote's post-receive hook vs git push" with_backend "$be" chk_local_remote
+  run_check "contexts on $be: a .git file naming the context's private repository" with_backend "$be" chk_gitdir
+  run_check "contexts on $be: symlinked COMMIT_EDITMSG into the context's home; ~/.gitconfig include" with_backend "$be" chk_gitlinks
+  run_check "contexts on $be: a FIFO as include.path vs the wrapper" with_backend "$be" chk_fifo_include
+  run_check "contexts on $be: the session exec client SIGKILLed: its command ends" with_backend "$be" chk_client_killed
 done
 for be in $backends; do S session delete "ac-$be-$$" >/dev/null 2>&1; done
 finish_checks

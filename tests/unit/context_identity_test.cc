@@ -95,10 +95,15 @@ TEST_CASE("trusted context: git, curl, npm settings over everything, even the co
 }
 
 TEST_CASE("trusted git wrapper: the environment again, the allow list, exec of the next git") {
-  auto w = TrustedGitWrapper("/g", "/b");
+  auto w = TrustedGitWrapper("/g", "/b", "/x");
   CHECK(w.rfind("#!/bin/sh\n", 0) == 0);
   CHECK(w.find("export GIT_CONFIG_GLOBAL='/g'") != std::string::npos);
-  CHECK(w.find("config --list --show-scope --name-only --includes") != std::string::npos);
+  CHECK(w.find("export GIT_EXEC_PATH='/x'") != std::string::npos);
+  // Never follows an include (a FIFO of the user's would hang it).
+  CHECK(w.find("config --list --show-scope --name-only --no-includes") != std::string::npos);
+  CHECK(w.find("-P \"$@\" config --list") != std::string::npos);
+  CHECK(w.find("--includes)") == std::string::npos);
+  CHECK(TrustedGitDashed("/x", "receive-pack") == "#!/bin/sh\nexec '/x/git' receive-pack \"$@\"\n");
   CHECK(w.find("remote.*.url|") != std::string::npos);
   CHECK(TrustedGitConfig().find("directory = *") != std::string::npos);
 }
