@@ -254,8 +254,13 @@ void TryDirect(const char* cwd, char** argv, char** envp, bool end, bool tty, in
     Exit(125);
   }
   for (;;) {
-    PollFd p{sigfd, kPOLLIN, 0};
-    if (Sys(__NR_poll, reinterpret_cast<long>(&p), 1, -1) < 0) continue;
+    PollFd lp[2] = {{sigfd, kPOLLIN, 0}, {g_lifeline, 0, 0}};
+    if (Sys(__NR_poll, reinterpret_cast<long>(lp), 2, -1) < 0) continue;
+    if (g_lifeline >= 0 && LifelineGone(lp[1].revents)) {  // nobody waits: the command goes, then its leftovers
+      Sys(__NR_kill, child, 9);
+      g_lifeline = -1;
+    }
+    if (!(lp[0].revents & kPOLLIN)) continue;
     SignalfdInfo info[8];
     long n = Sys(__NR_read, sigfd, reinterpret_cast<long>(info), sizeof(info));
     bool reap = false;

@@ -51,7 +51,7 @@ long Sys(long n, long a = 0, long b = 0, long c = 0, long d = 0, long e = 0, lon
 // The kernel's numbers and layouts (uapi; the ones its headers do not give without libc).
 constexpr long kEINTR = 4, kENOENT = 2, kECONNREFUSED = 111;
 constexpr int kAT_FDCWD = -100, kO_RDONLY = 0, kO_CLOEXEC = 02000000;
-constexpr int kF_GETFD = 1, kSOCK_STREAM = 1, kSOCK_CLOEXEC = 02000000, kAF_UNIX = 1;
+constexpr int kF_GETFD = 1, kF_SETFD = 2, kFD_CLOEXEC = 1, kSOCK_STREAM = 1, kSOCK_CLOEXEC = 02000000, kAF_UNIX = 1;
 constexpr int kSOL_SOCKET = 1, kSCM_RIGHTS = 1, kMSG_NOSIGNAL = 0x4000;
 constexpr int kSIG_BLOCK = 0, kSIG_UNBLOCK = 1, kSFD_CLOEXEC = 02000000;
 constexpr short kPOLLIN = 1, kPOLLERR = 8, kPOLLHUP = 16;
@@ -298,50 +298,22 @@ void PutCredentials() {
 }
 
 [[noreturn]] void Usage() {
-  Say("usage: /.sshim/run --uid U --gid G [--groups G,...] --cwd DIR [--end-leftovers] -- CMD [ARG]...");
+  Say("usage: /.sshim/run --uid U --gid G [--groups G,...] --cwd DIR [--end-leftovers] [--lifeline FD] -- CMD [ARG]...");
   Exit(125);
 }
 
+#include "args.h"
 #include "direct.h"
 
 int Run(int argc, char** argv, char** envp) {
-  // The arguments: uid, gid, groups, cwd (wire order), then the command.
-  uint32_t uid = 0, gid = 0;
-  const char *groups = nullptr, *cwd = nullptr;
-  bool have_uid = false, have_gid = false;
-  int i = 1;
-  // --end-leftovers: what the command starts ends with it (the broker's sweep.h); without it
-  // it may outlive it (as with a client from before the flag).
-  bool end = false;
-  for (; i < argc && !Eq(argv[i], "--"); i += 2) {
-    if (Eq(argv[i], "--end-leftovers")) {
-      end = true;
-      --i;  // (a flag: no value)
-      continue;
-    }
-    if (i + 1 >= argc) Usage();
-    const char* v = argv[i + 1];
-    if (Eq(argv[i], "--uid")) have_uid = ParseU32(v, uid);
-    else if (Eq(argv[i], "--gid")) have_gid = ParseU32(v, gid);
-    else if (Eq(argv[i], "--groups")) groups = v;
-    else if (Eq(argv[i], "--cwd")) cwd = v;
-    else if (Eq(argv[i], "--drop-caps")) {
-      uint64_t m = 0;
-      for (const char* q = v; *q; ++q) {
-        int x = *q >= '0' && *q <= '9' ? *q - '0' : *q >= 'a' && *q <= 'f' ? *q - 'a' + 10 : -1;
-        if (x < 0) Usage();
-        m = m * 16 + static_cast<uint64_t>(x);
-      }
-      g_creds.drop = m;
-    }
-    else Usage();
-    if ((Eq(argv[i], "--uid") && !have_uid) || (Eq(argv[i], "--gid") && !have_gid)) Usage();
-  }
-  int first = i + 1;
-  if (i >= argc || first >= argc || !cwd) Usage();
+  ClientArgs args = ParseArgs(argc, argv);
+  uint32_t uid = args.uid, gid = args.gid;
+  const char *groups = args.groups, *cwd = args.cwd;
+  bool end = args.end;
+  int first = args.first;
   // The exec's fd 3, when sandshim gave it one (--shell's state report): the command gets it
   // too. Asked before this process opens anything, which would take the number.
-  bool fd3 = Sys(__NR_fcntl, 3, kF_GETFD) >= 0;
+  bool fd3 = g_lifeline != 3 && Sys(__NR_fcntl, 3, kF_GETFD) >= 0;
   PutHex(uid);
   PutHex(gid);
   {
@@ -451,10 +423,11 @@ int Run(int argc, char** argv, char** envp) {
   // signal that comes before the command runs goes on the socket after the request, where
   // the broker reads it once it has started the command, and sends it on then.
   for (;;) {
-    PollFd p[2] = {{sock, kPOLLIN, 0}, {sigfd, kPOLLIN, 0}};
-    rc = Sys(__NR_poll, reinterpret_cast<long>(p), 2, -1);
+    PollFd p[3] = {{sock, kPOLLIN, 0}, {sigfd, kPOLLIN, 0}, {g_lifeline, 0, 0}};
+    rc = Sys(__NR_poll, reinterpret_cast<long>(p), 3, -1);
     if (rc == -kEINTR) continue;
     if (rc < 0) return 125;
+    if (g_lifeline >= 0 && LifelineGone(p[2].revents)) return 137;  // the broker ends a gone client's tree
     if (p[1].revents & kPOLLIN) {
       SignalfdInfo info[8];
       long n = Sys(__NR_read, sigfd, reinterpret_cast<long>(info), sizeof(info));

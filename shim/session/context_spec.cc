@@ -258,7 +258,7 @@ void UnbindRunClient(json::object& spec) {
 }
 
 // The context's exec client is this sandshim's own (the bind's source is named by its hash).
-static bool OwnRunClient(const json::object& spec) {
+bool OwnRunClient(const json::object& spec) {
   const auto* mounts = spec.if_contains("mounts");
   if (!mounts || !mounts->is_array()) return false;
   for (const auto& m : mounts->as_array())
@@ -268,7 +268,7 @@ static bool OwnRunClient(const json::object& spec) {
 }
 
 Result<json::object> ThroughBroker(json::object process, const json::object& context_spec,
-                                   const std::vector<std::string>& cap_add, bool end_leftovers) {
+                                   const std::vector<std::string>& cap_add, bool end_leftovers, int lifeline) {
   // The init's own capabilities (ContextSpec) are not the exec's, unless it adds them. This
   // sandshim's own client keeps them (it enters the broker's network namespace and sets the
   // exec's user itself where the Sentry lets it: run/direct.h) and is told to drop them
@@ -327,6 +327,7 @@ Result<json::object> ThroughBroker(json::object process, const json::object& con
     wrapped.insert(wrapped.end(), {"--drop-caps", hex});
   }
   if (end_leftovers && own_client) wrapped.push_back("--end-leftovers");
+  if (lifeline > 0 && own_client) wrapped.insert(wrapped.end(), {"--lifeline", json::string(std::to_string(lifeline))});
   wrapped.push_back("--");
   for (const auto& a : args->as_array()) wrapped.push_back(a);
   process["args"] = std::move(wrapped);

@@ -83,9 +83,15 @@ bool BrokerNetwork(const boost::json::object& session_spec);
 // directory. The capability the context's init holds only to make its namespace is taken
 // out, unless cap_add (the exec's --cap-add) asks for it. end_leftovers: the broker ends what
 // the command started when it ends (a client of this sandshim's own only: an older one keeps,
-// as it always did). Pure but for the client's name (ctx_helper.h).
+// as it always did). lifeline: the exec's descriptor (3, 4, ...) that only the host's
+// `session exec` holds the other end of; the client ends the command when it closes (the CLI
+// killed, even by SIGKILL). Given only to a client of this sandshim's own (OwnRunClient).
+// Pure but for the client's name (ctx_helper.h).
 Result<boost::json::object> ThroughBroker(boost::json::object process, const boost::json::object& context_spec,
-                                          const std::vector<std::string>& cap_add, bool end_leftovers = false);
+                                          const std::vector<std::string>& cap_add, bool end_leftovers = false,
+                                          int lifeline = 0);
+// Whether the context's exec client is this sandshim's own (it takes every flag ThroughBroker gives).
+bool OwnRunClient(const boost::json::object& context_spec);
 // Whether a context's spec binds the exec client at kCtxRunPath; UnbindRunClient takes that
 // bind out (a spare made by a sandshim before the client has none: its execs use the helper's
 // own `run`). Pure.

@@ -98,6 +98,15 @@ static Status GuardExec(json::object& process, runtime::ExecStdio& stdio, const 
   return Ok();
 }
 
+// The lifeline's pipe: both ends close-on-exec here, so nothing we start holds the writer.
+static Status OpenLifeline(UniqueFd& r, UniqueFd& w) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return ErrnoError("exec: lifeline pipe");
+  r.Reset(fds[0]);
+  w.Reset(fds[1]);
+  return Ok();
+}
+
 Result<SessionRecord> Sessions::ForExec(const std::string& ref) {
   auto id = TRY(Resolve(ref));
   auto r = TRY(ReadRecord(id));
@@ -135,22 +144,31 @@ Result<RunnerOutcome> Sessions::Exec(const SessionRecord& r, const SessionExec& 
   // A named context's exec ends what it started (unless --keep): the broker's sweep on
   // gVisor, a cgroup of the exec's own on native. The default context keeps, as before.
   bool keep = e.keep || e.context.empty() || e.context == kDefaultContext;
-  if (brokered)
-    req.process = TRY(ThroughBroker(std::move(req.process), spec.doc, ov.cap_add, /*end_leftovers=*/!keep));
-  else
-    req.end_leftovers = !keep && target.container_id != r.container_id;
-  fault::Point("session.exec.before-backend");
   RunnerOptions ro{.timeout = e.timeout.count() > 0 ? e.timeout : gate.timeout,
                    .capture_limit = e.capture_limit,
                    .channel = e.shell && !ov.tty};  // --shell reports its state on fd 3
+  // What a named context's exec started ends when this process does, however it ends (an
+  // orchestrator's SIGKILL included): the client in the sandbox holds the read end of a pipe
+  // whose only writer is ours, and ends the command when it closes (run.cc --lifeline). Not
+  // with a terminal (runsc exec takes no extra descriptors) nor --keep.
+  UniqueFd lifeline_r, lifeline_w;
+  if (brokered && !keep && !ov.tty && OwnRunClient(spec.doc)) TRY(OpenLifeline(lifeline_r, lifeline_w));
+  if (brokered)
+    req.process = TRY(ThroughBroker(std::move(req.process), spec.doc, ov.cap_add, /*end_leftovers=*/!keep,
+                                    lifeline_r.valid() ? (ro.channel ? 4 : 3) : 0));
+  else
+    req.end_leftovers = !keep && target.container_id != r.container_id;
+  fault::Point("session.exec.before-backend");
   if (ro.timeout.count() > 0) req.start_deadline = std::chrono::steady_clock::now() + ro.timeout;
   auto runner = TRY(ov.tty ? ExecRunner::Terminal(ro) : ExecRunner::Pipes(ro));
   auto stdio = runner->Stdio();
+  if (lifeline_r.valid()) stdio.extra.push_back(lifeline_r.get());  // after --shell's fd 3, if any
   UniqueFd guard_r, guard_w;  // #33: deny rules at execve, by the guard the spec binds (not a context's yet)
   if (!brokered && target.container_id == r.container_id && WantGuard(gate.guard_rules, spec.doc))
     TRY(GuardExec(req.process, stdio, gate.guard_rules, guard_r, guard_w));
   auto cmd = containers_.StartExec(target.container_id, req, stdio);
   guard_w.Reset();  // the guard's own copy is the only writer left
+  lifeline_r.Reset();  // the sandbox has its own; lifeline_w stays open until we end
   auto outcome = runner->Run(std::move(cmd));
   runner.reset();  // our terminal back to normal before anything more is said
   if (guard_r.valid()) AuditGuardRefusals(guard_r.get(), r.audit, id, e.overrides.args);

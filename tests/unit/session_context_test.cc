@@ -142,6 +142,10 @@ TEST_CASE("gVisor context spec with a broker: root init with its own capabilitie
     std::vector<std::string> got;
     for (const auto& a : w.at("args").as_array()) got.emplace_back(a.as_string());
     CHECK(got == std::vector<std::string>{"/.sshim/run", "--uid", "2000", "--gid", "2000", "--cwd", "/", "--", "true"});
+    // A client not of this sandshim's own gets neither flag (it would refuse what it does not
+    // know); the own client's flags are checked end to end (attack_contexts, client SIGKILLed).
+    CHECK_FALSE(OwnRunClient(with_run));
+    CHECK(ThroughBroker(p, with_run, {}, true, 4).value().at("args").as_array().size() == got.size());
   }
 }
 
