@@ -103,6 +103,11 @@ inline constexpr const char* kNetworkStacks = "netstack or hostinet";
 // said by whoever made that namespace (a proxy session's spec) rather than guessed from its
 // shape (shim/runsc/flags.h reads it; the native backend has only the host kernel's).
 inline constexpr const char* kNetworkStackAnnotation = "dev.sandshim.network-stack";
+// The environment the native runtime starts a container's init with instead of
+// process.env (a JSON array of "K=V"): a credential context's init holds none of the
+// context's values (its --env, its proxy credentials), which are its execs' only, read from
+// process.env at each exec (issue #31: no context value in a long-lived host process).
+inline constexpr const char* kInitEnvAnnotation = "dev.sandshim.init-env";
 bool ValidNetworkStack(std::string_view stack);
 inline constexpr const char* kNetworkModes = "none, proxy or host";
 bool ValidNetworkMode(std::string_view mode);

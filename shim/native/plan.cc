@@ -1,5 +1,7 @@
 #include "shim/native/plan.h"
 
+#include "bundle/session_spec.h"
+
 #include <linux/capability.h>
 #include <sched.h>
 #include <sys/mount.h>
@@ -104,6 +106,19 @@ static Result<std::vector<int>> Caps(const std::vector<std::string>& names) {
   std::vector<int> out;
   for (const auto& name : names) out.push_back(TRY(CapabilityNumber(name)));
   return out;
+}
+
+// kInitEnvAnnotation's value: a JSON array of "K=V" strings.
+static Result<std::vector<std::string>> InitEnv(const std::string& text) {
+  boost::system::error_code ec;
+  auto v = json::parse(text, ec);
+  if (ec || !v.is_array()) return MakeError(std::string(bundle::kInitEnvAnnotation) + ": not a JSON array", EINVAL);
+  std::vector<std::string> env;
+  for (const auto& e : v.as_array()) {
+    if (!e.is_string()) return MakeError(std::string(bundle::kInitEnvAnnotation) + ": not a list of strings", EINVAL);
+    env.emplace_back(e.as_string());
+  }
+  return env;
 }
 
 Result<ProcessPlan> ProcessPlanFrom(const bundle::Process& p) {
@@ -236,6 +251,8 @@ Result<LaunchPlan> PlanFromSpec(const bundle::Spec& spec, const std::filesystem:
     return MakeError("a new user namespace needs linux.uidMappings", EINVAL);
   if (!spec.process) return MakeError("spec has no process", EINVAL);
   plan.process = TRY(ProcessPlanFrom(*spec.process));
+  if (auto it = spec.annotations.find(bundle::kInitEnvAnnotation); it != spec.annotations.end())
+    plan.process.env = TRY(InitEnv(it->second));
   plan.create_container_hooks = HooksOf(spec.doc, "createContainer");
   plan.start_container_hooks = HooksOf(spec.doc, "startContainer");
   return plan;

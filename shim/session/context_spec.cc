@@ -149,7 +149,11 @@ Result<json::object> ContextSpec(json::object spec, const ContextOptions& o, con
                                  const std::map<std::string, std::string>& proxy_env) {
   TRY(ValidateContextName(o.name));
   auto& process = Child(spec, "process");
+  // A native context's init is a host process for the context's whole life: it starts with
+  // the session's environment, without the context's values (kInitEnvAnnotation).
+  json::value init_env = process.contains("env") ? process.at("env") : json::array{};
   TRY(SetContextEnv(process, o, at, proxy_env));
+  if (!at.in_session_sandbox) Child(spec, "annotations")[bundle::kInitEnvAnnotation] = json::serialize(init_env);
   auto& user = Child(process, "user");
   if (o.uid) user["uid"] = *o.uid;
   if (o.gid) user["gid"] = *o.gid;

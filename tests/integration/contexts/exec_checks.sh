@@ -3,15 +3,16 @@
 
 # Every host process's environ holding $1: "PID CMDLINE" lines (our own shell's excluded: it
 # never holds the value, which is only on the command lines' prefixes below).
-environ_hits() {
+environ_hits() { # VALUE [all]
   local f pid ours
-  # The context's own processes are not host processes: a native context's init and commands
-  # are, by pid, on the host, but in the context's pid namespace, and the value is theirs.
+  # Without "all": the context's own processes are left out (its commands hold the value, by
+  # design). With "all", after its execs ended: every process, a native context's init (on the
+  # host, in the context's pid namespace, for the context's life) included.
   ours=$(readlink /proc/self/ns/pid)
   for f in /proc/[0-9]*/environ; do
     pid=${f#/proc/}; pid=${pid%/environ}
     [ "$pid" != "$$" ] && [ "$pid" != "$BASHPID" ] || continue
-    [ "$(readlink "/proc/$pid/ns/pid" 2>/dev/null)" = "$ours" ] || continue
+    [ "${2:-}" = all ] || [ "$(readlink "/proc/$pid/ns/pid" 2>/dev/null)" = "$ours" ] || continue
     grep -qaF -- "$1" "$f" 2>/dev/null && echo "$pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | head -c 120)"
   done
 }
@@ -37,9 +38,12 @@ ctx_host_environ() { # BACKEND
   seen=$(S session exec --context platform "$sid" -- sh -c 'echo $HOSTENV')
   [ "$1" = native ] || refill_done "$sid"
   hits=$(environ_hits "$v")
+  local all
+  all=$(environ_hits "$v" all)
   S session delete "$sid" >/dev/null || return $(fail "session delete")
   assert_eq "$v" "$seen" "control: the context has the value" || return
   assert_eq "" "$hits" "host processes holding the context's --env value in their environ" || return
+  assert_eq "" "$all" "processes holding it once its exec ended (a native context's init included)" || return
 }
 
 # No lingering deputies (issue #31): what a named context's exec starts ends with it, a
