@@ -24,7 +24,7 @@ constexpr unsigned long kTIOCSCTTY = 0x540E;
 // In assembly: a C vfork's child would return through the parent's stack frames.
 constexpr long kCLONE_VM = 0x100, kCLONE_VFORK = 0x4000;
 long SpawnVfork(void (*fn)(), void* stack_top) {
-  long flags = kCLONE_VM | kCLONE_VFORK | 17 /* SIGCHLD */;
+  long flags = kCLONE_VM | kCLONE_VFORK | kSIGCHLD;
 #if defined(__x86_64__)
   long ret;
   register long r10 __asm__("r10") = 0;
