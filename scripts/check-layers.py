@@ -23,7 +23,16 @@ SOURCE_DIRS = ["shim", "bundle", "rootfs-builder", "ctx-helper", "exec-guard"]
 RANKS = {
     "shim": 10,            # main.cc
     "shim/cli": 9,         # one file per verb
-    "shim/session": 8,     # sessions, contexts, pools, the exec gate
+    # session/ by wing (docs/ARCHITECTURE.md, "The session wings"): what builds on Sessions
+    # above it, what Sessions is made of below it, the shared records at the bottom.
+    "shim/session/pool": 8.6,       # warm pools: members made ahead, claimed into Sessions
+    "shim/session/files": 8.6,      # files in and out through the session's own container
+    "shim/session": 8.5,            # Sessions: create, exec, stop, pause, snapshot, gc
+    "shim/session/contexts": 8.4,   # credential contexts and their broker
+    "shim/session/exec": 8.3,       # the exec path: policy gate, guard, runner, shell state
+    "shim/session/egress": 8.2,     # the relay, the proxy's files, secrets
+    "shim/session/workspace": 8.1,  # the workspace: ids, guard, owner, binds, layers
+    "shim/session/store": 8.0,      # records, journal steps, audit, layout, metrics
     "shim/runtime": 7,     # the backend-agnostic lifecycle and both backends
     "shim/runsc": 6,       # talks to runsc
     "shim/native": 6,      # the namespace runtime and the kernel mechanisms it owns
@@ -44,6 +53,8 @@ INCLUDE = re.compile(r'\s*#\s*include\s+"([^"]+)"')
 def folder_of(path):
     parts = path.split("/")
     if parts[0] == "shim":
+        if len(parts) > 3 and parts[1] == "session":
+            return "shim/session/" + parts[2]
         return "shim/" + parts[1] if len(parts) > 2 else "shim"
     return parts[0]
 

@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "shim/cli/session_common.h"
-#include "shim/session/pool.h"
+#include "shim/session/pool/pool.h"
 
 namespace sandshim::cli {
 

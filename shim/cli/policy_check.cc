@@ -8,7 +8,7 @@
 
 #include "shim/cli/verbs.h"
 #include "shim/core/fs.h"
-#include "shim/session/exec_policy.h"
+#include "shim/session/exec/exec_policy.h"
 
 namespace sandshim::cli {
 

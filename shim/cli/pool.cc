@@ -7,7 +7,7 @@
 #include "shim/core/fs.h"
 #include "shim/core/mountinfo.h"
 #include "shim/core/remove_tree.h"
-#include "shim/session/pool.h"
+#include "shim/session/pool/pool.h"
 
 namespace sandshim::cli {
 

@@ -1,7 +1,7 @@
 // `rootfs`: cached, read-only root filesystems for sessions (build, list, rm, gc).
 #include "shim/cli/rootfs_common.h"
 
-#include "shim/session/rootfs_in_use.h"
+#include "shim/session/workspace/rootfs_in_use.h"
 
 namespace sandshim::cli {
 

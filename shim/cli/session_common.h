@@ -2,7 +2,7 @@
 #pragma once
 
 #include "shim/cli/verbs.h"
-#include "shim/session/resolve_profile.h"
+#include "shim/session/exec/resolve_profile.h"
 #include "shim/session/sessions.h"
 
 namespace sandshim::cli {

@@ -8,8 +8,8 @@
 #include "bundle/session_spec.h"
 #include "shim/cli/env_arg.h"
 #include "shim/cli/session_common.h"
-#include "shim/session/contexts.h"
-#include "shim/session/secrets.h"
+#include "shim/session/contexts/contexts.h"
+#include "shim/session/egress/secrets.h"
 
 namespace sandshim::cli {
 namespace {

@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "shim/cli/session_common.h"
-#include "shim/session/files.h"
+#include "shim/session/files/files.h"
 
 namespace sandshim::cli {
 namespace {

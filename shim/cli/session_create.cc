@@ -6,9 +6,9 @@
 #include "shim/cli/session_common.h"
 #include "shim/core/ids.h"
 #include "shim/core/log.h"
-#include "shim/session/context_spare.h"
-#include "shim/session/contexts.h"
-#include "shim/session/resolve_profile.h"
+#include "shim/session/contexts/context_spare.h"
+#include "shim/session/contexts/contexts.h"
+#include "shim/session/exec/resolve_profile.h"
 
 namespace sandshim::cli {
 

@@ -9,7 +9,7 @@
 #include "shim/core/ids.h"
 #include "shim/core/process.h"
 #include "shim/runtime/backend_select.h"
-#include "shim/session/pool.h"
+#include "shim/session/pool/pool.h"
 
 namespace sandshim::cli {
 

@@ -3,7 +3,7 @@
 // cron while other verbs run: busy sessions are skipped.
 #include "bundle/session_profile.h"
 #include "shim/cli/session_common.h"
-#include "shim/session/pool.h"
+#include "shim/session/pool/pool.h"
 
 namespace sandshim::cli {
 

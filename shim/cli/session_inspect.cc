@@ -2,8 +2,8 @@
 #include <iostream>
 
 #include "shim/cli/session_common.h"
-#include "shim/session/context_spare.h"
-#include "shim/session/contexts.h"
+#include "shim/session/contexts/context_spare.h"
+#include "shim/session/contexts/contexts.h"
 
 namespace sandshim::cli {
 

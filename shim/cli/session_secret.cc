@@ -2,7 +2,7 @@
 // `session secret rm ID NAME`: rotate one secret of a running session (docs/SECRETS.md).
 // The value never comes from argv.
 #include "shim/cli/session_common.h"
-#include "shim/session/secrets.h"
+#include "shim/session/egress/secrets.h"
 
 namespace sandshim::cli {
 

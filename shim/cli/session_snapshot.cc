@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "shim/cli/session_common.h"
+#include "shim/session/pool/pool.h"
 
 namespace sandshim::cli {
 
@@ -30,7 +31,7 @@ void RegisterSessionSnapshot(Verbs& v, CLI::App* parent) {
     }
     if (*rm) {
       if (args->size() != 1) return ExitWith(Status(MakeError("session snapshot --rm: one snapshot name", EINVAL)));
-      auto gone = s->RemoveSnapshot(args->front());
+      auto gone = session::RemoveUnpooledSnapshot(*s, v.global.root, args->front());
       return gone ? 0 : ExitWith(Status(gone.error().Wrap("session snapshot --rm " + args->front())));
     }
     if (args->size() != 2) return ExitWith(Status(MakeError("session snapshot: a session and a snapshot name", EINVAL)));

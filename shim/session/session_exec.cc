@@ -10,12 +10,12 @@
 #include "shim/core/fs.h"
 #include "shim/core/log.h"
 #include "shim/core/unique_fd.h"
-#include "shim/session/audit.h"
-#include "shim/session/exec_guard.h"
-#include "shim/session/exec_policy.h"
-#include "shim/session/contexts.h"
+#include "shim/session/store/audit.h"
+#include "shim/session/exec/exec_guard.h"
+#include "shim/session/exec/exec_policy.h"
+#include "shim/session/contexts/contexts.h"
 #include "shim/session/sessions.h"
-#include "shim/session/shell_state.h"
+#include "shim/session/exec/shell_state.h"
 
 namespace sandshim::session {
 namespace json = boost::json;

@@ -2,9 +2,9 @@
 #include "shim/core/fault.h"
 #include "shim/core/fs.h"
 #include "shim/core/log.h"
-#include "shim/session/audit.h"
-#include "shim/session/context_spare.h"
-#include "shim/session/contexts.h"
+#include "shim/session/store/audit.h"
+#include "shim/session/contexts/context_spare.h"
+#include "shim/session/contexts/contexts.h"
 #include "shim/session/sessions.h"
 
 namespace sandshim::session {

@@ -19,10 +19,10 @@
 #include "shim/core/fs.h"
 #include "shim/core/log.h"
 #include "shim/core/scope_exit.h"
-#include "shim/session/audit.h"
-#include "shim/session/context_spare.h"
-#include "shim/session/contexts.h"
-#include "shim/session/network.h"
+#include "shim/session/store/audit.h"
+#include "shim/session/contexts/context_spare.h"
+#include "shim/session/contexts/contexts.h"
+#include "shim/session/egress/network.h"
 #include "shim/session/sessions.h"
 
 namespace sandshim::session {

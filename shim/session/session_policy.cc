@@ -1,10 +1,10 @@
 // Sessions' side of the command policy (#19): judge an exec before anything runs, keep the
 // approvals under the session lock, and put every decision in the audit trail.
-#include "shim/session/audit.h"
-#include "shim/session/exec_policy.h"
+#include "shim/session/store/audit.h"
+#include "shim/session/exec/exec_policy.h"
 #include "shim/policy/exec_judge.h"
 #include "shim/session/sessions.h"
-#include "shim/session/shell_state.h"
+#include "shim/session/exec/shell_state.h"
 
 namespace sandshim::session {
 namespace json = boost::json;

@@ -8,11 +8,11 @@
 #include "shim/core/fs.h"
 #include "shim/core/log.h"
 #include "shim/core/mountinfo.h"
-#include "shim/session/idmap.h"
-#include "shim/session/network.h"
-#include "shim/session/session_steps.h"
+#include "shim/session/workspace/idmap.h"
+#include "shim/session/egress/network.h"
+#include "shim/session/store/session_steps.h"
 #include "shim/session/sessions.h"
-#include "shim/session/workspace_guard.h"
+#include "shim/session/workspace/workspace_guard.h"
 
 namespace sandshim::session {
 

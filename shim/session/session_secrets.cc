@@ -4,9 +4,9 @@
 #include "shim/core/fs.h"
 #include "shim/net/secret_book.h"
 #include "shim/net/secret_control.h"
-#include "shim/session/audit.h"
-#include "shim/session/network.h"
-#include "shim/session/secrets.h"
+#include "shim/session/store/audit.h"
+#include "shim/session/egress/network.h"
+#include "shim/session/egress/secrets.h"
 #include "shim/session/sessions.h"
 
 namespace sandshim::session {

@@ -15,9 +15,8 @@
 #include "shim/core/fs.h"
 #include "shim/core/ids.h"
 #include "shim/core/log.h"
-#include "shim/session/audit.h"
-#include "shim/session/context_spare.h"
-#include "shim/session/pool_def.h"
+#include "shim/session/store/audit.h"
+#include "shim/session/contexts/context_spare.h"
 #include "shim/session/sessions.h"
 
 namespace sandshim::session {
@@ -97,9 +96,6 @@ json::array Sessions::ListSnapshots() const {
 
 Status Sessions::RemoveSnapshot(const std::string& name) {
   TRY_CTX(ValidateId(name), "snapshot name");
-  // A pool restores its members (and its misses) from it: drain --delete the pool first.
-  if (auto pool = PoolUsingSnapshot(opts_.root, name); !pool.empty())
-    return MakeError("snapshot " + name + " is used by pool " + pool + " (pool drain --delete " + pool + " first)", EBUSY);
   bool there = fs::Exists(SnapshotsDir() / name);
   TRY(fs::RemoveAll(SnapshotsDir() / (".tmp-" + name)));
   if (!there) return MakeError("snapshot " + name + " does not exist", ENOENT);

@@ -1,5 +1,5 @@
 // Sessions::StartTool: the one way session files (files.h) run a program in a session.
-#include "shim/session/contexts.h"
+#include "shim/session/contexts/contexts.h"
 #include "shim/session/sessions.h"
 
 namespace sandshim::session {

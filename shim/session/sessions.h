@@ -15,38 +15,17 @@
 #include "bundle/process.h"
 #include "bundle/session_spec.h"
 #include "shim/runtime/containers.h"
-#include "shim/session/approvals.h"
-#include "shim/session/exec_runner.h"
-#include "shim/session/metrics.h"
-#include "shim/session/record.h"
-#include "shim/session/secrets.h"
-#include "shim/session/session_steps.h"
-#include "shim/session/usage.h"
+#include "shim/session/exec/approvals.h"
+#include "shim/session/exec/exec_request.h"
+#include "shim/session/exec/exec_runner.h"
+#include "shim/session/store/metrics.h"
+#include "shim/session/store/record.h"
+#include "shim/session/egress/secrets.h"
+#include "shim/session/store/session_steps.h"
+#include "shim/session/store/usage.h"
 
 namespace sandshim::session {
 
-struct SessionExec {
-  bundle::ExecOverrides overrides;
-  std::chrono::milliseconds timeout{0};  // 0: none
-  bool shell = false;                    // persistent shell: args are one script
-  // --shell: the directory the last --shell exec ended in, from the host-kept state ("": none,
-  // a fresh shell; nullopt: unknown). The policy judges the script from there, or from where
-  // the exec starts if that directory is gone.
-  std::optional<std::string> shell_cwd;
-  size_t capture_limit = 0;              // >0: keep the output in the outcome instead
-  std::string context;                   // credential context (contexts.h); empty: the default
-  // A named context's exec ends what it started when it ends (docs/CONTEXTS.md, "What an
-  // exec leaves"); keep: it may outlive it. The default context always keeps (as before).
-  bool keep = false;
-};
-
-// #19: what the command policy makes of one exec (session_policy.cc).
-struct ExecGate {
-  std::optional<RunnerOutcome> refused;   // denied or asked: nothing runs, this is the answer
-  std::chrono::milliseconds timeout{0};   // sources.json's default timeout (0: none)
-  int64_t memory_bytes = 0;               // sources.json's per-exec memory limit (0: none)
-  std::vector<std::string> guard_rules;   // #33: the deny rules judged at execve (exec_guard.h)
-};
 struct ExecPolicy;
 
 struct Inspection {
@@ -67,7 +46,7 @@ inline std::filesystem::path SnapshotsDirOf(const std::filesystem::path& root) {
 // Ends a session's relay and removes its cgroup below the sandbox's (stop, pause).
 Status ReleaseRelay(const std::filesystem::path& session_dir);
 
-class Sessions {
+class Sessions : public SessionLookup {
  public:
   explicit Sessions(runtime::Options o);
   // Sessions kept elsewhere than <root>/@sessions: a warm pool's members (session/pool.h).
@@ -102,7 +81,7 @@ class Sessions {
   Result<Approval> DecideApproval(const std::string& ref, const std::string& approval, ApprovalState to);
   Result<std::vector<Approval>> Approvals(const std::string& ref);
   // ref is an id or a name.
-  Result<SessionRecord> Get(const std::string& ref);
+  Result<SessionRecord> Get(const std::string& ref) override;
   std::vector<SessionRecord> List();
   Result<Inspection> Inspect(const std::string& ref);
   // Stop ends the sandbox (no process remains) and keeps the session; start runs it again.
@@ -118,7 +97,8 @@ class Sessions {
   Result<SessionRecord> Resume(const std::string& ref);
   // #35 fork (session_snapshot.cc): the session paused, its image kept as the snapshot `name`
   // (<root>/@snapshots/<name>/, root's 0700), and resumed; Create(..., from_snapshot) then
-  // restores new sessions from it. RemoveSnapshot deletes one.
+  // restores new sessions from it. RemoveSnapshot deletes one, used or not: the verb goes
+  // through RemoveUnpooledSnapshot (pool/pool.h), which keeps a pool's snapshot.
   Result<SessionRecord> Snapshot(const std::string& ref, const std::string& name);
   Status RemoveSnapshot(const std::string& name);
   // Every whole snapshot, by name: {"name", "source", "backend", "created", "bytes"}.

@@ -5,7 +5,7 @@
 #include "shim/native/cgroups.h"
 #include "shim/runtime/config.h"
 #include "shim/runtime/exec_caps.h"
-#include "shim/session/bind_sources.h"
+#include "shim/session/workspace/bind_sources.h"
 
 using sandshim::session::RefusedSource;
 namespace json = boost::json;

@@ -1,0 +1,211 @@
+#include "shim/session/contexts/trusted_git.h"
+
+namespace sandshim::session {
+namespace {
+
+// Command-line scope: read after the system, global, local and worktree files, so a
+// repository's config cannot override these (a later `git -c` by the platform itself can).
+// Each names a command git would run, or a signing program.
+constexpr std::pair<const char*, const char*> kGitOverrides[] = {
+    {"core.hooksPath", "/dev/null"},  // no hooks: /dev/null/<hook> never exists
+    {"core.fsmonitor", "false"},
+    {"core.sshCommand", "ssh"},
+    {"core.askPass", ""},
+    {"core.alternateRefsCommand", "true"},
+    {"credential.helper", ""},  // empty: resets the helper list (URL-scoped ones too)
+    {"diff.external", ""},
+    {"commit.gpgSign", "false"},
+    {"tag.gpgSign", "false"},
+    {"tag.forceSignAnnotated", "false"},
+    {"push.gpgSign", "false"},
+    {"gpg.program", "gpg"},
+    {"gpg.openpgp.program", "gpg"},
+    {"gpg.x509.program", "gpgsm"},
+    {"gpg.ssh.program", "ssh-keygen"},
+    {"submodule.recurse", "false"},
+};
+
+// Keys a repository's own config may set (git's canonical spelling: section and name lower
+// case, subsection as written): plain data. Everything else is refused, which covers
+// aliases, filter/diff/merge drivers, remote.*.uploadpack/receivepack/proxy, url rewrites,
+// includes, http.*, credential.*, pager.*, core.*Command and whatever git adds later.
+constexpr const char* kAllowedLocalKeys =
+    "core.repositoryformatversion|core.filemode|core.bare|core.logallrefupdates|core.ignorecase|"
+    "core.precomposeunicode|core.symlinks|core.sharedrepository|core.autocrlf|core.eol|core.safecrlf|"
+    "core.quotepath|core.abbrev|core.compression|core.bigfilethreshold|core.checkstat|core.trustctime|"
+    "core.untrackedcache|core.splitindex|core.commitgraph|core.multipackindex|core.sparsecheckout|"
+    "core.sparsecheckoutcone|core.protecthfs|core.protectntfs|core.warnambiguousrefs|"
+    "extensions.*|init.defaultbranch|user.name|user.email|user.useconfigonly|"
+    "remote.*.url|remote.*.pushurl|remote.*.fetch|remote.*.push|remote.*.tagopt|remote.*.prune|"
+    "remote.*.mirror|remote.*.promisor|remote.*.partialclonefilter|remote.*.skipdefaultupdate|"
+    "branch.*.remote|branch.*.merge|branch.*.rebase|branch.*.pushremote|branch.*.description|"
+    "submodule.*.url|submodule.*.active|submodule.*.branch|"
+    "gc.auto|gc.autopacklimit|gc.autodetach|pack.threads|index.version|index.threads|"
+    "fetch.prune|fetch.prunetags|fetch.writecommitgraph|pull.rebase|pull.ff|push.default|push.autosetupremote|"
+    "push.followtags|merge.ff|merge.conflictstyle|rebase.autosquash|rebase.autostash|"
+    "advice.*|color.ui|status.showuntrackedfiles|receive.denycurrentbranch|receive.denynonfastforwards|"
+    "lfs.repositoryformatversion";
+
+// Keys the context's own ~/.gitconfig may not set (its HOME is its own, but a write through a
+// link in a repository once made it the user's): includes, drivers, aliases, a pack hook.
+constexpr const char* kDeniedGlobalKeys =
+    "include.*|includeif.*|filter.*|alias.*|diff.*.textconv|diff.*.command|merge.*.driver|"
+    "uploadpack.packobjectshook";
+
+// The checks before git runs (sh functions): guard N ARGS... with the caller's first N
+// arguments being git's own options. Each reads with the real git, as the command will.
+std::string GuardFunctions() {
+  return "tab=$(printf '\\t')\n"
+         "refuse() { echo \"sandshim trusted git: refusing: $*, which a trusted context does not run or write through (docs/CONTEXTS.md)\" >&2; exit 128; }\n"
+         "globalbad() { # what the context's own ~/.gitconfig may not set: it names files or commands\n"
+         "  case $1 in " + std::string(kDeniedGlobalKeys) + ") return 0 ;; esac\n"
+         "  return 1\n"
+         "}\n"
+         "zone() { case $1 in \"$HOME\"|\"$HOME\"/*|/tmp|/tmp/*) echo own ;; *) echo shared ;; esac; }\n"
+         "guard() {\n"
+         "  k=$1; shift; i=0\n"
+         "  for a; do shift; [ $i -lt $k ] && set -- \"$@\" \"$a\"; i=$((i+1)); done\n"
+         "  # 1. The repository's own config, includes not followed (an include names a file of the\n"
+         "  #    user's choosing, a FIFO maybe; include.* is not a data key, so it is refused). -P: git\n"
+         "  #    reads the pager config (includes followed) before any command that may page.\n"
+         "  keys=$(\"$real\" -P \"$@\" config --list --show-scope --name-only --no-includes) || die 'cannot read the repository config'\n"
+         "  bad=$(printf '%s\\n' \"$keys\" | while IFS=\"$tab\" read -r scope key; do\n"
+         "    case $scope in local|worktree) allowed \"$key\" || { printf '%s (%s)\\n' \"$key\" \"$scope\"; break; } ;; esac\n"
+         "  done)\n"
+         "  [ -z \"$bad\" ] || refuse \"the repository's config sets $bad\"\n"
+         "  # 2. The context's own ~/.gitconfig (the protected global config includes it): a regular\n"
+         "  #    file that includes nothing and names no driver or alias.\n"
+         "  h=$HOME/.gitconfig\n"
+         "  if [ -e \"$h\" ] || [ -L \"$h\" ]; then\n"
+         "    { [ -f \"$h\" ] && [ ! -L \"$h\" ]; } || refuse \"$h is not a regular file\"\n"
+         "    keys=$(\"$real\" -P config --file \"$h\" --list --name-only --no-includes) || die \"cannot read $h\"\n"
+         "    bad=$(printf '%s\\n' \"$keys\" | while read -r key; do globalbad \"$key\" && { echo \"$key\"; break; }; done)\n"
+         "    [ -z \"$bad\" ] || refuse \"$h sets $bad\"\n"
+         "  fi\n"
+         "  # 3. Where the repository is: a work tree and its git directories in one zone (the\n"
+         "  #    context's own HOME and /tmp, or the shared rest), so a .git file in the workspace\n"
+         "  #    cannot point the platform's git at its private repository, nor the reverse.\n"
+         "  info=$(\"$real\" \"$@\" rev-parse --path-format=absolute --absolute-git-dir --git-common-dir --show-toplevel 2>/dev/null)\n"
+         "  [ -n \"$info\" ] || return 0\n"
+         "  gd=$(printf '%s\\n' \"$info\" | sed -n 1p); cd=$(printf '%s\\n' \"$info\" | sed -n 2p); top=$(printf '%s\\n' \"$info\" | sed -n 3p)\n"
+         "  if [ -n \"$top\" ]; then\n"
+         "    z=$(zone \"$top\")\n"
+         "    { [ \"$(zone \"$gd\")\" = \"$z\" ] && [ \"$(zone \"$cd\")\" = \"$z\" ]; } ||\n"
+         "      refuse \"the work tree $top has its git directory $gd in another trust zone\"\n"
+         "  fi\n"
+         "  # 4. Nothing but files and directories where git writes by name (COMMIT_EDITMSG,\n"
+         "  #    FETCH_HEAD, logs/...): a symlink there writes wherever it points, as the platform.\n"
+         "  #    Loose objects and packs are skipped (written new and renamed: no link followed).\n"
+         "  [ \"$cd\" = \"$gd\" ] && cd=\n"
+         "  ln=$(find \"$gd/\" ${cd:+\"$cd/\"} \\( -path '*/objects/[0-9a-f][0-9a-f]' -o -path '*/objects/pack' \\) -prune -o ! -type f ! -type d -print -quit 2>/dev/null)\n"
+         "  [ -z \"$ln\" ] || refuse \"$ln in the git directory is not a regular file\"\n"
+         "}\n";
+}
+
+std::string Quote(const std::string& v) {
+  std::string out = "'";
+  for (char c : v) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> TrustedGitEnv(const std::string& global_config,
+                                                                const std::string& exec_dir) {
+  std::vector<std::pair<std::string, std::string>> env = {
+      {"GIT_CONFIG_NOSYSTEM", "1"},
+      // git's own exec path, read-only: every git that git starts (a submodule's status, a local
+      // transport's receive-pack/upload-pack, whose environment loses GIT_CONFIG_COUNT) runs
+      // the wrapper, which checks its repository and puts the protections back.
+      {"GIT_EXEC_PATH", exec_dir},
+      {"GIT_CONFIG_GLOBAL", global_config},
+      // Variables that beat the matching config keys (core.pager and pager.<cmd>, core.editor,
+      // sequence.editor, core.gitProxy, core.askPass, protocol.*).
+      {"GIT_PAGER", "cat"},
+      {"GIT_EDITOR", "true"},
+      {"GIT_SEQUENCE_EDITOR", "true"},
+      {"GIT_PROXY_COMMAND", ""},
+      {"GIT_ASKPASS", ""},
+      {"GIT_TERMINAL_PROMPT", "0"},
+      {"GIT_ALLOW_PROTOCOL", "https:http:ssh:git:file"},  // not ext:: (a command) nor fd::
+      {"GIT_PROTOCOL_FROM_USER", "0"},
+  };
+  int n = 0;
+  for (const auto& [k, v] : kGitOverrides) {
+    env.emplace_back("GIT_CONFIG_KEY_" + std::to_string(n), k);
+    env.emplace_back("GIT_CONFIG_VALUE_" + std::to_string(n), v);
+    ++n;
+  }
+  env.emplace_back("GIT_CONFIG_COUNT", std::to_string(n));
+  return env;
+}
+
+std::string TrustedGitConfig() {
+  return "# sandshim: a trusted context's git config (read-only; docs/CONTEXTS.md, \"Trusted contexts\").\n"
+         "# Repositories in the workspace are data: the wrapper refuses one whose config sets more than\n"
+         "# data keys, and the command-line-scope settings (GIT_CONFIG_COUNT) turn off what runs commands.\n"
+         "[safe]\n\tdirectory = *\n"
+         "[include]\n\tpath = ~/.gitconfig\n";
+}
+
+std::string TrustedGitWrapper(const std::string& global_config, const std::string& bin_dir, const std::string& exec_dir) {
+  std::string s =
+      "#!/bin/sh\n"
+      "# sandshim: git in a trusted context (docs/CONTEXTS.md, \"Trusted contexts\"). Generated.\n"
+      "# The same script is bin/git (first in PATH) and libexec/git (GIT_EXEC_PATH: every git that\n"
+      "# git itself starts, submodules' and local transports' included, comes here too).\n"
+      "# The protections again, whatever the caller's environment (or git's local_repo_env) did:\n";
+  for (const auto& [k, v] : TrustedGitEnv(global_config, exec_dir)) s += "export " + k + "=" + Quote(v) + "\n";
+  s += "bin=" + Quote(bin_dir) + "; lib=" + Quote(exec_dir) +
+       "\n"
+       "die() { echo \"sandshim trusted git: $*\" >&2; exit 128; }\n"
+       "# The real git: the next one in PATH after these directories.\n"
+       "p=; old=$IFS; IFS=:\n"
+       "for d in $PATH; do [ \"$d\" = \"$bin\" ] || [ \"$d\" = \"$lib\" ] || p=${p:+$p:}$d; done\n"
+       "IFS=$old\n"
+       "real=$(PATH=$p command -v git) || { echo 'sandshim trusted git: no git in PATH' >&2; exit 127; }\n"
+       "# git's own programs (git-remote-https, git-sh-setup...) after everything else in PATH.\n"
+       "if [ -z \"${SANDSHIM_GIT_CORE:-}\" ]; then export SANDSHIM_GIT_CORE=\"$(GIT_EXEC_PATH= \"$real\" --exec-path)\"; fi\n"
+       "case :$PATH: in *:\"$SANDSHIM_GIT_CORE\":*) ;; *) PATH=$PATH:$SANDSHIM_GIT_CORE ;; esac\n"
+       "# git's own options before the command (-C, -c, --git-dir...), for the checks below.\n"
+       "n=0; want=; cmd=\n"
+       "for a; do\n"
+       "  if [ -n \"$want\" ]; then want=; n=$((n+1)); continue; fi\n"
+       "  case $a in\n"
+       "    -C|-c|--git-dir|--work-tree|--namespace|--config-env|--super-prefix) want=1; n=$((n+1)) ;;\n"
+       "    -*) n=$((n+1)) ;;\n"
+       "    *) cmd=$a; break ;;\n"
+       "  esac\n"
+       "done\n"
+       "allowed() {\n"
+       "  case $1 in\n"
+       "    " + std::string(kAllowedLocalKeys) + ") return 0 ;;\n"
+       "  esac\n"
+       "  return 1\n"
+       "}\n";
+  s += GuardFunctions();
+  s += "if [ -n \"$cmd\" ]; then\n"
+       "  case $cmd in\n"
+       "    # Transport plumbing: runs no command a repository names (hooks are off above), and\n"
+       "    # what it starts comes back here. upload-pack in the user's repository serves a clone\n"
+       "    # of it into the platform's home (docs' pattern 1) whatever its config says.\n"
+       "    pack-objects|index-pack|unpack-objects|upload-pack|receive-pack|rev-list) ;;\n"
+       "    *) guard \"$n\" \"$@\" ;;\n"
+       "  esac\n"
+       "fi\n"
+       "exec \"$real\" \"$@\"\n";
+  return s;
+}
+
+std::string TrustedGitDashed(const std::string& exec_dir, const std::string& command) {
+  // git runs a local transport's far end as `git-receive-pack '<path>'` from its exec path,
+  // with GIT_CONFIG_COUNT stripped (local_repo_env): through the wrapper, which puts it back.
+  return "#!/bin/sh\nexec " + Quote(exec_dir + "/git") + " " + command + " \"$@\"\n";
+}
+
+std::string TrustedGitSourced(const std::string& name) {
+  // Scripts in git's exec path source this one as "$(git --exec-path)/NAME": the real one.
+  return "# sandshim: the real " + name + " from git's own exec path.\n. \"$SANDSHIM_GIT_CORE/" + name + "\"\n";
+}
+
+}  // namespace sandshim::session

@@ -1,0 +1,35 @@
+// A workspace is a host directory the tenant writes: what it leaves there must not become a
+// privilege on the host (red team 2026-11-28, critical). A tenant may chmod a file it owns
+// 4755, and a workspace made by root is written as root (workspace_owner.h), so the host
+// would hold a set-user-ID root program for any local user to run. The kernel stops that
+// where it sees the exec: while a session uses the workspace, its host path is a bind mount
+// of itself with nosuid (every exec through that path ignores the bits); when the last
+// session using it goes, every file's set-ID bits are cleared, then the mount goes.
+//
+// Sessions of one state root that share a workspace share its guard: a record per path in
+// <root>/@workspace-guards (the mount's id and its holders, under a lock), so a delete never
+// leaves a mount stacked under another session's, nor takes one another session relies on.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "shim/session/store/session_steps.h"
+
+namespace sandshim::session {
+
+// The state root's registry of guards.
+inline std::filesystem::path GuardRegistry(const std::filesystem::path& state_root) {
+  return state_root / "@workspace-guards";
+}
+// Journals holder's step, then joins the path's guard, making it if no one holds it.
+Status GuardWorkspace(SessionJournal& journal, const std::filesystem::path& registry,
+                      const std::filesystem::path& workspace, const std::string& holder);
+// The step's undo: leaves the guard; the last holder clears the set-ID bits and unmounts.
+Status UnguardWorkspace(const step::WorkspaceGuard& g);
+// The steps holder's journal would hold, found in the registry (a teardown past a journal it
+// cannot read).
+std::vector<step::WorkspaceGuard> GuardsHeldBy(const std::filesystem::path& registry, const std::string& holder);
+
+}  // namespace sandshim::session
