@@ -291,19 +291,12 @@ pid_t StartPump(int client, int up) {
   return pid;
 }
 
-}  // namespace
-
-[[noreturn]] void RunBroker(const Forward& f, int link, uint64_t init_caps) {
-  if (::unshare(CLONE_NEWNET) != 0) Die("a network namespace of the context's own");
-  LoopbackUp();
-  // Before anything else: a command forked without it can never get it back (bounding set).
-  if (!DropCaps(init_caps & (uint64_t{1} << 21))) Die("dropping CAP_SYS_ADMIN");
-  ::signal(SIGPIPE, SIG_IGN);
-  // A command's end as a readable signalfd, not a handler: no signal frame, no sigreturn and
-  // no poll interrupted to go round again (each a trip through the Sentry, on every exec's
-  // way back). The mask is inherited: a command's child unblocks everything (spawn.cc).
-  // (A handler of our own, never run while blocked: the init's writes to the init's pipe, and
-  // a default disposition would let a Sentry discard the signal as ignored.)
+// A command's end as a readable signalfd, not a handler: no signal frame, no sigreturn and
+// no poll interrupted to go round again (each a trip through the Sentry, on every exec's
+// way back). The mask is inherited: a command's child unblocks everything (spawn.cc).
+// (A handler of our own, never run while blocked: the init's writes to the init's pipe, and
+// a default disposition would let a Sentry discard the signal as ignored.)
+int ChildEndFd() {
   struct sigaction sa{};
   sa.sa_handler = [](int) {};
   sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
@@ -314,39 +307,66 @@ pid_t StartPump(int client, int up) {
   ::sigprocmask(SIG_BLOCK, &chld, nullptr);
   int child_fd = ::signalfd(-1, &chld, SFD_NONBLOCK | SFD_CLOEXEC);
   if (child_fd < 0) Die("signalfd");
-  int exec_listener = ExecListener();
-  SpawnSetup();
-  int egress = f.listen_port ? EgressListener(f.listen_port) : -1;
+  return child_fd;
+}
+
+// The broker's loop and what it holds between rounds. Each round polls, in this order, the
+// command ends, the exec socket, the link, the egress port (the four fixed entries below),
+// then each exec's client, then each request still coming; then handles what is ready.
+struct Broker {
+  enum : size_t { kChildEnd, kExecListener, kLink, kEgress, kFixed };
+  int link;
+  uint64_t init_caps;
+  int child_fd, exec_listener, egress;
   std::vector<Exec> execs;
   Ledger books{.own = {::getpid(), {}}};  // what --keep execs left, the broker's pumps (sweep.h)
   std::vector<Pending> pending;
   std::deque<int> waiting;  // accepted egress clients, in the order their upstreams were asked for
-  for (;;) {
+
+  [[noreturn]] void Run() {
+    for (;;) {
+      std::vector<pollfd> p = PollSet();
+      const size_t first_pending = p.size() - pending.size();
+      if (::poll(p.data(), p.size(), PollTimeout()) < 0) {
+        if (errno == EINTR) continue;
+        Die("poll");
+      }
+      if (p[kChildEnd].revents) {
+        signalfd_siginfo drain[8];
+        while (::read(child_fd, drain, sizeof(drain)) == static_cast<ssize_t>(sizeof(drain))) {
+        }
+        Reap(execs, books);
+      }
+      ForwardSignals(p, first_pending);
+      AdvancePending(p, first_pending);
+      if (p[kExecListener].revents & POLLIN) AcceptExec();
+      if (p[kEgress].revents & POLLIN) AcceptEgress();
+      if (p[kLink].revents) TakeUpstream();
+    }
+  }
+
+  std::vector<pollfd> PollSet() const {
     std::vector<pollfd> p = {{child_fd, POLLIN, 0}, {exec_listener, POLLIN, 0}, {link, POLLIN, 0},
                              {egress, static_cast<short>(egress >= 0 ? POLLIN : 0), 0}};
     for (const auto& e : execs) p.push_back({e.conn, static_cast<short>(e.conn >= 0 ? POLLIN : 0), 0});
-    const size_t first_pending = p.size();
     for (const auto& q : pending) p.push_back({q.conn, POLLIN, 0});
-    int timeout = -1;
-    if (!pending.empty()) {
-      auto soonest = pending.front().deadline;
-      for (const auto& q : pending) soonest = std::min(soonest, q.deadline);
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(soonest - std::chrono::steady_clock::now());
-      timeout = static_cast<int>(std::max<long long>(0, left.count()) + 1);
-    }
-    if (::poll(p.data(), p.size(), timeout) < 0) {
-      if (errno == EINTR) continue;
-      Die("poll");
-    }
-    if (p[0].revents) {
-      signalfd_siginfo drain[8];
-      while (::read(child_fd, drain, sizeof(drain)) == static_cast<ssize_t>(sizeof(drain))) {
-      }
-      Reap(execs, books);
-    }
-    // A client forwards the signals it gets, one byte each (ours is the capability to send
-    // them across users); one that went away takes the command's tree with it.
-    for (size_t i = 4; i < first_pending; ++i) {
+    return p;
+  }
+
+  // Until the soonest deadline of a request still coming (and a millisecond, so that it has
+  // passed on waking); none: no timeout.
+  int PollTimeout() const {
+    if (pending.empty()) return -1;
+    auto soonest = pending.front().deadline;
+    for (const auto& q : pending) soonest = std::min(soonest, q.deadline);
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(soonest - std::chrono::steady_clock::now());
+    return static_cast<int>(std::max<long long>(0, left.count()) + 1);
+  }
+
+  // A client forwards the signals it gets, one byte each (ours is the capability to send
+  // them across users); one that went away takes the command's tree with it.
+  void ForwardSignals(const std::vector<pollfd>& p, size_t first_pending) {
+    for (size_t i = kFixed; i < first_pending; ++i) {
       if (!p[i].revents) continue;
       for (auto& e : execs) {
         if (e.conn != p[i].fd) continue;
@@ -360,65 +380,87 @@ pid_t StartPump(int client, int up) {
         e.conn = -1;
       }
     }
-    // Requests under way: what has come, and the ones out of time. (pending and the poll
-    // entries are in the same order; served or dropped ones are taken out afterwards.)
-    {
-      auto now = std::chrono::steady_clock::now();
-      std::vector<Pending> still;
-      for (size_t i = 0; i < pending.size(); ++i) {
-        Pending& q = pending[i];
-        int got = p[first_pending + i].revents ? ReadSome(q) : 0;
-        if (got == 1) {
-          if (!Serve(q, execs, init_caps, books)) ::close(q.conn);  // (Serve closed the descriptors)
-        } else if (got < 0 || now >= q.deadline) {
+  }
+
+  // Requests under way: what has come, and the ones out of time. (pending and the poll
+  // entries are in the same order; served or dropped ones are taken out afterwards.)
+  void AdvancePending(const std::vector<pollfd>& p, size_t first_pending) {
+    auto now = std::chrono::steady_clock::now();
+    std::vector<Pending> still;
+    for (size_t i = 0; i < pending.size(); ++i) {
+      Pending& q = pending[i];
+      int got = p[first_pending + i].revents ? ReadSome(q) : 0;
+      if (got == 1) {
+        if (!Serve(q, execs, init_caps, books)) ::close(q.conn);  // (Serve closed the descriptors)
+      } else if (got < 0 || now >= q.deadline) {
+        q.CloseFds();
+        ::close(q.conn);
+      } else {
+        still.push_back(std::move(q));
+      }
+    }
+    pending = std::move(still);
+  }
+
+  void AcceptExec() {
+    int conn = ::accept4(exec_listener, nullptr, nullptr, SOCK_CLOEXEC);
+    if (conn >= 0 && !Admit(conn, pending)) ::close(conn);
+    else if (conn >= 0) {
+      // Most often it is all there already: served now, not a poll later.
+      Pending& q = pending.back();
+      int got = ReadSome(q);
+      if (got != 0) {
+        if (got < 0 || !Serve(q, execs, init_caps, books)) {
           q.CloseFds();
           ::close(q.conn);
-        } else {
-          still.push_back(std::move(q));
         }
-      }
-      pending = std::move(still);
-    }
-    if (p[1].revents & POLLIN) {
-      int conn = ::accept4(exec_listener, nullptr, nullptr, SOCK_CLOEXEC);
-      if (conn >= 0 && !Admit(conn, pending)) ::close(conn);
-      else if (conn >= 0) {
-        // Most often it is all there already: served now, not a poll later.
-        Pending& q = pending.back();
-        int got = ReadSome(q);
-        if (got != 0) {
-          if (got < 0 || !Serve(q, execs, init_caps, books)) {
-            q.CloseFds();
-            ::close(q.conn);
-          }
-          pending.pop_back();
-        }
-      }
-    }
-    if (p[3].revents & POLLIN) {
-      int c = ::accept4(egress, nullptr, nullptr, SOCK_CLOEXEC);
-      if (c >= 0) {
-        waiting.push_back(c);
-        if (!WriteAll(link, "c", 1)) Die("the outside half is gone");
-      }
-    }
-    if (p[2].revents) {
-      char ok;
-      int up, nfds = 0;
-      long n = RecvWithFds(link, &ok, 1, &up, 1, &nfds);
-      if (n <= 0) Die("the outside half is gone");
-      if (!waiting.empty()) {
-        int client = waiting.front();
-        waiting.pop_front();
-        if (nfds == 1) {
-          if (pid_t pump = StartPump(client, up); pump > 0) books.own.pumps.push_back(pump);
-        }
-        else ::close(client);  // the relay could not be reached: the client sees the connection close
-      } else if (nfds == 1) {
-        ::close(up);
+        pending.pop_back();
       }
     }
   }
+
+  // An egress client waits for its upstream, which the outside half is asked for over the link.
+  void AcceptEgress() {
+    int c = ::accept4(egress, nullptr, nullptr, SOCK_CLOEXEC);
+    if (c >= 0) {
+      waiting.push_back(c);
+      if (!WriteAll(link, "c", 1)) Die("the outside half is gone");
+    }
+  }
+
+  // The outside half's answer for the longest-waiting egress client: its upstream, or none.
+  void TakeUpstream() {
+    char ok;
+    int up, nfds = 0;
+    long n = RecvWithFds(link, &ok, 1, &up, 1, &nfds);
+    if (n <= 0) Die("the outside half is gone");
+    if (!waiting.empty()) {
+      int client = waiting.front();
+      waiting.pop_front();
+      if (nfds == 1) {
+        if (pid_t pump = StartPump(client, up); pump > 0) books.own.pumps.push_back(pump);
+      }
+      else ::close(client);  // the relay could not be reached: the client sees the connection close
+    } else if (nfds == 1) {
+      ::close(up);
+    }
+  }
+};
+
+}  // namespace
+
+[[noreturn]] void RunBroker(const Forward& f, int link, uint64_t init_caps) {
+  if (::unshare(CLONE_NEWNET) != 0) Die("a network namespace of the context's own");
+  LoopbackUp();
+  // Before anything else: a command forked without it can never get it back (bounding set).
+  if (!DropCaps(init_caps & (uint64_t{1} << 21))) Die("dropping CAP_SYS_ADMIN");
+  ::signal(SIGPIPE, SIG_IGN);
+  int child_fd = ChildEndFd();
+  int exec_listener = ExecListener();
+  SpawnSetup();
+  int egress = f.listen_port ? EgressListener(f.listen_port) : -1;
+  Broker{.link = link, .init_caps = init_caps, .child_fd = child_fd, .exec_listener = exec_listener, .egress = egress}
+      .Run();
 }
 
 }  // namespace sandshim::ctx

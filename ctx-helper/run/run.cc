@@ -179,109 +179,13 @@ bool ParseU32(const char* s, uint32_t& out) {
   return true;
 }
 
-// ---- the request (wire.h: NUL-terminated fields, numbers in hex) -------------------------
-constexpr uint32_t kMaxRequest = 4u << 20;  // wire.h's kMaxRequest: the broker refuses more
-char g_body[kMaxRequest];                   // (.bss: only the pages written are ever touched)
-size_t g_len = 0;
-bool g_overflow = false;
-
-void PutBytes(const char* s, size_t n) {
-  if (g_len + n + 1 > sizeof(g_body)) {
-    g_overflow = true;
-    return;
-  }
-  memcpy(g_body + g_len, s, n);
-  g_len += n;
-  g_body[g_len++] = '\0';
-}
-void Put(const char* s) { PutBytes(s, Len(s)); }
-void PutHex(uint64_t v) {
-  char buf[17];
-  int n = 0;
-  char rev[17];
-  do rev[n++] = "0123456789abcdef"[v & 15];
-  while (v >>= 4);
-  for (int i = 0; i < n; ++i) buf[i] = rev[n - 1 - i];
-  PutBytes(buf, static_cast<size_t>(n));
-}
-
-// /proc/self/status's "NAME:" line as a number (hex, or decimal for NoNewPrivs); false
-// where the file has no such line (an older Sentry may not show CapAmb or NoNewPrivs).
-bool StatusField(const char* buf, long n, const char* name, int base, uint64_t& out) {
-  size_t k = Len(name);
-  for (long i = 0; i + static_cast<long>(k) + 1 < n; ++i) {
-    if (i > 0 && buf[i - 1] != '\n') continue;
-    size_t j = 0;
-    while (j < k && buf[i + static_cast<long>(j)] == name[j]) ++j;
-    if (j < k || buf[i + static_cast<long>(k)] != ':') continue;
-    const char* p = buf + i + k + 1;
-    while (*p == ' ' || *p == '\t') ++p;
-    uint64_t v = 0;
-    int digits = 0;
-    for (;; ++p, ++digits) {
-      char c = *p;
-      int x = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-      if (x < 0 || x >= base) break;
-      v = v * static_cast<uint64_t>(base) + static_cast<uint64_t>(x);
-    }
-    if (digits == 0 || digits > 16 || (*p != '\n' && *p != '\0')) return false;
-    out = v;
-    return true;
-  }
-  return false;
+[[noreturn]] void Usage() {
+  Say("usage: /.sshim/run --uid U --gid G [--groups G,...] --cwd DIR [--end-leftovers] [--lifeline FD] -- CMD [ARG]...");
+  Exit(125);
 }
 
 #include "direct_creds.h"
-
-// Our credentials are the ones the exec asked for, but for the user: the broker gives the
-// command the same capability sets and no_new_privs. All five sets and no_new_privs are in
-// /proc/self/status (three syscalls); a set it lacks is asked for as before (capget, one
-// prctl per capability), each a trip through the Sentry.
-void PutCredentials() {
-  char buf[4096];
-  long n = 0;
-  int fd = static_cast<int>(Sys(__NR_openat, kAT_FDCWD, reinterpret_cast<long>("/proc/self/status"), kO_RDONLY | kO_CLOEXEC));
-  if (fd >= 0) {
-    n = Sys(__NR_read, fd, reinterpret_cast<long>(buf), sizeof(buf) - 1);
-    Sys(__NR_close, fd);
-  }
-  if (n < 0) n = 0;
-  buf[n] = '\0';
-  uint64_t eff = 0, perm = 0, inh = 0, bound = 0, amb = 0, nnp = 0;
-  if (!StatusField(buf, n, "CapEff", 16, eff) || !StatusField(buf, n, "CapPrm", 16, perm) ||
-      !StatusField(buf, n, "CapInh", 16, inh)) {
-    __user_cap_header_struct h{_LINUX_CAPABILITY_VERSION_3, 0};
-    __user_cap_data_struct d[2] = {};
-    eff = perm = inh = 0;
-    if (Sys(__NR_capget, reinterpret_cast<long>(&h), reinterpret_cast<long>(d)) == 0) {
-      eff = d[0].effective | (uint64_t{d[1].effective} << 32);
-      perm = d[0].permitted | (uint64_t{d[1].permitted} << 32);
-      inh = d[0].inheritable | (uint64_t{d[1].inheritable} << 32);
-    }
-  }
-  if (!StatusField(buf, n, "CapBnd", 16, bound)) {
-    bound = 0;
-    for (int c = 0; c < 64; ++c) {
-      long b = Sys(__NR_prctl, PR_CAPBSET_READ, c);
-      if (b < 0) break;
-      if (b) bound |= uint64_t{1} << c;
-    }
-  }
-  if (!StatusField(buf, n, "CapAmb", 16, amb)) {
-    // An ambient capability is permitted and inheritable: only those can be set (usually none).
-    amb = 0;
-    uint64_t could = perm & inh;
-    for (int c = 0; c < 64; ++c)
-      if (((could >> c) & 1) && Sys(__NR_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, c, 0, 0) == 1) amb |= uint64_t{1} << c;
-  }
-  if (!StatusField(buf, n, "NoNewPrivs", 10, nnp)) nnp = Sys(__NR_prctl, PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1;
-  PutHex(nnp != 0);
-  // The init's own capabilities the exec was given for us (--drop-caps): never the command's.
-  uint64_t keep = ~g_creds.drop;
-  g_creds.eff = eff & keep, g_creds.perm = perm & keep, g_creds.inh = inh & keep, g_creds.amb = amb & keep;
-  g_creds.bound = bound;  // (direct.h drops what is in both)
-  for (uint64_t c : {g_creds.eff, g_creds.perm, g_creds.inh, bound & keep, g_creds.amb}) PutHex(c);
-}
+#include "request.h"
 
 // As the command ended: its code, or its signal (no core file of ours).
 [[noreturn]] void EndAs(int status) {
@@ -297,80 +201,34 @@ void PutCredentials() {
   Exit(128 + sig);
 }
 
-[[noreturn]] void Usage() {
-  Say("usage: /.sshim/run --uid U --gid G [--groups G,...] --cwd DIR [--end-leftovers] [--lifeline FD] -- CMD [ARG]...");
-  Exit(125);
-}
-
 #include "args.h"
 #include "direct.h"
 
-int Run(int argc, char** argv, char** envp) {
-  ClientArgs args = ParseArgs(argc, argv);
-  uint32_t uid = args.uid, gid = args.gid;
-  const char *groups = args.groups, *cwd = args.cwd;
-  bool end = args.end;
-  int first = args.first;
-  // The exec's fd 3, when sandshim gave it one (--shell's state report): the command gets it
-  // too. Asked before this process opens anything, which would take the number.
-  bool fd3 = g_lifeline != 3 && Sys(__NR_fcntl, 3, kF_GETFD) >= 0;
-  PutHex(uid);
-  PutHex(gid);
-  {
-    uint32_t n = 0, g;
-    char one[12];
-    for (int pass = 0; pass < 2; ++pass) {  // the count first, then the ids
-      if (pass == 1) {
-        PutHex(n);
-        g_creds.ngroups = n < 256 ? n : 256;
-      }
-      n = 0;
-      for (const char* p = groups; p && *p;) {
-        size_t k = 0;
-        while (p[k] && p[k] != ',' && k < sizeof(one) - 1) one[k] = p[k], ++k;
-        one[k] = '\0';
-        if ((p[k] && p[k] != ',') || !ParseU32(one, g)) Usage();
-        if (pass == 1) PutHex(g);
-        if (pass == 1 && n < 256) g_creds.groups[n] = g;
-        ++n;
-        p += k + (p[k] == ',');
-      }
-    }
-  }
-  Put(cwd);
-  // A terminal: the command's session takes it as its controlling terminal, which a terminal
-  // can be for one session only; ours lets go of it (the hangup that sends us is ignored).
-  char termios[64];
-  bool tty = Sys(__NR_ioctl, 0, kTCGETS, reinterpret_cast<long>(termios)) == 0;
-  PutHex(static_cast<uint64_t>(tty) | (end ? 2 : 0));  // wire.h's flags: 1 terminal, 2 end leftovers
-  PutCredentials();
-  PutHex(static_cast<uint64_t>(argc - first));
-  for (int a = first; a < argc; ++a) Put(argv[a]);
-  uint64_t nenv = 0;
-  for (char** e = envp; *e; ++e) ++nenv;
-  PutHex(nenv);
-  for (char** e = envp; *e; ++e) Put(*e);
-  if (g_overflow) {
-    Say("the command's arguments and environment are larger than the broker takes");
-    return 125;
-  }
-  // The signals we forward wait, blocked, in a signalfd until the command has a pid.
-  uint64_t forwarded = 0;
+// The signals we forward wait, blocked, in a signalfd until the command has a pid. Returns
+// the signalfd (or -1, said why) and sets forwarded to their mask.
+int ForwardedSignalFd(uint64_t& forwarded) {
+  forwarded = 0;
   for (int s : kForwarded) forwarded |= uint64_t{1} << (s - 1);
   Sys(__NR_rt_sigprocmask, kSIG_BLOCK, reinterpret_cast<long>(&forwarded), 0, 8);
   int sigfd = static_cast<int>(Sys(__NR_signalfd4, -1, reinterpret_cast<long>(&forwarded), 8, kSFD_CLOEXEC));
   if (sigfd < 0) {
     Say("signalfd", "", -sigfd);
-    return 125;
+    return -1;
   }
-  g_creds.uid = uid, g_creds.gid = gid;
-  TryDirect(cwd, argv + first, envp, end, tty, sigfd, forwarded);  // (returns where setns is refused)
-  if (tty) {
-    KSigaction ign{1, 0, 0, 0}, dfl{0, 0, 0, 0};
-    Sys(__NR_rt_sigaction, kSIGHUP, reinterpret_cast<long>(&ign), 0, 8);
-    Sys(__NR_ioctl, 0, kTIOCNOTTY, 0);
-    Sys(__NR_rt_sigaction, kSIGHUP, reinterpret_cast<long>(&dfl), 0, 8);
-  }
+  return sigfd;
+}
+
+// A terminal can be the controlling terminal of one session only: ours lets go of it for the
+// command's, ignoring the hangup that letting go sends us.
+void LetGoOfTerminal() {
+  KSigaction ign{1, 0, 0, 0}, dfl{0, 0, 0, 0};
+  Sys(__NR_rt_sigaction, kSIGHUP, reinterpret_cast<long>(&ign), 0, 8);
+  Sys(__NR_ioctl, 0, kTIOCNOTTY, 0);
+  Sys(__NR_rt_sigaction, kSIGHUP, reinterpret_cast<long>(&dfl), 0, 8);
+}
+
+// A socket connected to the context's broker, or -1 (said why).
+int ConnectBroker() {
   int sock = static_cast<int>(Sys(__NR_socket, kAF_UNIX, kSOCK_STREAM | kSOCK_CLOEXEC, 0));
   SockaddrUn a{};
   a.family = kAF_UNIX;
@@ -390,10 +248,15 @@ int Run(int argc, char** argv, char** envp) {
   }
   if (rc != 0) {
     Say("the context's broker at /tmp/.sshim/broker.sock", "", -rc);
-    return 125;
+    return -1;
   }
-  // The header and the body in one message, the descriptors (0-2, and 3) with it: the broker
-  // most often finds the whole request there when it accepts (no second wake-up for the body).
+  return sock;
+}
+
+// The header and the body in one message, the descriptors (0-2, and 3) with it: the broker
+// most often finds the whole request there when it accepts (no second wake-up for the body).
+// False: said why.
+bool SendRequest(int sock, bool fd3) {
   uint32_t len = static_cast<uint32_t>(g_len);
   IoVec iov[2] = {{&len, sizeof(len)}, {g_body, g_len}};
   alignas(CmsgHdr) char control[sizeof(CmsgHdr) + 4 * sizeof(int)] = {};
@@ -409,22 +272,25 @@ int Run(int argc, char** argv, char** envp) {
   m.iovlen = 2;
   m.control = control;
   m.controllen = sizeof(CmsgHdr) + ((nfds * sizeof(int) + 7) & ~size_t{7});
+  long rc;
   do rc = Sys(__NR_sendmsg, sock, reinterpret_cast<long>(&m), kMSG_NOSIGNAL);
   while (rc == -kEINTR);
   // What did not fit in the socket's buffer (a large environment) follows as it drains.
   size_t total = sizeof(len) + g_len;
   bool sent = rc >= static_cast<long>(sizeof(len)) &&
               WriteAll(sock, g_body + (static_cast<size_t>(rc) - sizeof(len)), total - static_cast<size_t>(rc));
-  if (!sent) {
-    Say("sending the request to the broker", "", rc < 0 ? -rc : 0);
-    return 125;
-  }
-  // One wake-up: the broker answers only when the command ended (or could not start). A
-  // signal that comes before the command runs goes on the socket after the request, where
-  // the broker reads it once it has started the command, and sends it on then.
+  if (!sent) Say("sending the request to the broker", "", rc < 0 ? -rc : 0);
+  return sent;
+}
+
+// One wake-up: the broker answers only when the command ended (or could not start). A
+// signal that comes before the command runs goes on the socket after the request, where
+// the broker reads it once it has started the command, and sends it on then. Returns our
+// exit code, or ends as the command ended.
+int AwaitEnd(int sock, int sigfd) {
   for (;;) {
     PollFd p[3] = {{sock, kPOLLIN, 0}, {sigfd, kPOLLIN, 0}, {g_lifeline, 0, 0}};
-    rc = Sys(__NR_poll, reinterpret_cast<long>(p), 3, -1);
+    long rc = Sys(__NR_poll, reinterpret_cast<long>(p), 3, -1);
     if (rc == -kEINTR) continue;
     if (rc < 0) return 125;
     if (g_lifeline >= 0 && LifelineGone(p[2].revents)) return 137;  // the broker ends a gone client's tree
@@ -448,6 +314,36 @@ int Run(int argc, char** argv, char** envp) {
       return 125;
     }
   }
+}
+
+int Run(int argc, char** argv, char** envp) {
+  ClientArgs args = ParseArgs(argc, argv);
+  // The exec's fd 3, when sandshim gave it one (--shell's state report): the command gets it
+  // too. Asked before this process opens anything, which would take the number.
+  bool fd3 = g_lifeline != 3 && Sys(__NR_fcntl, 3, kF_GETFD) >= 0;
+  PutHex(args.uid);
+  PutHex(args.gid);
+  PutGroups(args.groups);
+  Put(args.cwd);
+  // A terminal: the command's session takes it as its controlling terminal (LetGoOfTerminal).
+  char termios[64];
+  bool tty = Sys(__NR_ioctl, 0, kTCGETS, reinterpret_cast<long>(termios)) == 0;
+  PutHex(static_cast<uint64_t>(tty) | (args.end ? 2 : 0));  // wire.h's flags: 1 terminal, 2 end leftovers
+  PutCredentials();
+  PutCommand(argv + args.first, argc - args.first, envp);
+  if (g_overflow) {
+    Say("the command's arguments and environment are larger than the broker takes");
+    return 125;
+  }
+  uint64_t forwarded;
+  int sigfd = ForwardedSignalFd(forwarded);
+  if (sigfd < 0) return 125;
+  g_creds.uid = args.uid, g_creds.gid = args.gid;
+  TryDirect(args.cwd, argv + args.first, envp, args.end, tty, sigfd, forwarded);  // (returns where setns is refused)
+  if (tty) LetGoOfTerminal();
+  int sock = ConnectBroker();
+  if (sock < 0 || !SendRequest(sock, fd3)) return 125;
+  return AwaitEnd(sock, sigfd);
 }
 
 }  // namespace

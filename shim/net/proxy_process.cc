@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 
 #include <cstring>
-#include <functional>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -131,40 +130,130 @@ static Result<ProxyOptions> BuildOptions(const ProxyProcessOptions& o) {
   return p;
 }
 
-Status RunProxy(const ProxyProcessOptions& o) {
-  // splice(2) into a socket the peer has closed raises SIGPIPE; the error return is enough.
+// splice(2) into a socket the peer has closed raises SIGPIPE; the error return is enough.
+// Every tunnel holds two sockets and two pipes: lift the soft descriptor limit to the hard one.
+static void PrepareProcess() {
   ::signal(SIGPIPE, SIG_IGN);
-  // Every tunnel holds two sockets and two pipes: lift the soft descriptor limit to the hard one.
   rlimit rl{};
   if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
     rl.rlim_cur = rl.rlim_max;
     ::setrlimit(RLIMIT_NOFILE, &rl);
   }
+}
+
+// The listener, made inside --netns when one is named (its descriptor kept in ns_fd: the
+// namespace watch and the privilege drop below go by it).
+static Result<UniqueFd> OpenListener(const ProxyProcessOptions& o, UniqueFd& ns_fd) {
+  if (o.netns.empty()) return Listen(o.listen);
+  UniqueFd listener;
+  ns_fd = TRY(OpenNetns(o.netns));
+  TRY_CTX(InNetns(ns_fd.get(),
+                  [&]() -> Status {
+                    listener = TRY(Listen(o.listen));
+                    return Ok();
+                  }),
+          "listen in " + o.netns);
+  return listener;
+}
+
+// The system's resolver, or in front of it the fixed answers of --resolve (a test seam).
+static Result<std::unique_ptr<Resolver>> MakeResolver(asio::io_context& io, const ProxyProcessOptions& o) {
+  std::unique_ptr<Resolver> resolver = MakeSystemResolver(io);
+  if (o.resolve.empty()) return resolver;
+  auto fixed = std::make_unique<StaticResolver>(std::move(resolver));
+  for (const auto& r : o.resolve) TRY(fixed->Add(r));
+  return std::unique_ptr<Resolver>(std::move(fixed));
+}
+
+// A relay lives exactly as long as its namespace file: once the file is unmounted or
+// removed (session deleted, gc), nothing can reach the listener any more, so it stops the
+// loop. Checked every 500 ms.
+class NetnsLifeWatch {
+ public:
+  NetnsLifeWatch(asio::io_context& io, std::string path) : io_(io), timer_(io), path_(std::move(path)) {}
+
+  // Set up while root: after the privilege drop the netns file's 0700 directory cannot be
+  // searched any more, and the inotify watch is what still sees the file go.
+  Status Start(int ns_fd) {
+    ::fstat(ns_fd, &ns_st_);
+    dir_watch_ = TRY(NetnsDirWatch::Open(path_));
+    Arm();
+    return Ok();
+  }
+
+ private:
+  void Arm() {
+    timer_.expires_after(std::chrono::milliseconds(500));
+    timer_.async_wait([this](const boost::system::error_code& ec) {
+      if (ec) return;
+      if (FileGone()) {
+        log::Info("proxy: network namespace " + path_ + " is gone, exiting");
+        io_.stop();
+        return;
+      }
+      Arm();
+    });
+  }
+
+  bool FileGone() {
+    struct stat st {};
+    // After the privilege drop stat fails with EACCES (0700 session directory): then only
+    // the inotify watch can tell. errno is saved before dir_watch_.Gone() reads (and sets EAGAIN).
+    int r = ::stat(path_.c_str(), &st), err = r == 0 ? 0 : errno;
+    return (r != 0 && err != EACCES) || dir_watch_.Gone() ||
+           (r == 0 && (st.st_ino != ns_st_.st_ino || st.st_dev != ns_st_.st_dev));
+  }
+
+  asio::io_context& io_;
+  asio::steady_timer timer_;
+  std::string path_;
+  struct stat ns_st_ {};
+  NetnsDirWatch dir_watch_;
+};
+
+// A relay (root, --netns) has now done everything privileged; it drops root before it
+// reports ready, so a failed drop is a failed start and no sandbox byte is ever parsed as root.
+// Still single-threaded here: the resolver's thread starts with the first lookup.
+static Status DropRootIfRelay(const ProxyProcessOptions& o, const UniqueFd& ns_fd) {
+  if (!ns_fd.valid() || ::geteuid() != 0) return Ok();
+  uid_t uid = RelayUidFor(o.netns);
+  TRY_CTX(DropRelayPrivileges(uid, uid), "relay: drop privileges");
+  TRY(LoadRelaySeccomp());
+  return Ok();
+}
+
+// Recorded in the pid file: from here on the relay outlives its creator (see relay.h).
+// This must come before "ready": the creator exits as soon as it reads it, and a
+// death signal still armed then would kill the relay it just started.
+static void ReportReady(int ready_fd, const std::string& bound) {
+  if (ready_fd < 0) return;
+  ::prctl(PR_SET_PDEATHSIG, 0);
+  std::string line = "ready " + bound + "\n";
+  (void)!::write(ready_fd, line.data(), line.size());
+  ::close(ready_fd);
+}
+
+// Remove the pid file only while it still names this process.
+static void RemoveOwnPidFile(const std::string& pid_file) {
+  if (pid_file.empty()) return;
+  auto text = fs::ReadFile(pid_file);
+  if (text) {
+    auto h = ParsePidFile(*text);
+    if (h && h->process.pid == ::getpid()) ::unlink(pid_file.c_str());
+  }
+}
+
+Status RunProxy(const ProxyProcessOptions& o) {
+  PrepareProcess();
   auto popts = TRY(BuildOptions(o));
   AuditLog audit;
   if (!o.audit_file.empty()) audit = TRY(AuditLog::Open(o.audit_file));
-
-  UniqueFd ns_fd, listener;
-  if (!o.netns.empty()) {
-    ns_fd = TRY(OpenNetns(o.netns));
-    TRY_CTX(InNetns(ns_fd.get(),
-                    [&]() -> Status {
-                      listener = TRY(Listen(o.listen));
-                      return Ok();
-                    }),
-            "listen in " + o.netns);
-  } else {
-    listener = TRY(Listen(o.listen));
-  }
+  UniqueFd ns_fd;
+  UniqueFd listener = TRY(OpenListener(o, ns_fd));
   std::string bound = BoundAddress(listener.get());
 
   asio::io_context io(1);
-  std::unique_ptr<Resolver> resolver = MakeSystemResolver(io);
-  if (!o.resolve.empty()) {
-    auto fixed = std::make_unique<StaticResolver>(std::move(resolver));
-    for (const auto& r : o.resolve) TRY(fixed->Add(r));
-    resolver = std::move(fixed);
-  }
+  std::unique_ptr<Resolver> resolver = TRY(MakeResolver(io, o));
   // Values live in this process only: no core dump, no ptrace or /proc/PID/mem by anyone
   // but root; the control socket is made while root, in the session's private directory.
   UniqueFd secret_listener;
@@ -183,64 +272,15 @@ Status RunProxy(const ProxyProcessOptions& o) {
     log::Debug("proxy: signal " + std::to_string(sig) + ", stopping");
     io.stop();
   });
-
-  // A relay lives exactly as long as its namespace file: once the file is unmounted or
-  // removed (session deleted, gc), nothing can reach the listener any more, so exit.
-  asio::steady_timer watch(io);
-  struct stat ns_st {};
-  if (ns_fd.valid()) ::fstat(ns_fd.get(), &ns_st);
-  // Set up while root: after the privilege drop the netns file's 0700 directory cannot be
-  // searched any more, and the inotify watch is what still sees the file go.
-  NetnsDirWatch dir_watch;
-  if (ns_fd.valid()) dir_watch = TRY(NetnsDirWatch::Open(o.netns));
-  std::function<void()> arm = [&] {
-    watch.expires_after(std::chrono::milliseconds(500));
-    watch.async_wait([&](const boost::system::error_code& ec) {
-      if (ec) return;
-      struct stat st {};
-      // After the privilege drop stat fails with EACCES (0700 session directory): then only
-      // the inotify watch can tell. errno is saved before Gone() reads (and sets EAGAIN).
-      int r = ::stat(o.netns.c_str(), &st), err = r == 0 ? 0 : errno;
-      bool gone = (r != 0 && err != EACCES) || dir_watch.Gone() ||
-                  (r == 0 && (st.st_ino != ns_st.st_ino || st.st_dev != ns_st.st_dev));
-      if (gone) {
-        log::Info("proxy: network namespace " + o.netns + " is gone, exiting");
-        io.stop();
-        return;
-      }
-      arm();
-    });
-  };
-  if (ns_fd.valid()) arm();
+  NetnsLifeWatch watch(io, o.netns);
+  if (ns_fd.valid()) TRY(watch.Start(ns_fd.get()));
 
   if (!o.pid_file.empty()) TRY(fs::WriteFileAtomic(o.pid_file, FormatPidFile(proc::Self(), bound), 0644));
-  // A relay (root, --netns) has now done everything privileged; it drops root before it
-  // reports ready, so a failed drop is a failed start and no sandbox byte is ever parsed as root.
-  // Still single-threaded here: the resolver's thread starts with the first lookup.
-  if (ns_fd.valid() && ::geteuid() == 0) {
-    uid_t uid = RelayUidFor(o.netns);
-    TRY_CTX(DropRelayPrivileges(uid, uid), "relay: drop privileges");
-    TRY(LoadRelaySeccomp());
-  }
-  if (o.ready_fd >= 0) {
-    // Recorded in the pid file: from here on the relay outlives its creator (see relay.h).
-    // This must come before "ready": the creator exits as soon as it reads it, and a
-    // death signal still armed then would kill the relay it just started.
-    ::prctl(PR_SET_PDEATHSIG, 0);
-    std::string line = "ready " + bound + "\n";
-    (void)!::write(o.ready_fd, line.data(), line.size());
-    ::close(o.ready_fd);
-  }
+  TRY(DropRootIfRelay(o, ns_fd));
+  ReportReady(o.ready_fd, bound);
   log::Debug("proxy: listening on " + bound + (o.netns.empty() ? "" : " in " + o.netns));
   io.run();
-  if (!o.pid_file.empty()) {
-    // Remove the pid file only while it still names this process.
-    auto text = fs::ReadFile(o.pid_file);
-    if (text) {
-      auto h = ParsePidFile(*text);
-      if (h && h->process.pid == ::getpid()) ::unlink(o.pid_file.c_str());
-    }
-  }
+  RemoveOwnPidFile(o.pid_file);
   return Ok();
 }
 

@@ -5,7 +5,6 @@
 #include <sys/socket.h>
 
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
@@ -16,8 +15,8 @@
 #include "shim/net/beast_head.h"
 #include "shim/net/http_request.h"
 #include "shim/net/origin_writer.h"
+#include "shim/net/proxy_conn.h"
 #include "shim/net/request_gate.h"
-#include "shim/net/tunnel_dir.h"
 
 namespace sandshim::net {
 
@@ -28,23 +27,6 @@ using asio::ip::tcp;
 using boost::system::error_code;
 using Clock = std::chrono::steady_clock;
 
-struct ProxyServer::Impl : std::enable_shared_from_this<Impl> {
-  asio::io_context& io;
-  ProxyOptions opts;
-  std::unique_ptr<Resolver> resolver;
-  AuditLog audit;
-  std::unique_ptr<tcp::acceptor> acceptor;
-  asio::steady_timer retry;
-  size_t active = 0;
-  bool accepting = false;
-
-  Impl(asio::io_context& i, ProxyOptions o, std::unique_ptr<Resolver> r, AuditLog a)
-      : io(i), opts(std::move(o)), resolver(std::move(r)), audit(std::move(a)), retry(i) {
-    if (opts.secrets) opts.secrets->audit = &audit;
-  }
-  void Accept();
-};
-
 namespace {
 
 std::string EndpointText(const tcp::socket& s) {
@@ -53,396 +35,254 @@ std::string EndpointText(const tcp::socket& s) {
   return ec ? "" : Authority(ep.address().to_string(), ep.port());
 }
 
-// One client connection, from the request head to the end of the relay.
-class Conn : public std::enable_shared_from_this<Conn> {
- public:
-  Conn(std::shared_ptr<ProxyServer::Impl> srv, tcp::socket s, bool counted)
-      : srv_(std::move(srv)), client_(std::move(s)), dst_(srv_->io), upbuf_(), timer_(srv_->io), counted_(counted) {
-    t0_ = Clock::now();
-    rec_.session = srv_->opts.session;
-    rec_.client = EndpointText(client_.socket());
-    if (counted_) ++srv_->active;
-  }
-  ~Conn() {
-    for (auto& [k, v] : verdict_.headers) Wipe(v.data(), v.size());  // refused after the gate
-    if (counted_) --srv_->active;
-  }
-
-  void Start() {
-    client_.expires_after(srv_->opts.header_timeout);
-    if (srv_->opts.context_paths && srv_->opts.contexts) return ReadPathLine();
-    ReadHead();
-  }
-
-  // gVisor: the context's outside half starts the connection with its path line; anything
-  // else is a request as it is (a process in the sandbox's root namespace: no context's).
-  void ReadPathLine() {
-    auto have = std::string_view(static_cast<const char*>(buf_.data().data()), buf_.size());
-    auto prefix = ctx::kPathLinePrefix.substr(0, std::min(have.size(), ctx::kPathLinePrefix.size()));
-    if (have.substr(0, prefix.size()) != prefix) return ReadHead();
-    if (auto eol = have.find("\r\n"); have.size() >= ctx::kPathLinePrefix.size() && eol != std::string_view::npos) {
-      auto who = srv_->opts.contexts->ContextOfPath(have.substr(ctx::kPathLinePrefix.size(), eol - ctx::kPathLinePrefix.size()));
-      buf_.consume(eol + 2);
-      if (!who) return Reply(403, "the connection's context path names no context of this session", "deny", "context-path");
-      path_context_ = *who;
-      return ReadHead();
-    }
-    if (have.size() > 128) return Reply(400, "malformed context path line", "error", "malformed");
-    client_.async_read_some(buf_.prepare(256), [self = shared_from_this()](error_code ec, size_t n) {
-      if (ec) return self->Close();
-      self->buf_.commit(n);
-      self->ReadPathLine();
-    });
-  }
-
-  void ReadHead() {
-    parser_.emplace();
-    parser_->header_limit(static_cast<uint32_t>(srv_->opts.max_header_bytes));
-    parser_->eager(false);
-    http::async_read_header(client_, buf_, *parser_,
-                            [self = shared_from_this()](error_code ec, size_t) { self->OnHead(ec); });
-  }
-
-  // The connection limit is hit: answer 503 without reading the request.
-  void Refuse503() {
-    rec_.decision = "error";
-    rec_.rule = "max-connections";
-    Reply(503, "too many connections (limit " + std::to_string(srv_->opts.max_connections) + ")", "error",
-          "max-connections");
-  }
-
- private:
-  void OnHead(error_code ec) {
-    if (ec == http::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset) {
-      return Close();  // opened and closed without a request: nothing to decide or audit
-    }
-    if (ec == http::error::header_limit)
-      return Reply(431, "request head exceeds " + std::to_string(srv_->opts.max_header_bytes) + " bytes", "error",
-                   "max-header-bytes");
-    if (ec == beast::error::timeout) return Reply(408, "no complete request head in time", "error", "header-timeout");
-    if (ec) return Reply(400, "malformed request: " + ec.message(), "error", "malformed");
-    auto head = HeadOf(*parser_);
-    rec_.method = head.method;
-    // Where it asks to go, for the audit line of any refusal, the credentials' included (the gate parses it again).
-    auto t = head.method == "CONNECT" ? ParseConnectTarget(head.target) : ParseAbsoluteTarget(head.target);
-    if (!t) return Reply(400, t.error().msg, "error", "malformed");
-    rec_.host = t->host;
-    rec_.port = t->port;
-    auto who = WhoAsks(std::string_view(parser_->get()[http::field::proxy_authorization]));
-    if (!who) return;
-    verdict_ = GateProxyRequest(head, *who, srv_->opts.secrets ? &srv_->opts.secrets->book : nullptr);
-    for (auto& [k, v] : head.headers) Wipe(v.data(), v.size());
-    rec_.host = verdict_.target.host;
-    rec_.port = verdict_.target.port;
-    if (verdict_.refused()) return Reply(verdict_.status, verdict_.reason, verdict_.decision, verdict_.rule);
-    rec_.rule = verdict_.rule;
-    reason_ = verdict_.reason;
-    const auto& host = verdict_.target.host;
-    up_.limit = verdict_.connect ? std::nullopt : std::optional<uint64_t>(verdict_.body);
-    if (IsIpLiteral(host)) {
-      // An IP literal needs no resolution, and is checked even when an upstream proxy
-      // resolves names: the address is known here.
-      auto a = ParseAddress(host);
-      if (!a) return Reply(400, a.error().msg, "error", "malformed");
-      return OnResolved(Addresses{*a});
-    }
-    if (!srv_->opts.upstream.empty()) return ConnectUpstream();
-    srv_->resolver->Resolve(host, [self = shared_from_this()](Result<Addresses> r) { self->OnResolved(std::move(r)); });
-  }
-
-  // Which context asks, and with which rules (Proxy-* never goes upstream); nullopt: refused.
-  std::optional<Asker> WhoAsks(std::string_view proxy_authorization) {
-    Asker a{"", &srv_->opts.rules};
-    if (!srv_->opts.contexts) return a;
-    auto who = srv_->opts.contexts->Identify(proxy_authorization);
-    if (!who) return Reply(407, who.error().msg, "deny", "context-credentials"), std::nullopt;
-    const auto& bound = path_context_.empty() ? srv_->opts.bound_context : path_context_;
-    if (!bound.empty() && who->context != bound) {
-      rec_.context = bound;  // who asks is the path's context, whatever it sent
-      Reply(403, "credentials of context " + who->context + " used from context " + bound, "deny", "context-path");
-      return std::nullopt;
-    }
-    rec_.context = a.context = who->context;
-    if (who->rules) a.rules = who->rules;
-    return a;
-  }
-
-  void OnResolved(Result<Addresses> r) {
-    if (!r) return Reply(502, r.error().msg, "error", "resolve");
-    // Every address must pass: a name that mixes public and internal addresses is refused
-    // whole rather than filtered, since it is either misconfigured or an attack.
-    for (const auto& a : *r) {
-      auto d = srv_->opts.addresses.Check(a);
-      if (!d.allowed) {
-        rec_.address = a.to_string();
-        return Reply(403, verdict_.target.host + " resolves to " + d.reason, "deny", d.rule);
-      }
-    }
-    if (!srv_->opts.upstream.empty()) return ConnectUpstream();
-    addrs_ = std::move(*r);
-    ConnectNext(0);
-  }
-
-  // Connects to the checked addresses in turn; the endpoint comes from the checked list,
-  // never from a new lookup: this is the pin.
-  void ConnectNext(size_t i) {
-    if (i >= addrs_.size()) return Reply(502, "cannot connect to " + Authority(verdict_.target.host, verdict_.target.port) + ": " + last_error_, "error", "connect");
-    tcp::endpoint ep(addrs_[i], verdict_.target.port);
-    rec_.address = addrs_[i].to_string();
-    dst_.expires_after(srv_->opts.connect_timeout);
-    dst_.async_connect(ep, [self = shared_from_this(), i](error_code ec) {
-      if (ec) {
-        self->last_error_ = self->rec_.address + ": " + ec.message();
-        self->dst_.close();
-        return self->ConnectNext(i + 1);
-      }
-      self->OnConnected();
-    });
-  }
-
-  void ConnectUpstream() {
-    const auto& up = srv_->opts.upstream;
-    auto connect = [self = shared_from_this()](Result<Addresses> r) {
-      if (!r) return self->Reply(502, "upstream proxy: " + r.error().msg, "error", "upstream");
-      self->rec_.address = "upstream " + Authority((*r)[0].to_string(), self->srv_->opts.upstream.port);
-      self->dst_.expires_after(self->srv_->opts.connect_timeout);
-      self->dst_.async_connect(tcp::endpoint((*r)[0], self->srv_->opts.upstream.port),
-                               [self](error_code ec) {
-                                 if (ec) return self->Reply(502, "upstream proxy: " + ec.message(), "error", "upstream");
-                                 self->UpstreamConnect();
-                               });
-    };
-    auto a = ParseAddress(up.host);
-    if (a) return connect(Addresses{*a});
-    srv_->resolver->Resolve(up.host, connect);
-  }
-
-  void UpstreamConnect() {
-    std::string auth = Authority(verdict_.target.host, verdict_.target.port);
-    out_ = "CONNECT " + auth + " HTTP/1.1\r\nHost: " + auth + "\r\n";
-    if (!srv_->opts.upstream.authorization.empty())
-      out_ += "Proxy-Authorization: " + srv_->opts.upstream.authorization + "\r\n";
-    out_ += "\r\n";
-    asio::async_write(dst_, asio::buffer(out_), [self = shared_from_this()](error_code ec, size_t) {
-      if (ec) return self->Reply(502, "upstream proxy: " + ec.message(), "error", "upstream");
-      self->up_parser_.emplace();
-      self->up_parser_->header_limit(static_cast<uint32_t>(self->srv_->opts.max_header_bytes));
-      self->up_parser_->skip(true);
-      http::async_read_header(self->dst_, self->upbuf_, *self->up_parser_, [self](error_code ec2, size_t) {
-        if (ec2) return self->Reply(502, "upstream proxy: " + ec2.message(), "error", "upstream");
-        int st = self->up_parser_->get().result_int();
-        if (st / 100 != 2)
-          return self->Reply(502, "upstream proxy answered " + std::to_string(st), "error", "upstream");
-        self->OnConnected();
-      });
-    });
-  }
-
-  void OnConnected() {
-    dst_.expires_never();
-    client_.expires_never();
-    error_code ignored;
-    dst_.socket().set_option(tcp::no_delay(true), ignored);
-    client_.socket().set_option(tcp::no_delay(true), ignored);
-    if (verdict_.intercept) {
-      // From here the interceptor owns both sockets; this object stays alive (and counted
-      // against --max-connections) as long as it does.
-      finished_ = true;
-      timer_.cancel();
-      return InterceptTls(srv_->opts.secrets, client_.release_socket(), dst_.release_socket(), verdict_.target, rec_,
-                          shared_from_this());
-    }
-    rec_.status = 200;
-    rec_.decision = "allow";
-    std::string to_dst;
-    if (verdict_.connect) {
-      out_ = "HTTP/1.1 200 Connection established\r\n\r\n";
-    } else {
-      out_.clear();
-      to_dst = WriteOriginHead(rec_.method, verdict_, 80);
-      AuditInjections(srv_->audit, rec_, verdict_);
-    }
-    // Bytes the client sent after its head (a TLS ClientHello, a request body) go first;
-    // for plain HTTP only the body: a pipelined request after it was not checked.
-    auto extra = buf_.data();
-    std::string_view buffered(static_cast<const char*>(extra.data()), extra.size());
-    auto [forward, dropped] = SplitAfterHead(buffered, up_.limit.value_or(buffered.size()));
-    to_dst.append(forward);
-    if (up_.limit) *up_.limit -= forward.size();
-    if (!dropped.empty())
-      reason_ += (reason_.empty() ? "" : "; ") + std::to_string(dropped.size()) +
-                 " bytes after the request not forwarded (one request per connection)";
-    buf_.consume(buf_.size());
-    auto from_up = upbuf_.data();
-    pending_down_.assign(static_cast<const char*>(from_up.data()), from_up.size());
-    pending_up_ = std::move(to_dst);
-    auto self = shared_from_this();
-    auto after_client = [self](error_code ec, size_t) {
-      if (ec) return self->Finish();
-      asio::async_write(self->dst_, asio::buffer(self->pending_up_), [self](error_code ec2, size_t n) {
-        Wipe(self->pending_up_.data(), self->pending_up_.size());  // it may hold a secret's value
-        if (ec2) return self->Finish();
-        self->up_.bytes += n;
-        self->StartTunnel();
-      });
-    };
-    out_ += pending_down_;
-    down_.bytes += pending_down_.size();
-    if (out_.empty()) return after_client({}, 0);
-    asio::async_write(client_, asio::buffer(out_), after_client);
-  }
-
-  void StartTunnel() {
-    for (auto* d : {&up_, &down_})
-      if (srv_->opts.splice && !d->OpenPipe()) return Finish();
-    error_code ignored;
-    client_.socket().native_non_blocking(true, ignored);
-    dst_.socket().native_non_blocking(true, ignored);
-    last_ = Clock::now();
-    ArmIdle();
-    Pump(true);
-    Pump(false);
-  }
-
-  void ArmIdle() {
-    auto idle = srv_->opts.idle_timeout;
-    timer_.expires_at(last_ + idle);
-    timer_.async_wait([self = shared_from_this()](error_code ec) {
-      if (ec || self->finished_) return;
-      if (Clock::now() - self->last_ >= self->srv_->opts.idle_timeout) {
-        self->rec_.reason = "idle timeout";
-        return self->Finish();
-      }
-      self->ArmIdle();
-    });
-  }
-
-  // Moves bytes src -> held (a pipe or a buffer) -> dst until a socket would block, then
-  // waits for that socket. A bounded number of rounds per call keeps one busy tunnel from
-  // starving the others on this single thread.
-  void Pump(bool up) {
-    if (finished_) return;
-    TunnelDir& d = up ? up_ : down_;
-    tcp::socket& src = up ? client_.socket() : dst_.socket();
-    tcp::socket& dst = up ? dst_.socket() : client_.socket();
-    auto self = shared_from_this();
-    auto wait = [&](tcp::socket& s, tcp::socket::wait_type w) {
-      s.async_wait(w, [self, up](error_code ec) {
-        if (ec) return self->Finish();
-        self->Pump(up);
-      });
-    };
-    for (int round = 0; round < 64; ++round) {
-      if (d.held == 0 && !d.eof && d.limit && *d.limit == 0) {
-        // The request is complete: the client is not read again. No half-close towards
-        // the origin (some take it for an abort); its answer ends the connection.
-        d.done = true;
-        if (up_.done && down_.done) Finish();
-        return;
-      }
-      if (d.held == 0 && !d.eof) {
-        ssize_t n = d.Fill(src.native_handle(), srv_->opts.splice);
-        if (n > 0) {
-          if (d.limit) *d.limit -= static_cast<uint64_t>(n);
-          d.held = static_cast<size_t>(n);
-        } else if (n == 0) {
-          d.eof = true;
-        } else if (errno == EAGAIN) {
-          return wait(src, tcp::socket::wait_read);
-        } else if (errno != EINTR) {
-          return Finish();
-        }
-      }
-      if (d.held > 0) {
-        ssize_t n = d.Drain(dst.native_handle(), srv_->opts.splice);
-        if (n > 0) {
-          d.held -= static_cast<size_t>(n);
-          d.bytes += static_cast<uint64_t>(n);
-          last_ = Clock::now();
-          continue;
-        }
-        if (n < 0 && errno == EAGAIN) return wait(dst, tcp::socket::wait_write);
-        if (n < 0 && errno == EINTR) continue;
-        return Finish();
-      }
-      if (d.eof) {
-        // Half-close: the other side learns that this one is done sending, and may still answer.
-        ::shutdown(dst.native_handle(), SHUT_WR);
-        d.done = true;
-        if (up_.done && down_.done) Finish();
-        return;
-      }
-    }
-    asio::post(srv_->io, [self, up] { self->Pump(up); });
-  }
-
-  void Reply(int status, const std::string& reason, const std::string& decision, const std::string& rule) {
-    rec_.status = status;
-    rec_.decision = decision;
-    rec_.rule = rule;
-    rec_.reason = reason;
-    out_ = RefusalResponse(status, rule, reason);
-    dst_.close();
-    client_.expires_after(std::chrono::seconds(5));
-    asio::async_write(client_, asio::buffer(out_), [self = shared_from_this()](error_code ec, size_t) {
-      if (ec) return self->Finish();
-      // Shut our side, then read until the client closes (bounded by the timer above):
-      // closing with unread request bytes queued would send a reset that can destroy the
-      // answer before the client reads it.
-      error_code ignored;
-      self->client_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-      self->Drain();
-    });
-  }
-
-  void Drain() {
-    client_.async_read_some(asio::buffer(scratch_), [self = shared_from_this()](error_code ec, size_t) {
-      if (ec) return self->Finish();
-      self->Drain();
-    });
-  }
-
-  void Close() {
-    finished_ = true;
-    error_code ignored;
-    client_.socket().close(ignored);
-    dst_.socket().close(ignored);
-    timer_.cancel();
-  }
-
-  void Finish() {
-    if (finished_) return;
-    Close();
-    rec_.bytes_up = up_.bytes;
-    rec_.bytes_down = down_.bytes;
-    rec_.duration_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0_).count();
-    if (rec_.decision.empty()) rec_.decision = "error";
-    if (rec_.reason.empty()) rec_.reason = reason_;
-    srv_->audit.Write(rec_);
-    log::Debug("proxy: " + rec_.method + " " + Authority(rec_.host, rec_.port) + " " + rec_.decision + " (" +
-               rec_.rule + ")");
-  }
-
-  std::shared_ptr<ProxyServer::Impl> srv_;
-  beast::tcp_stream client_, dst_;
-  beast::flat_buffer buf_, upbuf_;
-  std::string path_context_;  // the context the connection's path line named (context_paths)
-  std::optional<http::request_parser<http::empty_body>> parser_;
-  std::optional<http::response_parser<http::empty_body>> up_parser_;
-  asio::steady_timer timer_;
-  bool counted_;
-  bool finished_ = false;
-  Verdict verdict_;  // the request gate's: where to, and (plain HTTP) the head with values in
-  Addresses addrs_;
-  std::string last_error_ = "no address", reason_;
-  std::string out_, pending_up_, pending_down_;
-  AuditRecord rec_;
-  Clock::time_point t0_, last_;
-  TunnelDir up_, down_;
-  char scratch_[4096];
-};
-
 }  // namespace
+
+ProxyConn::ProxyConn(std::shared_ptr<ProxyServer::Impl> srv, tcp::socket s, bool counted)
+    : srv_(std::move(srv)), client_(std::move(s)), dst_(srv_->io), upbuf_(), timer_(srv_->io), counted_(counted) {
+  t0_ = Clock::now();
+  rec_.session = srv_->opts.session;
+  rec_.client = EndpointText(client_.socket());
+  if (counted_) ++srv_->active;
+}
+
+ProxyConn::~ProxyConn() {
+  for (auto& [k, v] : verdict_.headers) Wipe(v.data(), v.size());  // refused after the gate
+  if (counted_) --srv_->active;
+}
+
+void ProxyConn::Start() {
+  client_.expires_after(srv_->opts.header_timeout);
+  if (srv_->opts.context_paths && srv_->opts.contexts) return ReadPathLine();
+  ReadHead();
+}
+
+// gVisor: the context's outside half starts the connection with its path line; anything
+// else is a request as it is (a process in the sandbox's root namespace: no context's).
+void ProxyConn::ReadPathLine() {
+  auto have = std::string_view(static_cast<const char*>(buf_.data().data()), buf_.size());
+  auto prefix = ctx::kPathLinePrefix.substr(0, std::min(have.size(), ctx::kPathLinePrefix.size()));
+  if (have.substr(0, prefix.size()) != prefix) return ReadHead();
+  if (auto eol = have.find("\r\n"); have.size() >= ctx::kPathLinePrefix.size() && eol != std::string_view::npos) {
+    auto who = srv_->opts.contexts->ContextOfPath(have.substr(ctx::kPathLinePrefix.size(), eol - ctx::kPathLinePrefix.size()));
+    buf_.consume(eol + 2);
+    if (!who) return Reply(403, "the connection's context path names no context of this session", "deny", "context-path");
+    path_context_ = *who;
+    return ReadHead();
+  }
+  if (have.size() > 128) return Reply(400, "malformed context path line", "error", "malformed");
+  client_.async_read_some(buf_.prepare(256), [self = shared_from_this()](error_code ec, size_t n) {
+    if (ec) return self->Close();
+    self->buf_.commit(n);
+    self->ReadPathLine();
+  });
+}
+
+void ProxyConn::ReadHead() {
+  parser_.emplace();
+  parser_->header_limit(static_cast<uint32_t>(srv_->opts.max_header_bytes));
+  parser_->eager(false);
+  http::async_read_header(client_, buf_, *parser_,
+                          [self = shared_from_this()](error_code ec, size_t) { self->OnHead(ec); });
+}
+
+// The connection limit is hit: answer 503 without reading the request.
+void ProxyConn::Refuse503() {
+  rec_.decision = "error";
+  rec_.rule = "max-connections";
+  Reply(503, "too many connections (limit " + std::to_string(srv_->opts.max_connections) + ")", "error",
+        "max-connections");
+}
+
+void ProxyConn::OnHead(error_code ec) {
+  if (ec == http::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset) {
+    return Close();  // opened and closed without a request: nothing to decide or audit
+  }
+  if (ec == http::error::header_limit)
+    return Reply(431, "request head exceeds " + std::to_string(srv_->opts.max_header_bytes) + " bytes", "error",
+                 "max-header-bytes");
+  if (ec == beast::error::timeout) return Reply(408, "no complete request head in time", "error", "header-timeout");
+  if (ec) return Reply(400, "malformed request: " + ec.message(), "error", "malformed");
+  auto head = HeadOf(*parser_);
+  rec_.method = head.method;
+  // Where it asks to go, for the audit line of any refusal, the credentials' included (the gate parses it again).
+  auto t = head.method == "CONNECT" ? ParseConnectTarget(head.target) : ParseAbsoluteTarget(head.target);
+  if (!t) return Reply(400, t.error().msg, "error", "malformed");
+  rec_.host = t->host;
+  rec_.port = t->port;
+  auto who = WhoAsks(std::string_view(parser_->get()[http::field::proxy_authorization]));
+  if (!who) return;
+  verdict_ = GateProxyRequest(head, *who, srv_->opts.secrets ? &srv_->opts.secrets->book : nullptr);
+  for (auto& [k, v] : head.headers) Wipe(v.data(), v.size());
+  rec_.host = verdict_.target.host;
+  rec_.port = verdict_.target.port;
+  if (verdict_.refused()) return Reply(verdict_.status, verdict_.reason, verdict_.decision, verdict_.rule);
+  rec_.rule = verdict_.rule;
+  reason_ = verdict_.reason;
+  const auto& host = verdict_.target.host;
+  up_.limit = verdict_.connect ? std::nullopt : std::optional<uint64_t>(verdict_.body);
+  if (IsIpLiteral(host)) {
+    // An IP literal needs no resolution, and is checked even when an upstream proxy
+    // resolves names: the address is known here.
+    auto a = ParseAddress(host);
+    if (!a) return Reply(400, a.error().msg, "error", "malformed");
+    return OnResolved(Addresses{*a});
+  }
+  if (!srv_->opts.upstream.empty()) return ConnectUpstream();
+  srv_->resolver->Resolve(host, [self = shared_from_this()](Result<Addresses> r) { self->OnResolved(std::move(r)); });
+}
+
+// Which context asks, and with which rules (Proxy-* never goes upstream); nullopt: refused.
+std::optional<Asker> ProxyConn::WhoAsks(std::string_view proxy_authorization) {
+  Asker a{"", &srv_->opts.rules};
+  if (!srv_->opts.contexts) return a;
+  auto who = srv_->opts.contexts->Identify(proxy_authorization);
+  if (!who) return Reply(407, who.error().msg, "deny", "context-credentials"), std::nullopt;
+  const auto& bound = path_context_.empty() ? srv_->opts.bound_context : path_context_;
+  if (!bound.empty() && who->context != bound) {
+    rec_.context = bound;  // who asks is the path's context, whatever it sent
+    Reply(403, "credentials of context " + who->context + " used from context " + bound, "deny", "context-path");
+    return std::nullopt;
+  }
+  rec_.context = a.context = who->context;
+  if (who->rules) a.rules = who->rules;
+  return a;
+}
+
+void ProxyConn::OnResolved(Result<Addresses> r) {
+  if (!r) return Reply(502, r.error().msg, "error", "resolve");
+  // Every address must pass: a name that mixes public and internal addresses is refused
+  // whole rather than filtered, since it is either misconfigured or an attack.
+  for (const auto& a : *r) {
+    auto d = srv_->opts.addresses.Check(a);
+    if (!d.allowed) {
+      rec_.address = a.to_string();
+      return Reply(403, verdict_.target.host + " resolves to " + d.reason, "deny", d.rule);
+    }
+  }
+  if (!srv_->opts.upstream.empty()) return ConnectUpstream();
+  addrs_ = std::move(*r);
+  ConnectNext(0);
+}
+
+// Connects to the checked addresses in turn; the endpoint comes from the checked list,
+// never from a new lookup: this is the pin.
+void ProxyConn::ConnectNext(size_t i) {
+  if (i >= addrs_.size()) return Reply(502, "cannot connect to " + Authority(verdict_.target.host, verdict_.target.port) + ": " + last_error_, "error", "connect");
+  tcp::endpoint ep(addrs_[i], verdict_.target.port);
+  rec_.address = addrs_[i].to_string();
+  dst_.expires_after(srv_->opts.connect_timeout);
+  dst_.async_connect(ep, [self = shared_from_this(), i](error_code ec) {
+    if (ec) {
+      self->last_error_ = self->rec_.address + ": " + ec.message();
+      self->dst_.close();
+      return self->ConnectNext(i + 1);
+    }
+    self->OnConnected();
+  });
+}
+
+void ProxyConn::OnConnected() {
+  dst_.expires_never();
+  client_.expires_never();
+  error_code ignored;
+  dst_.socket().set_option(tcp::no_delay(true), ignored);
+  client_.socket().set_option(tcp::no_delay(true), ignored);
+  if (verdict_.intercept) {
+    // From here the interceptor owns both sockets; this object stays alive (and counted
+    // against --max-connections) as long as it does.
+    finished_ = true;
+    timer_.cancel();
+    return InterceptTls(srv_->opts.secrets, client_.release_socket(), dst_.release_socket(), verdict_.target, rec_,
+                        shared_from_this());
+  }
+  rec_.status = 200;
+  rec_.decision = "allow";
+  std::string to_dst;
+  if (verdict_.connect) {
+    out_ = "HTTP/1.1 200 Connection established\r\n\r\n";
+  } else {
+    out_.clear();
+    to_dst = WriteOriginHead(rec_.method, verdict_, 80);
+    AuditInjections(srv_->audit, rec_, verdict_);
+  }
+  // Bytes the client sent after its head (a TLS ClientHello, a request body) go first;
+  // for plain HTTP only the body: a pipelined request after it was not checked.
+  auto extra = buf_.data();
+  std::string_view buffered(static_cast<const char*>(extra.data()), extra.size());
+  auto [forward, dropped] = SplitAfterHead(buffered, up_.limit.value_or(buffered.size()));
+  to_dst.append(forward);
+  if (up_.limit) *up_.limit -= forward.size();
+  if (!dropped.empty())
+    reason_ += (reason_.empty() ? "" : "; ") + std::to_string(dropped.size()) +
+               " bytes after the request not forwarded (one request per connection)";
+  buf_.consume(buf_.size());
+  auto from_up = upbuf_.data();
+  pending_down_.assign(static_cast<const char*>(from_up.data()), from_up.size());
+  pending_up_ = std::move(to_dst);
+  auto self = shared_from_this();
+  auto after_client = [self](error_code ec, size_t) {
+    if (ec) return self->Finish();
+    asio::async_write(self->dst_, asio::buffer(self->pending_up_), [self](error_code ec2, size_t n) {
+      Wipe(self->pending_up_.data(), self->pending_up_.size());  // it may hold a secret's value
+      if (ec2) return self->Finish();
+      self->up_.bytes += n;
+      self->StartTunnel();
+    });
+  };
+  out_ += pending_down_;
+  down_.bytes += pending_down_.size();
+  if (out_.empty()) return after_client({}, 0);
+  asio::async_write(client_, asio::buffer(out_), after_client);
+}
+
+void ProxyConn::Reply(int status, const std::string& reason, const std::string& decision, const std::string& rule) {
+  rec_.status = status;
+  rec_.decision = decision;
+  rec_.rule = rule;
+  rec_.reason = reason;
+  out_ = RefusalResponse(status, rule, reason);
+  dst_.close();
+  client_.expires_after(std::chrono::seconds(5));
+  asio::async_write(client_, asio::buffer(out_), [self = shared_from_this()](error_code ec, size_t) {
+    if (ec) return self->Finish();
+    // Shut our side, then read until the client closes (bounded by the timer above):
+    // closing with unread request bytes queued would send a reset that can destroy the
+    // answer before the client reads it.
+    error_code ignored;
+    self->client_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    self->Drain();
+  });
+}
+
+void ProxyConn::Drain() {
+  client_.async_read_some(asio::buffer(scratch_), [self = shared_from_this()](error_code ec, size_t) {
+    if (ec) return self->Finish();
+    self->Drain();
+  });
+}
+
+void ProxyConn::Close() {
+  finished_ = true;
+  error_code ignored;
+  client_.socket().close(ignored);
+  dst_.socket().close(ignored);
+  timer_.cancel();
+}
+
+void ProxyConn::Finish() {
+  if (finished_) return;
+  Close();
+  rec_.bytes_up = up_.bytes;
+  rec_.bytes_down = down_.bytes;
+  rec_.duration_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0_).count();
+  if (rec_.decision.empty()) rec_.decision = "error";
+  if (rec_.reason.empty()) rec_.reason = reason_;
+  srv_->audit.Write(rec_);
+  log::Debug("proxy: " + rec_.method + " " + Authority(rec_.host, rec_.port) + " " + rec_.decision + " (" +
+             rec_.rule + ")");
+}
+
+
 
 void ProxyServer::Impl::Accept() {
   if (!accepting) return;
@@ -458,9 +298,9 @@ void ProxyServer::Impl::Accept() {
       return;
     }
     if (self->active >= self->opts.max_connections) {
-      std::make_shared<Conn>(self, std::move(s), false)->Refuse503();
+      std::make_shared<ProxyConn>(self, std::move(s), false)->Refuse503();
     } else {
-      std::make_shared<Conn>(self, std::move(s), true)->Start();
+      std::make_shared<ProxyConn>(self, std::move(s), true)->Start();
     }
     self->Accept();
   });
