@@ -1,9 +1,9 @@
-#include "shim/runtime/doctor.h"
+#include "shim/cli/host_doctor.h"
 
 #include <seccomp.h>
 
 #include "shim/core/fs.h"
-#include "shim/native/cgroups.h"
+#include "shim/linux/cgroups.h"
 #include "shim/runsc/checkpoint_probe.h"
 #include "shim/runsc/probe.h"
 

@@ -1,4 +1,4 @@
-#include "shim/runtime/gvisor_backend.h"
+#include "shim/gvisor/gvisor_backend.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -15,17 +15,17 @@
 #include "shim/core/look_path.h"
 #include "shim/core/unique_fd.h"
 #include "shim/core/log.h"
-#include "shim/native/cgroups.h"
-#include "shim/native/hooks.h"
+#include "shim/linux/cgroups.h"
+#include "shim/linux/hooks.h"
 #include "shim/runsc/control.h"
 #include "shim/runsc/flags.h"
 #include "shim/runsc/mount_targets.h"
-#include "shim/net/netns.h"
+#include "shim/linux/netns.h"
 #include "shim/runsc/control_netns.h"
 #include "shim/runsc/pod.h"
 #include "shim/runsc/spec_fixups.h"
-#include "shim/runtime/gvisor_hooks.h"
-#include "shim/runtime/gvisor_path_masks.h"
+#include "shim/gvisor/gvisor_hooks.h"
+#include "shim/gvisor/gvisor_path_masks.h"
 
 namespace sandshim::runtime {
 namespace json = boost::json;

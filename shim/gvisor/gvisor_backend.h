@@ -9,7 +9,7 @@
 
 #include "shim/runtime/backend.h"
 #include "shim/runtime/config.h"
-#include "shim/runtime/probed_runsc.h"
+#include "shim/gvisor/probed_runsc.h"
 #include "shim/runsc/client.h"
 #include "shim/runsc/control.h"
 #include "shim/runsc/control_netns.h"

@@ -26,11 +26,11 @@
 #include "shim/core/wait_file.h"
 #include "shim/core/log.h"
 #include "shim/core/process_tree.h"
-#include "shim/native/console.h"
+#include "shim/linux/console.h"
 #include "shim/runsc/control.h"
 #include "shim/runsc/exec_args.h"
 #include "shim/runtime/exec_terminal.h"
-#include "shim/runtime/gvisor_backend.h"
+#include "shim/gvisor/gvisor_backend.h"
 #include "shim/runtime/record.h"
 
 namespace sandshim::runtime {

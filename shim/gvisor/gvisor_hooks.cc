@@ -1,7 +1,7 @@
-#include "shim/runtime/gvisor_hooks.h"
+#include "shim/gvisor/gvisor_hooks.h"
 
 #include "bundle/spec.h"
-#include "shim/native/hooks.h"
+#include "shim/linux/hooks.h"
 #include "shim/runtime/oci_state.h"
 
 namespace sandshim::runtime {

@@ -1,4 +1,4 @@
-#include "shim/runtime/gvisor_path_masks.h"
+#include "shim/gvisor/gvisor_path_masks.h"
 
 #include <fcntl.h>
 #include <linux/openat2.h>

@@ -18,8 +18,8 @@
 #include "shim/runsc/control_netns.h"
 #include "shim/runsc/pod.h"
 #include "shim/runsc/runsc_cli.h"
-#include "shim/runtime/gvisor_backend.h"
-#include "shim/runtime/pod_waiter.h"
+#include "shim/gvisor/gvisor_backend.h"
+#include "shim/gvisor/pod_waiter.h"
 #include "shim/runtime/record.h"
 
 namespace sandshim::runtime {

@@ -1,4 +1,4 @@
-#include "shim/runtime/pod_waiter.h"
+#include "shim/gvisor/pod_waiter.h"
 
 #include <fcntl.h>
 #include <poll.h>

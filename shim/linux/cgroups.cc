@@ -1,4 +1,4 @@
-#include "shim/native/cgroups.h"
+#include "shim/linux/cgroups.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -10,8 +10,8 @@
 #include "shim/core/ids.h"
 #include "shim/core/proc.h"
 #include "shim/core/process.h"
-#include "shim/native/device_filter.h"
-#include "shim/native/sys.h"
+#include "shim/linux/device_filter.h"
+#include "shim/linux/sys.h"
 
 namespace sandshim::native {
 namespace json = boost::json;

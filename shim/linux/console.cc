@@ -1,4 +1,4 @@
-#include "shim/native/console.h"
+#include "shim/linux/console.h"
 
 #include <fcntl.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "shim/native/device_filter.h"
+#include "shim/linux/device_filter.h"
 
 #include <fcntl.h>
 

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "shim/core/result.h"
-#include "shim/native/sys.h"
+#include "shim/linux/sys.h"
 
 namespace sandshim::native {
 

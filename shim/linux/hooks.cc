@@ -1,4 +1,4 @@
-#include "shim/native/hooks.h"
+#include "shim/linux/hooks.h"
 
 #include <chrono>
 

@@ -1,4 +1,4 @@
-#include "shim/net/netns.h"
+#include "shim/linux/netns.h"
 
 #include <fcntl.h>
 #include <linux/magic.h>

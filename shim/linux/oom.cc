@@ -1,4 +1,4 @@
-#include "shim/native/oom.h"
+#include "shim/linux/oom.h"
 
 #include <cstdlib>
 #include <string>

@@ -12,7 +12,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "shim/native/sys.h"
+#include "shim/linux/sys.h"
 
 namespace sandshim::native {
 namespace {

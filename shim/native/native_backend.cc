@@ -1,4 +1,4 @@
-#include "shim/runtime/native_backend.h"
+#include "shim/native/native_backend.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -12,11 +12,11 @@
 #include "shim/core/self_clone.h"
 #include "shim/core/signal_forwarder.h"
 #include "shim/native/cgroup_mounts.h"
-#include "shim/native/cgroups.h"
-#include "shim/native/hooks.h"
+#include "shim/linux/cgroups.h"
+#include "shim/linux/hooks.h"
 #include "shim/native/keyring.h"
 #include "shim/native/launcher.h"
-#include "shim/native/oom.h"
+#include "shim/linux/oom.h"
 #include "shim/runtime/oci_state.h"
 
 namespace sandshim::runtime {

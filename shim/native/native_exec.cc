@@ -20,10 +20,10 @@
 #include "shim/core/process_tree.h"
 #include "shim/core/scope_exit.h"
 #include "shim/core/self_clone.h"
-#include "shim/native/cgroups.h"
+#include "shim/linux/cgroups.h"
 #include "shim/native/launcher.h"
 #include "shim/runtime/exec_terminal.h"
-#include "shim/runtime/native_backend.h"
+#include "shim/native/native_backend.h"
 
 namespace sandshim::runtime {
 namespace {

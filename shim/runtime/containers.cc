@@ -8,12 +8,12 @@
 #include "shim/core/ids.h"
 #include "shim/core/log.h"
 #include "shim/core/scope_exit.h"
-#include "shim/net/netns.h"
+#include "shim/linux/netns.h"
 #include "shim/runsc/control_netns.h"
-#include "shim/runtime/probed_runsc.h"
+#include "shim/gvisor/probed_runsc.h"
 #include "shim/runtime/exec_caps.h"
-#include "shim/runtime/gvisor_backend.h"
-#include "shim/runtime/native_backend.h"
+#include "shim/gvisor/gvisor_backend.h"
+#include "shim/native/native_backend.h"
 
 namespace sandshim::runtime {
 namespace json = boost::json;

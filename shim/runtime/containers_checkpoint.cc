@@ -1,7 +1,7 @@
 // Containers: checkpoint support and the checkpoint itself (#35, session pause/resume).
 #include "shim/runsc/checkpoint_probe.h"
 #include "shim/runtime/containers.h"
-#include "shim/runtime/probed_runsc.h"
+#include "shim/gvisor/probed_runsc.h"
 #include "shim/runtime/status.h"
 
 namespace sandshim::runtime {

@@ -10,8 +10,8 @@
 #include "shim/core/fault.h"
 #include "shim/core/fs.h"
 #include "shim/runtime/containers.h"
-#include "shim/runtime/gvisor_backend.h"
-#include "shim/net/netns.h"
+#include "shim/gvisor/gvisor_backend.h"
+#include "shim/linux/netns.h"
 #include "shim/runsc/control_netns.h"
 
 namespace sandshim::runtime {

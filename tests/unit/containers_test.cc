@@ -9,7 +9,7 @@
 #include "bundle/default_spec.h"
 #include "shim/core/fs.h"
 #include "shim/runtime/containers.h"
-#include "shim/runtime/gvisor_backend.h"
+#include "shim/gvisor/gvisor_backend.h"
 #include "shim/runtime/journal_steps.h"
 #include "test_helpers.h"
 #include "tests/fakes/caller_netns.h"

@@ -1,7 +1,7 @@
 // gVisor hooks: the runtime-side kinds leave the spec runsc gets; the state is the container's.
 #include <doctest/doctest.h>
 
-#include "shim/runtime/gvisor_hooks.h"
+#include "shim/gvisor/gvisor_hooks.h"
 
 using namespace sandshim;
 using namespace sandshim::runtime;

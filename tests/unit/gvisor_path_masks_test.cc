@@ -3,7 +3,7 @@
 #include <map>
 
 #include "bundle/spec.h"
-#include "shim/runtime/gvisor_path_masks.h"
+#include "shim/gvisor/gvisor_path_masks.h"
 
 namespace sandshim::runtime {
 namespace {

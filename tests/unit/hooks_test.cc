@@ -2,7 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "shim/core/fs.h"
-#include "shim/native/hooks.h"
+#include "shim/linux/hooks.h"
 #include "shim/native/plan.h"
 #include "test_helpers.h"
 

@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "shim/core/unique_fd.h"
-#include "shim/native/device_filter.h"
+#include "shim/linux/device_filter.h"
 #include "tests/fakes/recording_sys.h"
 
 using namespace sandshim;

@@ -4,7 +4,7 @@
 #include <signal.h>
 
 #include "shim/runsc/pod.h"
-#include "shim/runtime/pod_waiter.h"
+#include "shim/gvisor/pod_waiter.h"
 
 using namespace sandshim;
 namespace json = boost::json;

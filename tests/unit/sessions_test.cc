@@ -12,7 +12,7 @@
 
 #include "bundle/session_spec.h"
 #include "shim/core/fs.h"
-#include "shim/runtime/gvisor_backend.h"
+#include "shim/gvisor/gvisor_backend.h"
 #include "shim/session/sessions.h"
 #include "test_helpers.h"
 #include "tests/fakes/caller_netns.h"
