@@ -22,14 +22,16 @@ SOURCE_DIRS = ["shim", "bundle", "rootfs-builder", "ctx-helper", "exec-guard"]
 # Higher ranks may include lower ones. Equal ranks are strangers to each other.
 RANKS = {
     "shim": 10,            # main.cc
-    "shim/cli": 9,         # one file per verb
+    "shim/cli": 9,         # one file per verb; backends.cc, the composition root
     "shim/session": 8,     # sessions, contexts, pools, the exec gate
-    "shim/runtime": 7,     # the backend-agnostic lifecycle and both backends
-    "shim/runsc": 6,       # talks to runsc
-    "shim/native": 6,      # the namespace runtime and the kernel mechanisms it owns
+    "shim/gvisor": 7,      # the gVisor backend: flag policy, spec plan, pods, exec strategies
+    "shim/native": 7,      # the native backend and the namespace runtime under it
+    "shim/runtime": 6.5,   # the backend-agnostic lifecycle: Containers, records, journals
+    "shim/runsc": 6,       # the runsc CLI client, control protocol, probes
     "rootfs-builder": 5,   # base root filesystems
     "shim/net": 4,         # egress: relay, proxy, secrets
     "exec-guard": 4,       # a separate static program: the policy at execve, in the sandbox
+    "shim/linux": 3.5,     # kernel mechanisms both backends use: cgroups, devices, hooks, netns
     "shim/policy": 3,      # command policy, pure
     "bundle": 3,           # the OCI spec model
     "ctx-helper": 1,       # a separate static program; shim reads only its wire format

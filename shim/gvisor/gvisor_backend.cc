@@ -61,11 +61,11 @@ class HostNetns {
 }  // namespace
 
 GvisorBackend::GvisorBackend(std::filesystem::path root, Config config, std::vector<std::string> user_flags,
-                             std::shared_ptr<ProbedRunsc> probe, bool debug, runsc::ControlNetnsKeeper& netns)
+                             bool debug, runsc::ControlNetnsKeeper& netns)
     : root_(std::move(root)),
       config_(std::move(config)),
       user_flags_(std::move(user_flags)),
-      probe_(std::move(probe)),
+      probe_(std::make_shared<ProbedRunsc>(config_, netns)),
       debug_(debug),
       netns_(netns) {}
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <set>
 
 #include "shim/runtime/backend.h"
 #include "shim/runtime/config.h"
@@ -24,14 +25,20 @@ bool InPod(const ContainerRecord& c);
 
 class GvisorBackend : public Backend {
  public:
-  // probe: the platform new sandboxes get and `runsc --version` (which control protocol they
-  // speak), asked for only when a sandbox is made.
+  // The runsc probe (the platform new sandboxes get, which control protocol they speak) runs
+  // only when a sandbox is made or a backend is chosen.
   // user_flags (--runsc-flag) come after the config's flags and a request's own, and win.
   // netns: who makes the control namespaces (control_netns.h).
-  GvisorBackend(std::filesystem::path root, Config config, std::vector<std::string> user_flags,
-                std::shared_ptr<ProbedRunsc> probe, bool debug,
+  GvisorBackend(std::filesystem::path root, Config config, std::vector<std::string> user_flags, bool debug,
                 runsc::ControlNetnsKeeper& netns = runsc::SystemControlNetns());
   std::string_view Name() const override { return "gvisor"; }
+  // gvisor_gc.cc: the probe's verdict, checkpoint support, and what a forced teardown or gc
+  // removes that no journal names (runsc sandboxes without a record, control namespaces).
+  Availability Probe() override;
+  Status CheckpointSupport() override;
+  bool Owns(const ContainerStep& s) const override { return std::holds_alternative<step::RunscContainer>(s); }
+  Status RemoveUnjournaled(const std::filesystem::path& state_dir) override;
+  void Gc(const std::set<std::string>& ids, GcReport& report) override;
   Result<Created> Create(const CreateRequest& r, ContainerJournal& j) override;
   Result<int> Run(const CreateRequest& r, ContainerJournal& j) override;
   Status Start(const ContainerRecord& c) override;

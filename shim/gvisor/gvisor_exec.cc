@@ -29,6 +29,7 @@
 #include "shim/linux/console.h"
 #include "shim/runsc/control.h"
 #include "shim/runsc/exec_args.h"
+#include "shim/runtime/exec_caps.h"
 #include "shim/runtime/exec_terminal.h"
 #include "shim/gvisor/gvisor_backend.h"
 #include "shim/runtime/record.h"
@@ -184,8 +185,13 @@ std::optional<GvisorBackend::ControlTarget> GvisorBackend::ControlTargetOf(const
   return ControlTarget{std::move(at), sandbox->init};
 }
 
-Result<std::unique_ptr<proc::Running>> GvisorBackend::StartExec(const ContainerRecord& c, const ExecRequest& r,
+Result<std::unique_ptr<proc::Running>> GvisorBackend::StartExec(const ContainerRecord& c, const ExecRequest& asked,
                                                                const ExecStdio& stdio) {
+  // gVisor starts the process without an execve: give it the sets one would leave (N11).
+  ExecRequest r = asked;
+  auto spec = bundle::LoadSpec(c.bundle);
+  const json::object* proc = spec ? bundle::GetObject(spec->doc, "process") : nullptr;
+  r.process = ExecveCaps(std::move(r.process), proc ? bundle::GetObject(*proc, "capabilities") : nullptr);
   if (r.preserve_fds > 0) return MakeError("--preserve-fds is not supported by the gvisor backend", ENOTSUP);
   if (r.detach && stdio.extra.empty()) return ExecDetached(c, r, stdio);
   if (!stdio.terminal && !r.detach)

@@ -24,6 +24,9 @@ class NativeBackend : public Backend {
   Result<std::string> PsTable(const ContainerRecord& c) override;
   Result<boost::json::value> Stats(const ContainerRecord& c) override;
   Status Update(const ContainerRecord& c, const boost::json::object& resources) override;
+  bool Owns(const ContainerStep& s) const override {
+    return std::holds_alternative<step::NativeContainer>(s) || std::holds_alternative<step::Process>(s);
+  }
   Status Undo(const ContainerStep& s) override;
   std::vector<ContainerStep> RecordedSteps(const ContainerRecord& c, const std::filesystem::path& state_dir) override;
 
