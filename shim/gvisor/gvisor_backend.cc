@@ -23,9 +23,8 @@
 #include "shim/linux/netns.h"
 #include "shim/runsc/control_netns.h"
 #include "shim/runsc/pod.h"
-#include "shim/runsc/spec_fixups.h"
 #include "shim/gvisor/gvisor_hooks.h"
-#include "shim/gvisor/gvisor_path_masks.h"
+#include "shim/gvisor/spec_fixups.h"
 
 namespace sandshim::runtime {
 namespace json = boost::json;
@@ -124,7 +123,7 @@ Result<std::vector<std::string>> GvisorBackend::PrepareCreate(const CreateReques
   step::RunscContainer e{.runsc_root = RunscRoot(root_).string(),
                          .id = RunscId(root_, r.id),
                          .bundle = r.bundle.string(),
-                         .runsc_bundle = (r.state_dir / "bundle").string(),
+                         .runsc_bundle = RunscBundleDir(r.state_dir).string(),
                          .cgroups_path = r.spec.cgroups_path,
                          .control_netns = netns_.SharedFor(root_).string(),
                          .flags = flags};
@@ -135,55 +134,21 @@ Result<std::vector<std::string>> GvisorBackend::PrepareCreate(const CreateReques
   return flags;
 }
 
-// runsc's --overlay/--overlay2 keep the rootfs's writes in the sandbox.
-static bool UsesOverlay(const std::vector<std::string>& flags) {
-  return std::any_of(flags.begin(), flags.end(), [](const std::string& f) {
-    auto name = runsc::FlagName(f);
-    return (name == "overlay" || name == "overlay2") && f.find("=false") == std::string::npos &&
-           f.find("=none") == std::string::npos;
-  });
-}
-
-// Every container gets a bundle of its own in its state dir (config.json with fix-ups, the
-// rootfs and relative bind sources made absolute). Besides carrying the fix-ups, it makes the
-// gofer findable: its command line names only --bundle, and callers share bundles (tests,
-// platforms running one image many times), so the caller's bundle would match other
-// containers' gofers too.
-// host_netns: a path to the namespace sandshim runs in. runsc starts the sandbox of a
-// --network=host container that names no network namespace in runsc's own namespace, which
-// is now the private control namespace: such a spec is given sandshim's namespace by path.
-// hooks_by_sandshim: the runtime-side hooks are run by sandshim (gvisor_hooks.h), not runsc.
-Result<std::filesystem::path> RunscBundle(const CreateRequest& r, const std::vector<std::string>& flags,
-                                          const std::string& host_netns, bool hooks_by_sandshim) {
-  json::object doc = r.spec.doc;
-  runsc::FixupSpec(doc);
-  if (hooks_by_sandshim) StripRuntimeHooks(doc);
-  if (runsc::EffectiveNetwork(flags) == "host" && !bundle::FindNamespace(r.spec, "network")) {
-    auto* lx = doc.if_contains("linux") ? doc["linux"].if_object() : nullptr;
-    if (!lx) lx = &(doc["linux"] = json::object()).get_object();
-    auto* nss = lx->if_contains("namespaces") ? (*lx)["namespaces"].if_array() : nullptr;
-    if (!nss) nss = &((*lx)["namespaces"] = json::array()).get_array();
-    nss->push_back(json::object{{"type", "network"}, {"path", host_netns}});
+// Every container gets a bundle of its own in its state dir (config.json from the spec plan,
+// spec_plan.h). Besides carrying sandshim's edits, it makes the gofer findable: its command
+// line names only --bundle, and callers share bundles (tests, platforms running one image many
+// times), so the caller's bundle would match other containers' gofers too.
+Result<SpecPlan> WriteRunscBundle(const CreateRequest& r, SpecPlanInput in) {
+  in.bundle = r.bundle;
+  in.out_dir = RunscBundleDir(r.state_dir);
+  auto plan = PlanSpec(r.spec, in, TRY(GatherSpecFacts(r.spec, r.bundle)));
+  TRY(fs::MkdirAll(in.out_dir, 0700));  // runsc reads it as root: the spec's env stays private
+  if (plan.needs_mask_sources) {
+    TRY(fs::MkdirAll(in.out_dir / "masked-dir", 0555));
+    TRY(fs::WriteFileAtomic(in.out_dir / "masked-file", "", 0444));
   }
-  if (auto* root = doc.if_contains("root") ? doc["root"].if_object() : nullptr)
-    (*root)["path"] = bundle::RootfsPath(r.spec, r.bundle).string();
-  if (!runsc::MountsTmp(doc) && !UsesOverlay(flags)) {
-    // Only a real directory of the image (never a symlink it planted) becomes a bind source.
-    auto tmp = bundle::RootfsPath(r.spec, r.bundle) / "tmp";
-    struct stat st;
-    if (::lstat(tmp.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) runsc::BindImageTmp(doc, tmp);
-  }
-  if (auto* mounts = doc.if_contains("mounts") ? doc["mounts"].if_array() : nullptr)
-    for (auto& m : *mounts) {
-      auto* o = m.if_object();
-      std::string src = o ? bundle::GetString(*o, "source") : "";
-      if (!src.empty() && src[0] != '/' && fs::Exists(r.bundle / src)) (*o)["source"] = (r.bundle / src).string();
-    }
-  auto dir = r.state_dir / "bundle";
-  TRY(fs::MkdirAll(dir, 0700));  // runsc reads it as root: the spec's env stays private
-  TRY_CTX(AddPathMasks(doc, r.spec, r.bundle, dir), "masked/read-only paths");
-  TRY(fs::WriteFileAtomic(dir / "config.json", json::serialize(doc), 0600));
-  return dir;
+  TRY(fs::WriteFileAtomic(in.out_dir / "config.json", json::serialize(plan.doc), 0600));
+  return plan;
 }
 
 // runc looks the command up at create; runsc only at start, too late for docker and podman to
@@ -224,14 +189,13 @@ Result<Created> GvisorBackend::Create(const CreateRequest& r, ContainerJournal& 
   fault::Point("create.after-journal");
   auto pid_file = r.pid_file.value_or(r.state_dir / "init.pid");
   HostNetns host;
-  CreateRequest for_runsc = r;
-  auto blkio_weights = runsc::TakeBlkioWeights(for_runsc.spec.doc);
-  auto bundle_dir = TRY(RunscBundle(for_runsc, flags, TRY(host.Path()), /*hooks_by_sandshim=*/true));
+  auto plan = TRY(WriteRunscBundle(r, {.flags = flags, .host_netns = TRY(host.Path()), .hooks_by_sandshim = true,
+                                       .take_blkio_weights = true}));
   auto client = ClientFor(flags, r.state_dir, netns_.SharedFor(root_));
-  runsc::CreateOpts opts{.bundle = bundle_dir, .pid_file = pid_file, .console_socket = r.console_socket};
+  runsc::CreateOpts opts{.bundle = RunscBundleDir(r.state_dir), .pid_file = pid_file, .console_socket = r.console_socket};
   if (r.restore_image.empty()) TRY(client.Create(RunscId(root_, r.id), opts));
   else TRY(client.Restore(RunscId(root_, r.id), opts, r.restore_image));  // running already
-  if (!blkio_weights.empty()) TRY(ApplyBlkioWeights(r, blkio_weights));
+  if (!plan.blkio_weights.empty()) TRY(ApplyBlkioWeights(r, plan.blkio_weights));
   pid_t pid = TRY(ReadPidFile(pid_file));
   auto start = proc::StartTime(pid);
   ContainerRecord rec;
@@ -259,8 +223,10 @@ Result<int> GvisorBackend::Run(const CreateRequest& r, ContainerJournal& j) {
   auto flags = TRY(PrepareCreate(r, j, /*hooks_by_sandshim=*/false));
   fault::Point("run.after-journal");
   HostNetns host;
-  auto bundle_dir = TRY(RunscBundle(r, flags, TRY(host.Path()), /*hooks_by_sandshim=*/false));
-  return ClientFor(flags, r.state_dir, netns_.SharedFor(root_)).Run(RunscId(root_, r.id), {.bundle = bundle_dir, .pid_file = r.pid_file, .console_socket = r.console_socket});
+  TRY(WriteRunscBundle(r, {.flags = flags, .host_netns = TRY(host.Path())}));
+  return ClientFor(flags, r.state_dir, netns_.SharedFor(root_))
+      .Run(RunscId(root_, r.id),
+           {.bundle = RunscBundleDir(r.state_dir), .pid_file = r.pid_file, .console_socket = r.console_socket});
 }
 
 Status GvisorBackend::Start(const ContainerRecord& c) {
@@ -326,7 +292,7 @@ Status GvisorBackend::Update(const ContainerRecord& c, const json::object& resou
   if (auto* pids = res.if_contains("pids") ? res["pids"].if_object() : nullptr;
       pids && pids->if_contains("limit") && (*pids)["limit"].is_number()) {
     int64_t limit = (*pids)["limit"].to_number<int64_t>();
-    if (limit > 0) (*pids)["limit"] = runsc::HostPidsLimit(limit);
+    if (limit > 0) (*pids)["limit"] = HostPidsLimit(limit);
     else res.erase("pids");
     log::Warn("update: the pids limit inside the sandbox (RLIMIT_NPROC) is fixed at start; only the host backstop changes");
   }

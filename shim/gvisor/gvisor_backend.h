@@ -11,15 +11,17 @@
 #include "shim/runtime/backend.h"
 #include "shim/runtime/config.h"
 #include "shim/gvisor/probed_runsc.h"
+#include "shim/gvisor/spec_plan.h"
 #include "shim/runsc/client.h"
 #include "shim/runsc/control.h"
 #include "shim/runsc/control_netns.h"
 
 namespace sandshim::runtime {
 
-// The per-container runsc bundle (config.json with sandshim's fix-ups); gvisor_backend.cc.
-Result<std::filesystem::path> RunscBundle(const CreateRequest& r, const std::vector<std::string>& flags,
-                                          const std::string& host_netns, bool hooks_by_sandshim);
+// The per-container runsc bundle: PlanSpec (spec_plan.h) over this host's facts, written to
+// RunscBundleDir(r.state_dir); in.bundle and in.out_dir are filled in here.
+Result<SpecPlan> WriteRunscBundle(const CreateRequest& r, SpecPlanInput in);
+inline std::filesystem::path RunscBundleDir(const std::filesystem::path& state_dir) { return state_dir / "bundle"; }
 // True for a pod's app container placed in its pod sandbox's gVisor sandbox.
 bool InPod(const ContainerRecord& c);
 

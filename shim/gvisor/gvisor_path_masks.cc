@@ -1,6 +1,8 @@
 #include "shim/gvisor/gvisor_path_masks.h"
 
 #include <fcntl.h>
+
+#include <memory>
 #include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -80,28 +82,19 @@ static HostPath Beneath(int dir, const std::string& rel) {
   return fd.valid() ? Describe(fd.get()) : HostPath{};
 }
 
-Status AddPathMasks(json::object& doc, const bundle::Spec& spec, const std::filesystem::path& bundle_dir,
-                    const std::filesystem::path& dir) {
-  if (spec.masked_paths.empty() && spec.readonly_paths.empty()) return Ok();
-  UniqueFd root(::open(bundle::RootfsPath(spec, bundle_dir).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-  if (!root.valid()) return ErrnoError("open rootfs");
+Result<HostLookup> HostPathLookup(const bundle::Spec& spec, const std::filesystem::path& bundle_dir) {
+  if (spec.masked_paths.empty() && spec.readonly_paths.empty()) return HostLookup([](const std::string&) { return HostPath{}; });
+  auto root = std::make_shared<UniqueFd>(::open(bundle::RootfsPath(spec, bundle_dir).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!root->valid()) return ErrnoError("open rootfs");
   auto views = bundle::MountViews(spec, bundle_dir);
-  HostLookup lookup = [&](const std::string& p) -> HostPath {
+  return HostLookup([root, views = std::move(views)](const std::string& p) -> HostPath {
     auto cover = FindCoveringMount(views, p);
-    if (!cover) return Beneath(root.get(), p.substr(1));
+    if (!cover) return Beneath(root->get(), p.substr(1));
     if (!cover->mount->bind || cover->mount->source.empty() || cover->mount->source[0] != '/')
       return {HostPath::Kind::kUnknown, ""};
     UniqueFd src(::open(cover->mount->source.c_str(), O_PATH | O_CLOEXEC));
     return src.valid() ? Beneath(src.get(), cover->rel) : HostPath{};
-  };
-  auto empty_file = dir / "masked-file", empty_dir = dir / "masked-dir";
-  auto mounts = PathMaskMounts(spec, lookup, empty_file.string(), empty_dir.string());
-  if (mounts.empty()) return Ok();
-  TRY(fs::MkdirAll(empty_dir, 0555));
-  TRY(fs::WriteFileAtomic(empty_file, "", 0444));
-  if (!doc.if_contains("mounts") || !doc["mounts"].is_array()) doc["mounts"] = json::array{};
-  for (auto& m : mounts) doc["mounts"].get_array().push_back(std::move(m));
-  return Ok();
+  });
 }
 
 }  // namespace sandshim::runtime

@@ -38,10 +38,9 @@ using HostLookup = std::function<HostPath(const std::string& container_path)>;
 std::vector<boost::json::object> PathMaskMounts(const bundle::Spec& spec, const HostLookup& lookup,
                                                 const std::string& empty_file, const std::string& empty_dir);
 
-// Appends them to doc's mounts, making the empty file and directory in dir when needed.
-// Lookups are resolved inside the rootfs or a bind source (openat2 RESOLVE_IN_ROOT): an
-// image's symlink never names a host path.
-Status AddPathMasks(boost::json::object& doc, const bundle::Spec& spec, const std::filesystem::path& bundle_dir,
-                    const std::filesystem::path& dir);
+// The lookup PathMaskMounts needs, over this host: container paths resolved inside the rootfs
+// or a bind source (openat2 RESOLVE_IN_ROOT), so an image's symlink never names a host path.
+// It keeps the rootfs open while it lives. A spec without masked or read-only paths opens nothing.
+Result<HostLookup> HostPathLookup(const bundle::Spec& spec, const std::filesystem::path& bundle_dir);
 
 }  // namespace sandshim::runtime

@@ -69,19 +69,16 @@ Result<Created> GvisorBackend::CreateInPod(const CreateRequest& r, ContainerJour
   TRY(j.Append(step::RunscContainer{.runsc_root = RunscRoot(root_).string(),
                                     .id = cid,
                                     .bundle = r.bundle.string(),
-                                    .runsc_bundle = (r.state_dir / "bundle").string(),
+                                    .runsc_bundle = RunscBundleDir(r.state_dir).string(),
                                     .cgroups_path = r.spec.cgroups_path,
                                     .control_netns = netns.string(),
                                     .flags = flags}));
   if (runsc::IsSharedControlNetns(netns)) TRY(netns_.Hold(netns, cid, r.id));
-  CreateRequest joined = r;
-  runsc::RewriteSandboxId(joined.spec.doc, sandbox_runsc_id);
-  runsc::UnsharePidNamespace(joined.spec.doc);
   // The spec names the pod's network namespace; runsc joins the sandbox's anyway.
-  auto bundle_dir = TRY(RunscBundle(joined, flags, "/proc/self/ns/net", /*hooks_by_sandshim=*/false));
+  TRY(WriteRunscBundle(r, {.flags = flags, .host_netns = "/proc/self/ns/net", .pod_sandbox_runsc_id = sandbox_runsc_id}));
   // runsc writes the sandbox's pid for every container; the waiter's replaces it below.
   TRY(ClientFor(flags, r.state_dir, netns)
-          .Create(cid, {.bundle = bundle_dir, .pid_file = r.state_dir / "sandbox.pid", .console_socket = r.console_socket}));
+          .Create(cid, {.bundle = RunscBundleDir(r.state_dir), .pid_file = r.state_dir / "sandbox.pid", .console_socket = r.console_socket}));
   auto waiter = TRY(pod::StartWaiter(r.state_dir, {ControlAddressOf(sandbox), cid, sandbox.init}));
   if (r.pid_file) TRY(fs::WriteFileAtomic(*r.pid_file, std::to_string(waiter.pid), 0644, /*sync=*/false));
   Created c;

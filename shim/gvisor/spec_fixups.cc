@@ -1,4 +1,4 @@
-#include "shim/runsc/spec_fixups.h"
+#include "shim/gvisor/spec_fixups.h"
 
 #include <errno.h>
 
@@ -7,7 +7,7 @@
 
 #include "shim/core/fs.h"
 
-namespace sandshim::runsc {
+namespace sandshim::runtime {
 namespace json = boost::json;
 
 int64_t HostPidsLimitFor(int64_t container_limit, int64_t host_pid_max) {
@@ -131,4 +131,4 @@ void BindImageTmp(json::object& doc, const std::filesystem::path& image_tmp) {
                                                    {"options", json::array{"rbind", readonly ? "ro" : "rw"}}});
 }
 
-}  // namespace sandshim::runsc
+}  // namespace sandshim::runtime

@@ -23,7 +23,7 @@
 
 #include <boost/json.hpp>
 
-namespace sandshim::runsc {
+namespace sandshim::runtime {
 
 // Host tasks of an idle sandbox (Sentry threads, gofer; measured 21 here) with room for the
 // Go runtime to add threads under load.
@@ -59,4 +59,4 @@ bool MountsTmp(const boost::json::object& doc);
 // sandbox writes through to: under runsc's --overlay the writes would reach the image itself.
 void BindImageTmp(boost::json::object& doc, const std::filesystem::path& image_tmp);
 
-}  // namespace sandshim::runsc
+}  // namespace sandshim::runtime

@@ -4,7 +4,7 @@
 #include "shim/core/fs.h"
 #include "shim/linux/hooks.h"
 #include "shim/native/plan.h"
-#include "test_helpers.h"
+#include "tests/unit/test_helpers.h"
 
 using namespace sandshim;
 using namespace sandshim::native;

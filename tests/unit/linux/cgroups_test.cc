@@ -6,7 +6,7 @@
 #include <doctest/doctest.h>
 
 #include "shim/core/fs.h"
-#include "test_helpers.h"
+#include "tests/unit/test_helpers.h"
 
 using namespace sandshim;
 using namespace sandshim::native;
