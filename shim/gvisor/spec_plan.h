@@ -3,7 +3,7 @@
 // place, in order, and unit-tested without runsc or root (as native's LaunchPlan, plan.h).
 // What it needs to know about the host (whether the image's /tmp is a directory, which
 // relative mount sources exist, what a masked path is on the host) comes in as SpecFacts,
-// gathered beforehand by GatherSpecFacts; RunscBundle (gvisor_backend.cc) writes the result.
+// gathered beforehand by GatherSpecFacts; WriteRunscBundle (gvisor_backend.cc) writes the result.
 //
 // The edits, in the order they apply:
 //  1. a pod's app container: joins its pod sandbox (runsc/pod.h)

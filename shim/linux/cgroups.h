@@ -1,4 +1,5 @@
-// Cgroups for native containers on v1, v2 and the hybrid layout this host has (v1
+// Cgroups of containers (the native runtime's, and the host cgroups a gVisor sandbox runs in, for
+// update and blockIO weights) on v1, v2 and the hybrid layout this host has (v1
 // controllers plus an empty unified mount). A container's cgroup is the spec's cgroupsPath
 // (absolute: from each hierarchy's root); its directory in every hierarchy is recorded, but
 // only made in the hierarchies it needs (HierarchyNeeded), so the others are paths that do

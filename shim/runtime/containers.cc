@@ -124,8 +124,8 @@ Status Containers::ReplayAndErase(const RecordLock& lock, const ContainerRecord*
 // fsync only buys surviving an OS crash, which matters only for what outlives the kernel:
 // runsc's state files (gVisor) and whatever a hook did (its poststop hook must still run). A
 // native container without hooks is cgroups and processes: gone with the kernel.
-static bool NeedsDurableState(std::string_view backend, const bundle::Spec& spec) {
-  if (backend != "native") return true;
+static bool NeedsDurableState(const BackendTraits& t, const bundle::Spec& spec) {
+  if (!t.state_dies_with_kernel) return true;
   if (const auto* hooks = bundle::GetObject(spec.doc, "hooks"))
     for (const auto& kv : *hooks)
       if (kv.value().is_array() && !kv.value().get_array().empty()) return true;
@@ -146,7 +146,7 @@ Result<ContainerRecord> Containers::BeginCreate(CreateRequest& r, const RecordLo
   rec.annotations = r.spec.annotations;
   rec.annotations["dev.sandshim.backend"] = choice.backend;
   rec.annotations["dev.sandshim.backend.reason"] = choice.reason;
-  rec.durable = NeedsDurableState(choice.backend, r.spec);
+  rec.durable = NeedsDurableState(choice.traits, r.spec);
   r.state_dir = store_.Dir(r.id);
   // A directory without a record is what a create that died leaves: undo its journal first,
   // or its entries would be lost when ours is written.

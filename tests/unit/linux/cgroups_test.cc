@@ -1,4 +1,4 @@
-// shim/native/cgroups: applying and updating linux.resources, against hierarchies in a temp
+// shim/linux/cgroups: applying and updating linux.resources, against hierarchies in a temp
 // directory (the seam: SetupCgroups/UpdateCgroups over given hierarchies), where every control
 // file is a plain file. No root, no /sys/fs/cgroup.
 #include "shim/linux/cgroups.h"

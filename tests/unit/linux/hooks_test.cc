@@ -1,4 +1,4 @@
-// shim/native/hooks: the order hooks run in and what a failing one does.
+// shim/linux/hooks: the order hooks run in and what a failing one does.
 #include <doctest/doctest.h>
 
 #include "shim/core/fs.h"
