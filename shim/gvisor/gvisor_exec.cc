@@ -29,7 +29,7 @@
 #include "shim/linux/console.h"
 #include "shim/runsc/control.h"
 #include "shim/runsc/exec_args.h"
-#include "shim/runtime/exec_caps.h"
+#include "shim/gvisor/exec_caps.h"
 #include "shim/runtime/exec_terminal.h"
 #include "shim/gvisor/gvisor_backend.h"
 #include "shim/runtime/record.h"

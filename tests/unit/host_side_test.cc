@@ -4,7 +4,7 @@
 
 #include "shim/linux/cgroups.h"
 #include "shim/runtime/config.h"
-#include "shim/runtime/exec_caps.h"
+#include "shim/gvisor/exec_caps.h"
 #include "shim/session/bind_sources.h"
 
 using sandshim::session::RefusedSource;

@@ -1,4 +1,4 @@
-#include "shim/runtime/exec_caps.h"
+#include "shim/gvisor/exec_caps.h"
 
 #include <algorithm>
 #include <string>
