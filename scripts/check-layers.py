@@ -22,7 +22,7 @@ SOURCE_DIRS = ["shim", "bundle", "rootfs-builder", "ctx-helper", "exec-guard"]
 # Higher ranks may include lower ones. Equal ranks are strangers to each other.
 RANKS = {
     "shim": 10,            # main.cc
-    "shim/cli": 9,         # one file per verb
+    "shim/cli": 9,         # one file per verb; backends.cc, the composition root
     # session/ by wing (docs/ARCHITECTURE.md, "The session wings"): what builds on Sessions
     # above it, what Sessions is made of below it, the shared records at the bottom.
     "shim/session/pool": 8.6,       # warm pools: members made ahead, claimed into Sessions
@@ -33,12 +33,14 @@ RANKS = {
     "shim/session/egress": 8.2,     # the relay, the proxy's files, secrets
     "shim/session/workspace": 8.1,  # the workspace: ids, guard, owner, binds, layers
     "shim/session/store": 8.0,      # records, journal steps, audit, layout, metrics
-    "shim/runtime": 7,     # the backend-agnostic lifecycle and both backends
-    "shim/runsc": 6,       # talks to runsc
-    "shim/native": 6,      # the namespace runtime and the kernel mechanisms it owns
+    "shim/gvisor": 7,      # the gVisor backend: flag policy, spec plan, pods, exec strategies
+    "shim/native": 7,      # the native backend and the namespace runtime under it
+    "shim/runtime": 6.5,   # the backend-agnostic lifecycle: Containers, records, journals
+    "shim/runsc": 6,       # the runsc CLI client, control protocol, probes
     "rootfs-builder": 5,   # base root filesystems
     "shim/net": 4,         # egress: relay, proxy, secrets
     "exec-guard": 4,       # a separate static program: the policy at execve, in the sandbox
+    "shim/linux": 3.5,     # kernel mechanisms both backends use: cgroups, devices, hooks, netns
     "shim/policy": 3,      # command policy, pure
     "bundle": 3,           # the OCI spec model
     "ctx-helper": 1,       # a separate static program; shim reads only its wire format

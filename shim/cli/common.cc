@@ -2,6 +2,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "shim/cli/backends.h"
 #include "shim/cli/verbs.h"
 #include "shim/core/log.h"
 
@@ -44,6 +45,7 @@ Result<runtime::Options> RuntimeOptions(const GlobalOpts& g) {
   o.backend_flag = g.backend;
   o.runsc_flags = g.runsc_flags;
   o.debug = g.debug;
+  o.make_backends = Backends();
   return o;
 }
 

@@ -2,7 +2,7 @@
 #include <iostream>
 
 #include "shim/cli/verbs.h"
-#include "shim/runtime/doctor.h"
+#include "shim/cli/host_doctor.h"
 
 namespace sandshim::cli {
 

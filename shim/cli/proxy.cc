@@ -9,7 +9,7 @@
 
 #include "shim/cli/verbs.h"
 #include "shim/net/egress.h"
-#include "shim/net/netns.h"
+#include "shim/linux/netns.h"
 #include "shim/net/proxy_process.h"
 #include "shim/net/relay.h"
 

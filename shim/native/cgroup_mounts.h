@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "shim/native/cgroups.h"
+#include "shim/linux/cgroups.h"
 #include "shim/native/plan.h"
-#include "shim/native/sys.h"
+#include "shim/linux/sys.h"
 
 namespace sandshim::native {
 

@@ -12,7 +12,7 @@
 #pragma once
 
 #include "shim/native/plan.h"
-#include "shim/native/sys.h"
+#include "shim/linux/sys.h"
 
 namespace sandshim::native {
 

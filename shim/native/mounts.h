@@ -7,7 +7,7 @@
 
 #include "shim/core/unique_fd.h"
 #include "shim/native/plan.h"
-#include "shim/native/sys.h"
+#include "shim/linux/sys.h"
 
 namespace sandshim::native {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "bundle/spec.h"
-#include "shim/native/hooks.h"
+#include "shim/linux/hooks.h"
 
 namespace sandshim::native {
 

@@ -1,6 +1,6 @@
 #include "shim/net/egress.h"
 
-#include "shim/net/netns.h"
+#include "shim/linux/netns.h"
 #include "shim/net/relay.h"
 
 namespace sandshim::net {

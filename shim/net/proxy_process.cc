@@ -18,7 +18,7 @@
 #include "shim/core/fs.h"
 #include "shim/core/log.h"
 #include "shim/core/proc.h"
-#include "shim/net/netns.h"
+#include "shim/linux/netns.h"
 #include "shim/net/policy_file.h"
 #include "shim/net/proxy_server.h"
 #include "shim/net/relay.h"

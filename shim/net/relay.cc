@@ -12,7 +12,7 @@
 #include "shim/core/fs.h"
 #include "shim/core/process.h"
 #include "shim/core/unique_fd.h"
-#include "shim/net/netns.h"
+#include "shim/linux/netns.h"
 
 namespace sandshim::net {
 

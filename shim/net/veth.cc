@@ -13,7 +13,7 @@
 #include <cstring>
 
 #include "shim/core/unique_fd.h"
-#include "shim/net/netns.h"
+#include "shim/linux/netns.h"
 
 namespace sandshim::net {
 

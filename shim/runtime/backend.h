@@ -11,6 +11,7 @@
 #include <memory>
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -81,10 +82,30 @@ struct ExecStdio {
   }
 };
 
+// Whether a backend can make containers on this host (gVisor: the runsc probe's verdict).
+struct Availability {
+  bool usable = true;
+  std::string problem;  // why not, when not usable
+};
+
+struct GcReport {
+  std::vector<std::string> removed;  // "container abc (creator died)", "runsc sandbox xyz (no record)"
+  std::vector<std::string> errors;
+};
+
+// Backends are made by the composition root (shim/cli/backends.cc) and handed to Containers;
+// the runtime itself names none of them.
 class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string_view Name() const = 0;
+  // Asked before a container is placed on this backend; may probe (once per backend object).
+  virtual Availability Probe() { return {}; }
+  // Whether containers of this backend can be checkpointed and restored here, with the reason
+  // when not (gVisor: the checkpoint probe).
+  virtual Status CheckpointSupport() {
+    return MakeError("the " + std::string(Name()) + " backend cannot checkpoint a container", ENOTSUP);
+  }
   virtual Result<Created> Create(const CreateRequest& r, ContainerJournal& j) = 0;
   // Foreground create + start + wait; returns the container's exit status. The runtime
   // replays the journal afterwards.
@@ -123,6 +144,8 @@ class Backend {
   }
   virtual Result<boost::json::value> Stats(const ContainerRecord& c) = 0;
   virtual Status Update(const ContainerRecord& c, const boost::json::object& resources) = 0;
+  // Whether journal step s is of a kind this backend writes (Containers routes its undo here).
+  virtual bool Owns(const ContainerStep& s) const = 0;
   // Undoes one journal step of a kind this backend writes (Containers::Undo routes each step
   // to the backend that writes it). Idempotent.
   virtual Status Undo(const ContainerStep& s) = 0;
@@ -130,6 +153,17 @@ class Backend {
   // read (Containers::Delete --force, gc): the record, not the journal, is then the list.
   // Hooks are not run from it (which bundle's hooks ran is the journal's to say).
   virtual std::vector<ContainerStep> RecordedSteps(const ContainerRecord& c, const std::filesystem::path& state_dir) = 0;
+  // A forced teardown (delete --force, gc) of the container whose directory is state_dir:
+  // what the directory may hold that no journal names (gVisor: an older container's own
+  // control namespace). Idempotent.
+  virtual Status RemoveUnjournaled(const std::filesystem::path& state_dir) {
+    (void)state_dir;
+    return Ok();
+  }
+  // gc, after every orphaned container is gone: what this backend keeps under the root that
+  // no container with a directory (ids) owns any more (gVisor: runsc sandboxes, the shared
+  // control namespace). Busy containers are among ids, so nothing of theirs is touched.
+  virtual void Gc(const std::set<std::string>& ids, GcReport& report) { (void)ids, (void)report; }
 };
 
 }  // namespace sandshim::runtime

@@ -22,7 +22,7 @@ struct GvisorData {
   std::string cgroups_path;        // the spec's linux.cgroupsPath (update writes under it)
   std::string control;             // the control-server protocol this sandbox speaks; empty: runsc exec only
   std::string control_netns;       // the private control network namespace; empty: recorded before it existed
-  std::string pod_sandbox;         // a pod's app container: the pause container it joined (runtime/gvisor_pod)
+  std::string pod_sandbox;         // a pod's app container: the pause container it joined (gvisor/gvisor_pod)
 };
 BOOST_DESCRIBE_STRUCT(GvisorData, (), (flags, platform, network, cgroups_path, control, control_netns, pod_sandbox))
 

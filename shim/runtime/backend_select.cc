@@ -64,6 +64,7 @@ BackendTraits TraitsOf(std::string_view backend) {
     t.runs_sealed = true;
     t.writable_layer = "overlayfs";
     t.idmapped_sessions = true;
+    t.state_dies_with_kernel = true;
   } else if (backend == "gvisor") {
     t.memory_limited_inside = true;
     t.writable_layer = "gvisor-overlay";

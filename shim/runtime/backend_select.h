@@ -37,6 +37,10 @@ struct BackendTraits {
   // shared mount made before it boots (gVisor's gofer keeps a copy of the mount tree): a pool
   // member's workspace parent.
   bool late_binds_need_shared_parent = false;
+  // What the container is dies with the kernel (cgroups and processes: native), so its state
+  // needs an fsync only when a hook did something that outlives it. Else (runsc's state
+  // files) always.
+  bool state_dies_with_kernel = false;
 };
 
 // Pure: the traits of "gvisor" or "native" (of anything else: none set).

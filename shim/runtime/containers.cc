@@ -8,12 +8,6 @@
 #include "shim/core/ids.h"
 #include "shim/core/log.h"
 #include "shim/core/scope_exit.h"
-#include "shim/net/netns.h"
-#include "shim/runsc/control_netns.h"
-#include "shim/runtime/probed_runsc.h"
-#include "shim/runtime/exec_caps.h"
-#include "shim/runtime/gvisor_backend.h"
-#include "shim/runtime/native_backend.h"
 
 namespace sandshim::runtime {
 namespace json = boost::json;
@@ -30,16 +24,25 @@ static std::filesystem::path NormalRoot(const std::filesystem::path& root) {
 
 Containers::Containers(Options o)
     : opts_(std::move(o)), store_((opts_.root = NormalRoot(opts_.root))) {
-  probe_ = std::make_shared<ProbedRunsc>(opts_.config, *opts_.control_netns);
-  gvisor_ = std::make_unique<GvisorBackend>(opts_.root, opts_.config, opts_.runsc_flags, probe_, opts_.debug,
-                                            *opts_.control_netns);
-  native_ = std::make_unique<NativeBackend>(opts_.root);
+  if (opts_.make_backends) backends_ = opts_.make_backends(opts_);
+  if (backends_.empty()) {
+    // A programming error: every caller's Options come from the composition root.
+    log::Error("runtime::Containers made without backends (Options::make_backends unset)");
+    std::abort();
+  }
 }
 Containers::~Containers() = default;
 
+Backend* Containers::Find(std::string_view name) {
+  for (auto& b : backends_)
+    if (b->Name() == name) return b.get();
+  return nullptr;
+}
+
+// A record naming no backend this binary knows goes to the first (the default, gVisor).
 Backend& Containers::BackendNamed(std::string_view name) {
-  if (name == "native") return *native_;
-  return *gvisor_;
+  auto* b = Find(name);
+  return b ? *b : *backends_.front();
 }
 
 Result<BackendChoice> Containers::Choose(const bundle::Spec& spec, const std::string& forced) {
@@ -51,9 +54,9 @@ Result<BackendChoice> Containers::Choose(const bundle::Spec& spec, const std::st
   // An explicit native choice needs no knowledge of runsc.
   bool native_asked = in.flag == "native" || (in.flag.empty() && in.config == "native");
   if (!native_asked) {
-    const auto& probe = probe_->Get();
-    in.gvisor_usable = probe.usable;
-    in.gvisor_problem = probe.error;
+    auto gvisor = BackendNamed("gvisor").Probe();
+    in.gvisor_usable = gvisor.usable;
+    in.gvisor_problem = gvisor.problem;
     in.gvisor_forced_platform = opts_.config.platform;
   } else {
     in.gvisor_problem = "not probed: native requested";
@@ -67,18 +70,21 @@ Result<BackendTraits> Containers::TraitsOf(std::string_view id) {
   return runtime::TraitsOf(rec.backend);
 }
 
-// The one undo of a container's journal: each step to what undoes it.
+// The one undo of a container's journal: each step to what undoes it, a backend's own
+// steps to the backend that writes them.
 Status Containers::Undo(const ContainerStep& s) {
+  for (auto& b : backends_)
+    if (b->Owns(s)) return b->Undo(s);
   return std::visit(
       Overloaded{
-          [&](const step::RunscContainer&) { return BackendNamed("gvisor").Undo(s); },
-          [&](const step::NativeContainer&) { return BackendNamed("native").Undo(s); },
-          [&](const step::Process&) { return BackendNamed("native").Undo(s); },
           [](const step::File& f) -> Status {
             if (::unlink(f.path.c_str()) != 0 && errno != ENOENT) return ErrnoError("unlink " + f.path);
             return Ok();
           },
           [](const step::Dir& d) { return fs::RemoveAll(d.path); },
+          [](const auto&) -> Status {
+            return MakeError("no backend here undoes a journal step of this kind", EINVAL);
+          },
       },
       s);
 }
@@ -108,11 +114,8 @@ Result<std::vector<ContainerStep>> Containers::StepsToUndo(const RecordLock& loc
 Status Containers::ReplayAndErase(const RecordLock& lock, const ContainerRecord* rec, bool force) {
   auto steps = TRY(StepsToUndo(lock, rec, force));
   auto replayed = Replay(steps, [this](const ContainerStep& s) { return Undo(s); });
-  if (force) {
-    // Not in any journal: an older container's own control namespace (gc did this before).
-    auto own_netns = runsc::ControlNetnsPath(store_.Dir(lock.id()));
-    if (net::IsNetns(own_netns)) TRY(runsc::RemoveControlNetns(own_netns));
-  }
+  if (force)  // what no journal names (an older gVisor container's own control namespace)
+    for (auto& b : backends_) TRY(b->RemoveUnjournaled(store_.Dir(lock.id())));
   TRY(replayed);
   fault::Point("delete.after-replay");
   return store_.Erase(lock);
@@ -121,8 +124,8 @@ Status Containers::ReplayAndErase(const RecordLock& lock, const ContainerRecord*
 // fsync only buys surviving an OS crash, which matters only for what outlives the kernel:
 // runsc's state files (gVisor) and whatever a hook did (its poststop hook must still run). A
 // native container without hooks is cgroups and processes: gone with the kernel.
-static bool NeedsDurableState(std::string_view backend, const bundle::Spec& spec) {
-  if (backend != "native") return true;
+static bool NeedsDurableState(const BackendTraits& t, const bundle::Spec& spec) {
+  if (!t.state_dies_with_kernel) return true;
   if (const auto* hooks = bundle::GetObject(spec.doc, "hooks"))
     for (const auto& kv : *hooks)
       if (kv.value().is_array() && !kv.value().get_array().empty()) return true;
@@ -143,7 +146,7 @@ Result<ContainerRecord> Containers::BeginCreate(CreateRequest& r, const RecordLo
   rec.annotations = r.spec.annotations;
   rec.annotations["dev.sandshim.backend"] = choice.backend;
   rec.annotations["dev.sandshim.backend.reason"] = choice.reason;
-  rec.durable = NeedsDurableState(choice.backend, r.spec);
+  rec.durable = NeedsDurableState(choice.traits, r.spec);
   r.state_dir = store_.Dir(r.id);
   // A directory without a record is what a create that died leaves: undo its journal first,
   // or its entries would be lost when ours is written.
@@ -285,13 +288,7 @@ Result<std::unique_ptr<proc::Running>> Containers::StartExec(std::string_view id
   if (!rec) return MakeError(rec.error().msg, rec.error().err_no == ENOENT ? ESRCH : rec.error().err_no);
   TRY(Require(id, LiveStatus(*rec), "exec into", {S::kRunning}));
   fault::Point("exec.before-backend");
-  if (rec->backend == "native") return BackendNamed(rec->backend).StartExec(*rec, r, stdio);
-  // gVisor starts the process without an execve: give it the sets one would leave (N11).
-  ExecRequest direct = r;
-  auto spec = bundle::LoadSpec(rec->bundle);
-  const json::object* proc = spec ? bundle::GetObject(spec->doc, "process") : nullptr;
-  direct.process = ExecveCaps(std::move(direct.process), proc ? bundle::GetObject(*proc, "capabilities") : nullptr);
-  return BackendNamed(rec->backend).StartExec(*rec, direct, stdio);
+  return BackendNamed(rec->backend).StartExec(*rec, r, stdio);
 }
 
 Result<int> Containers::Exec(std::string_view id, ExecRequest r, const ExecStdio& stdio) {

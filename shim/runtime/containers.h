@@ -6,11 +6,11 @@
 #pragma once
 
 #include <boost/json.hpp>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "shim/runsc/control_netns.h"
 #include "shim/runtime/backend.h"
 #include "shim/runtime/backend_select.h"
 #include "shim/runtime/config.h"
@@ -18,28 +18,24 @@
 
 namespace sandshim::runtime {
 
+struct Options;
+// Makes the backends a Containers drives, the first one the default for records that name
+// none it knows. Set by the composition root (shim/cli/backends.h); unit tests pass theirs.
+using BackendFactory = std::function<std::vector<std::unique_ptr<Backend>>(const Options&)>;
+
 struct Options {
   std::filesystem::path root = "/run/sandshim";
   Config config;
   std::string backend_flag;              // --backend
   std::vector<std::string> runsc_flags;  // --runsc-flag, after the config's
   bool debug = false;
-  // Makes the gVisor sandboxes' private control namespaces (CAP_SYS_ADMIN). Only unit tests
-  // over a fake runsc pass another (tests/fakes/caller_netns.h).
-  runsc::ControlNetnsKeeper* control_netns = &runsc::SystemControlNetns();
+  BackendFactory make_backends;
 };
-
-struct GcReport {
-  std::vector<std::string> removed;  // "container abc (creator died)", "runsc sandbox xyz (no record)"
-  std::vector<std::string> errors;
-};
-
-class ProbedRunsc;
 
 class Containers {
  public:
-  // Builds both backends at once from the options (no backend depends on which verb or
-  // which journal entry asked for it first).
+  // Builds every backend at once from the options (o.make_backends: no backend depends on
+  // which verb or which journal entry asked for it first).
   explicit Containers(Options o);
   ~Containers();
   Containers(Containers&&) = default;
@@ -70,8 +66,8 @@ class Containers {
   Result<int> Exec(std::string_view id, ExecRequest r, const ExecStdio& stdio = {});
   Status Pause(std::string_view id);
   Status Resume(std::string_view id);
-  // containers_checkpoint.cc. Whether containers of this backend can be checkpointed and
-  // restored here (gVisor: the checkpoint probe, runsc/checkpoint_probe.h), with the reason
+  // Whether containers of this backend can be checkpointed and restored here
+  // (Backend::CheckpointSupport), with the reason
   // when not; then the checkpoint itself: the running container saved into image, after
   // which it ends (Delete it; Create/Run with restore_image boots it again).
   Status CheckpointSupport(std::string_view backend);
@@ -100,10 +96,11 @@ class Containers {
   Result<std::pair<RecordLock, ContainerRecord>> LockLoaded(std::string_view id);
   bool Orphaned(const ContainerRecord& rec, std::string* why) const;
 
+  Backend* Find(std::string_view name);
+
   Options opts_;
   StateStore store_;
-  std::shared_ptr<ProbedRunsc> probe_;
-  std::unique_ptr<Backend> gvisor_, native_;
+  std::vector<std::unique_ptr<Backend>> backends_;
 };
 
 }  // namespace sandshim::runtime

@@ -8,7 +8,7 @@
 
 #include <cstring>
 
-#include "shim/native/console.h"
+#include "shim/linux/console.h"
 
 namespace sandshim::runtime {
 

@@ -27,7 +27,7 @@
 #include "shim/session/egress/network.h"
 #include "shim/session/egress/relay_cgroup.h"
 #include "shim/session/egress/secrets.h"
-#include "shim/net/netns.h"
+#include "shim/linux/netns.h"
 #include "shim/net/relay.h"
 
 namespace sandshim::session {

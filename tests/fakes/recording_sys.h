@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "shim/native/sys.h"
+#include "shim/linux/sys.h"
 
 namespace sandshim::testing {
 

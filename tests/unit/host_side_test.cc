@@ -2,9 +2,9 @@
 // capabilities a non-root direct exec keeps (exec_caps.h), cgroup names per state root.
 #include <doctest/doctest.h>
 
-#include "shim/native/cgroups.h"
+#include "shim/linux/cgroups.h"
 #include "shim/runtime/config.h"
-#include "shim/runtime/exec_caps.h"
+#include "shim/gvisor/exec_caps.h"
 #include "shim/session/workspace/bind_sources.h"
 
 using sandshim::session::RefusedSource;

@@ -13,7 +13,7 @@
 #include "shim/core/remove_tree.h"
 #include "shim/core/scope_exit.h"
 #include "shim/net/domain_rules.h"
-#include "shim/net/netns.h"
+#include "shim/linux/netns.h"
 #include "shim/net/relay.h"
 #include "shim/net/secret_book.h"
 #include "shim/net/secret_control.h"

@@ -7,7 +7,7 @@
 #include "shim/net/address_policy.h"
 #include "shim/net/domain_rules.h"
 #include "shim/net/egress.h"
-#include "shim/net/netns.h"
+#include "shim/linux/netns.h"
 #include "shim/net/policy_file.h"
 #include "shim/net/relay.h"
 #include "shim/net/veth.h"

@@ -9,10 +9,10 @@
 #include "bundle/default_spec.h"
 #include "shim/core/fs.h"
 #include "shim/core/look_path.h"
-#include "shim/native/cgroups.h"
-#include "shim/native/hooks.h"
+#include "shim/linux/cgroups.h"
+#include "shim/linux/hooks.h"
 #include "shim/native/launcher.h"
-#include "shim/native/oom.h"
+#include "shim/linux/oom.h"
 #include "shim/native/plan.h"
 #include "tests/unit/test_helpers.h"
 

@@ -321,7 +321,7 @@ TEST_CASE("net: relay argv and pid file") {
 }
 
 #include "shim/net/egress.h"
-#include "shim/net/netns.h"
+#include "shim/linux/netns.h"
 
 TEST_CASE("net: egress undo is idempotent, proxy args and env") {
   // Idempotent undo (the session journal's egress steps): nothing there is done, not an error.

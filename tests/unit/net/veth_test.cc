@@ -9,7 +9,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/veth.h>
 
-#include "shim/net/netns.h"
+#include "shim/linux/netns.h"
 #include "shim/net/veth.h"
 
 using namespace sandshim::net;

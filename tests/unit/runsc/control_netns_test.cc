@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "shim/core/fs.h"
-#include "shim/net/netns.h"
+#include "shim/linux/netns.h"
 #include "shim/runsc/control_netns.h"
 #include "tests/unit/test_helpers.h"
 

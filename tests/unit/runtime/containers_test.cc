@@ -9,9 +9,10 @@
 #include "bundle/default_spec.h"
 #include "shim/core/fs.h"
 #include "shim/runtime/containers.h"
-#include "shim/runtime/gvisor_backend.h"
+#include "shim/gvisor/gvisor_backend.h"
 #include "shim/runtime/journal_steps.h"
 #include "tests/unit/test_helpers.h"
+#include "shim/cli/backends.h"
 #include "tests/fakes/caller_netns.h"
 
 using namespace sandshim;
@@ -48,7 +49,7 @@ struct Fixture {
     o.root = dir.path() / "root";
     o.config.runsc = testing::FakeRunsc();
     o.config.cache_dir = dir.path() / "cache";
-    o.control_netns = &netns;
+    o.make_backends = sandshim::cli::Backends(netns);
     return Containers(o);
   }
   CreateRequest Request(const std::string& id) {

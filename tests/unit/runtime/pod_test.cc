@@ -1,10 +1,10 @@
 // Kubernetes pods on gVisor: the CRI annotations read and rewritten (runsc/pod.h), and the
-// exit code a pod container's waiter reports (runtime/pod_waiter.h).
+// exit code a pod container's waiter reports (gvisor/pod_waiter.h).
 #include <doctest/doctest.h>
 #include <signal.h>
 
 #include "shim/runsc/pod.h"
-#include "shim/runtime/pod_waiter.h"
+#include "shim/gvisor/pod_waiter.h"
 
 using namespace sandshim;
 namespace json = boost::json;

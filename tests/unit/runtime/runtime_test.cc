@@ -182,12 +182,14 @@ TEST_CASE("backend traits: the choice carries what the layers above need") {
   CHECK(native->traits.idmapped_sessions);
   CHECK_FALSE(native->traits.memory_limited_inside);
   CHECK(native->traits.writable_layer == "overlayfs");
+  CHECK(native->traits.state_dies_with_kernel);
   in.gvisor_usable = true;
   auto gvisor = SelectBackend(in);
   REQUIRE(gvisor.ok());
   CHECK_FALSE(gvisor->traits.runs_sealed);
   CHECK(gvisor->traits.memory_limited_inside);
   CHECK(gvisor->traits.writable_layer == "gvisor-overlay");
+  CHECK_FALSE(gvisor->traits.state_dies_with_kernel);  // runsc's state files outlive a crash
   CHECK(TraitsOf("gvisor").memory_limited_inside);
   CHECK_FALSE(TraitsOf("unknown").runs_sealed);
 }

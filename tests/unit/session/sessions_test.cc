@@ -12,9 +12,10 @@
 
 #include "bundle/session_spec.h"
 #include "shim/core/fs.h"
-#include "shim/runtime/gvisor_backend.h"
+#include "shim/gvisor/gvisor_backend.h"
 #include "shim/session/sessions.h"
 #include "tests/unit/test_helpers.h"
+#include "shim/cli/backends.h"
 #include "tests/fakes/caller_netns.h"
 
 using namespace sandshim;
@@ -63,7 +64,7 @@ struct Fixture {
     o.config.runsc = testing::FakeRunsc();
     o.config.cache_dir = dir.path() / "cache";
     o.config.audit_dir = dir.path() / "audit";
-    o.control_netns = &netns;
+    o.make_backends = sandshim::cli::Backends(netns);
     return session::Sessions(o);
   }
   bundle::SessionProfile Profile() {

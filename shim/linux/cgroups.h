@@ -1,0 +1,66 @@
+// Cgroups of containers (the native runtime's, and the host cgroups a gVisor sandbox runs in, for
+// update and blockIO weights) on v1, v2 and the hybrid layout this host has (v1
+// controllers plus an empty unified mount). A container's cgroup is the spec's cgroupsPath
+// (absolute: from each hierarchy's root); its directory in every hierarchy is recorded, but
+// only made in the hierarchies it needs (HierarchyNeeded), so the others are paths that do
+// not exist, which every function here takes as empty. Limits are written before the init
+// joins, so it is never unlimited for an instant.
+#pragma once
+
+#include <sys/types.h>
+
+#include <boost/json.hpp>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "shim/core/cgroupfs.h"
+#include "shim/core/result.h"
+
+namespace sandshim::native {
+
+// Which hierarchies there are, and where a path lives in each: core/cgroupfs, shared with
+// the runsc leftovers sweep.
+using cgroupfs::Hierarchies;
+using cgroupfs::Hierarchy;
+
+// The container's directories, one per hierarchy ("/<default_name>" if cgroups_path is empty).
+std::vector<std::filesystem::path> CgroupDirs(const std::string& cgroups_path, const std::string& default_name);
+// "sandshim-<tag>-<id>", tag a hash of the state root: two roots (two platforms, two tools)
+// may use the same container id, and must not share, or refuse over, one cgroup (review N1).
+std::string DefaultCgroupName(const std::filesystem::path& state_root, const std::string& id);
+// Refuses dirs of which one already holds processes: someone else's cgroup (review L7). Called
+// before the cgroups are journaled, so a refused create never kills or removes them (N1).
+Status CheckCgroupsFree(const std::vector<std::filesystem::path>& dirs);
+
+// Whether a container with these linux.resources gets a cgroup in h (pure): every v1
+// controller that limits, accounts or freezes, cpuset only when cpus/mems are given, no
+// named or never-configured hierarchy; on v2 the one hierarchy.
+bool HierarchyNeeded(const Hierarchy& h, const boost::json::object* resources);
+// Where the container gets a directory at create: the needed ones plus the cgroup2
+// hierarchy (its device filter), even when that offers no controller (hybrid).
+bool HierarchyMade(const Hierarchy& h, const boost::json::object* resources);
+// Refuses a cgroupsPath that names a hierarchy's root ("/") or climbs out ("..").
+Status CheckCgroupsPath(const std::string& cgroups_path);
+// Refuses limits no mounted controller would enforce (blockIO, network classID/priorities).
+Status CheckControllersFor(const std::vector<Hierarchy>& hs, const boost::json::object* resources);
+// Creates the needed directories, applies linux.resources, moves pid in.
+Status SetupCgroups(const std::vector<std::filesystem::path>& dirs, const boost::json::object* resources, pid_t pid);
+// Applies resources; makes (and moves every process into) a hierarchy's cgroup that they
+// newly need.
+Status UpdateCgroups(const std::vector<std::filesystem::path>& dirs, const boost::json::object& resources);
+// The same over the hierarchies given instead of this host's (dirs[i] lives in hs[i]): the
+// seam that lets the unit tests apply and update against hierarchies in a temp directory,
+// where every control file is a plain file, without root.
+Status SetupCgroups(const std::vector<Hierarchy>& hs, const std::vector<std::filesystem::path>& dirs,
+                    const boost::json::object* resources, pid_t pid);
+Status UpdateCgroups(const std::vector<Hierarchy>& hs, const std::vector<std::filesystem::path>& dirs,
+                     const boost::json::object& resources);
+// Every pid in the container's cgroup (read from the first hierarchy that lists any).
+std::vector<pid_t> CgroupPids(const std::vector<std::filesystem::path>& dirs);
+// Freezes or thaws (v1 freezer.state, v2 cgroup.freeze).
+Status Freeze(const std::vector<std::filesystem::path>& dirs, bool frozen);
+// SIGKILLs everything left inside, then removes the directories (missing = done).
+Status DestroyCgroups(const std::vector<std::filesystem::path>& dirs);
+
+}  // namespace sandshim::native
