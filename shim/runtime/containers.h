@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "shim/native/sys.h"
 #include "shim/runsc/control_netns.h"
 #include "shim/runtime/backend.h"
 #include "shim/runtime/backend_select.h"
@@ -27,6 +28,9 @@ struct Options {
   // Makes the gVisor sandboxes' private control namespaces (CAP_SYS_ADMIN). Only unit tests
   // over a fake runsc pass another (tests/fakes/caller_netns.h).
   runsc::ControlNetnsKeeper* control_netns = &runsc::SystemControlNetns();
+  // The session layer's host effects (mounts, binds, links, renames: shim/session/host.h);
+  // null: the real calls. Only unit tests pass another (tests/fakes/recording_sys.h).
+  native::Sys* host_sys = nullptr;
 };
 
 struct GcReport {
