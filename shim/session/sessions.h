@@ -23,6 +23,7 @@
 #include "shim/session/egress/secrets.h"
 #include "shim/session/store/session_steps.h"
 #include "shim/session/store/usage.h"
+#include "shim/native/sys.h"
 
 namespace sandshim::session {
 
@@ -56,6 +57,12 @@ class Sessions : public SessionLookup {
   // p must be its source's profile (the same mounts).
   Result<SessionRecord> Create(const std::string& id, const std::string& name, const bundle::SessionProfile& p,
                                const std::vector<std::string>& resolve = {}, const std::string& from_snapshot = "");
+  // The one writer of a session's record and name link: the name (journaled first, refused
+  // when taken), then session.json, the commit. Create ends with it; a pool claim hands its
+  // member over with it (pool/pool_claim.cc). The caller holds the session's lock.
+  Status Adopt(SessionJournal& journal, const SessionRecord& r);
+  // Tests: the names of Create's steps, in the order they start (store/assembly.h).
+  void TraceCreate(std::vector<std::string>* trace) { create_trace_ = trace; }
   // `session secret set|rm` (session_secrets.cc): a new value for a declared secret, used from
   // the next request on, or none (requests carrying its placeholder are then refused).
   // context: a credential context's own secret (session context create --secret); empty: the session's.
@@ -110,6 +117,8 @@ class Sessions : public SessionLookup {
   std::vector<SessionSample> Samples();
 
  private:
+  struct CreatePlan;  // session_create.cc: Create's decisions and steps
+  Status LinkName(SessionJournal& journal, const std::string& id, const std::string& name);
   std::filesystem::path Dir(const std::string& id) const { return store_.Dir(id); }
   std::filesystem::path NameLink(const std::string& name) const { return store_.root() / "@names" / name; }
   Result<std::string> Resolve(const std::string& ref) const;
@@ -152,8 +161,10 @@ class Sessions : public SessionLookup {
                       const std::set<std::string>& authoritative);
 
   runtime::Options opts_;
+  native::Sys& sys_;  // the host seam (store/host.h): the options' or the real calls
   runtime::StateStore store_;
   runtime::Containers containers_;
+  std::vector<std::string>* create_trace_ = nullptr;
 };
 
 }  // namespace sandshim::session
