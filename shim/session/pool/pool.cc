@@ -15,6 +15,7 @@
 #include "shim/core/process.h"
 #include "shim/core/remove_tree.h"
 #include "shim/session/pool/pool_lock.h"
+#include "shim/session/store/host.h"
 #include "shim/session/exec/resolve_profile.h"
 
 namespace sandshim::session {
@@ -28,7 +29,8 @@ Pool::Pool(runtime::Options o, std::string name, std::vector<std::string> refill
       name_(std::move(name)),
       paths_(o.root, name_),
       refill_argv_(std::move(refill_argv)),
-      members_(o, paths_.members) {}
+      members_(o, paths_.members),
+      sys_(HostOf(o)) {}
 
 static std::vector<std::string> DirNames(const std::filesystem::path& dir) {
   std::vector<std::string> out;
