@@ -93,7 +93,7 @@ Status Sessions::Undo(const SessionStep& s) {
             auto d = containers_.Delete(c.id, /*force=*/true);
             return d || d.error().err_no == ENOENT ? Ok() : d;
           },
-          [&](const step::SessionContext& c) { return UndoContext(containers_, c); },
+          [&](const step::SessionContext& c) { return UndoContext(containers_, c, sys_); },
           [&](const step::SessionContextSpare& c) { return UndoSpare(containers_, c); },
           [&](const step::SessionLayer& l) { return UnmountLayer(l.path, sys_); },
           [&](const step::WorkspaceGuard& g) { return UnguardWorkspace(g, sys_); },
