@@ -32,6 +32,7 @@
 #include "shim/session/pool/pool_lock.h"
 #include "shim/session/store/record.h"
 #include "shim/session/workspace/workspace_guard.h"
+#include "shim/session/store/layout.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
@@ -60,7 +61,7 @@ Result<Intent> ReadIntent(const std::filesystem::path& file) {
 
 // The member was made with a shared workspace parent (gVisor; its marker says so).
 bool MemberShared(const PoolPaths& p, const std::string& member) {
-  auto marker = fs::ReadFile(p.members / member / "pool-member.json");
+  auto marker = fs::ReadFile(p.members / member / layout::kMemberMarker);
   return marker && marker->find("\"shared_ws\":true") != std::string::npos;
 }
 
@@ -186,9 +187,9 @@ Result<ClaimOutcome> Pool::Claim(const ClaimRequest& asked) {
   TRY(ValidateId(req.id));
   if (!req.name.empty()) TRY_CTX(ValidateId(req.name), "--name");
   auto d = TRY(Load());
-  auto sessions_dir = opts_.root / "@sessions";
-  if (fs::Exists(sessions_dir / req.id / "session.json")) return MakeError("session " + req.id + " already exists", EEXIST);
-  if (!req.name.empty() && fs::Exists(sessions_dir / "@names" / req.name))
+  auto sessions_dir = RootLayout(opts_.root).sessions();
+  if (fs::Exists(sessions_dir / req.id / layout::kRecord)) return MakeError("session " + req.id + " already exists", EEXIST);
+  if (!req.name.empty() && fs::Exists(RootLayout(opts_.root).names() / req.name))
     return MakeError("session name " + req.name + " is taken", EEXIST);
   auto policy = TRY(ClaimPolicy(d, req));
   // An existing workspace is resolved by the rule a create applies (bind_sources.h): refused
@@ -218,7 +219,7 @@ Result<ClaimOutcome> Pool::Claim(const ClaimRequest& asked) {
       if (existing && !MemberShared(paths_, ready[i])) continue;
       // The member's own lock, held through the claim (it moves with the directory): gc
       // and drain leave a claim alone while it is held.
-      auto l = TryLockFile(paths_.members / ready[i] / ".lock");
+      auto l = TryLockFile(paths_.members / ready[i] / layout::kLock);
       if (!l || !*l) continue;
       member = ready[i];
       member_lock = std::move(**l);
@@ -263,8 +264,8 @@ Status Pool::AttachSharedWorkspace(const std::filesystem::path& to, const std::s
   // The workspace bound at <session>/wsroot/ws (the shared parent's child the member's
   // workspace_dest links to): journaled first, undone by umount2(MNT_DETACH) at delete/gc.
   auto fd = TRY(OpenExistingWorkspace(workspace_to, opts_.root, existing));
-  auto at = to / "wsroot" / "ws";
-  auto journal = TRY(SessionJournal::Load(to / "journal.json"));
+  auto at = to / layout::kWsrootWs;
+  auto journal = TRY(SessionJournal::Load(to / layout::kJournal));
   TRY(journal.Append(step::SessionLayer{at.string()}));
   if (::mkdir(at.c_str(), 0755) != 0 && errno != EEXIST) return ErrnoError("mkdir " + at.string());
   auto src = "/proc/self/fd/" + std::to_string(fd.get());
@@ -273,7 +274,7 @@ Status Pool::AttachSharedWorkspace(const std::filesystem::path& to, const std::s
   // What a restart boots: a plain session's spec (the workspace bound at its destination;
   // the memory overlay holding the symlink does not outlive the sandbox), and the workspace
   // pinned by its own identity.
-  auto spec = TRY(bundle::ParseJson(TRY(fs::ReadFile(to / "bundle" / "config.json")), "spec"));
+  auto spec = TRY(bundle::ParseJson(TRY(fs::ReadFile(to / layout::kBundleConfig)), "spec"));
   if (auto* mounts = spec.as_object().if_contains("mounts"); mounts && mounts->is_array())
     for (auto& m : mounts->as_array())
       if (m.is_object() && bundle::GetString(m.as_object(), "destination") == bundle::kSharedWorkspaceMount) {
@@ -287,11 +288,11 @@ Status Pool::AttachSharedWorkspace(const std::filesystem::path& to, const std::s
     if (!env.is_array()) env = json::array();
     env.as_array().emplace_back("PWD=" + dest);
   }
-  TRY(fs::WriteFileAtomic(to / "bundle" / "config.json", json::serialize(spec), 0600, /*sync=*/false));
+  TRY(fs::WriteFileAtomic(to / layout::kBundleConfig, json::serialize(spec), layout::kBundleConfig.mode, /*sync=*/false));
   if (existing) {
-    auto pins = TRY(bundle::ParseJson(TRY(fs::ReadFile(to / "sources.json")), "sources.json"));
+    auto pins = TRY(bundle::ParseJson(TRY(fs::ReadFile(to / layout::kSources)), std::string(layout::kSources.rel)));
     if (pins.is_array() && !pins.as_array().empty()) pins.as_array()[0] = TRY(PinSource(workspace_to));
-    TRY(fs::WriteFileAtomic(to / "sources.json", json::serialize(pins), 0600, /*sync=*/false));
+    TRY(fs::WriteFileAtomic(to / layout::kSources, json::serialize(pins), layout::kSources.mode, /*sync=*/false));
   }
   return Ok();
 }
@@ -367,9 +368,9 @@ Result<SessionRecord> Pool::ClaimMember(const PoolDef& d, const ClaimRequest& re
 }
 
 Result<bool> ClaimCommitted(const std::filesystem::path& dir, const std::string& id) {
-  auto text = fs::ReadFile(dir / "session.json");
+  auto text = fs::ReadFile(dir / layout::kRecord);
   if (!text) return false;
-  auto rec = TRY_CTX(RecordFromJson(TRY(bundle::ParseJson(*text, (dir / "session.json").string()))),
+  auto rec = TRY_CTX(RecordFromJson(TRY(bundle::ParseJson(*text, (dir / layout::kRecord).string()))),
                      "claim recovery");
   return rec.id == id;
 }
@@ -381,8 +382,8 @@ Result<bool> Pool::RecoverClaim(const std::string& member) {
   // A claim in progress holds the member's lock, wherever its directory is now.
   std::vector<UniqueFd> held;
   for (const auto& dir : {from, to}) {
-    if (!fs::Exists(dir / ".lock")) continue;
-    auto l = TryLockFile(dir / ".lock");
+    if (!fs::Exists(dir / layout::kLock)) continue;
+    auto l = TryLockFile(dir / layout::kLock);
     if (l && !*l) return false;
     if (l) held.push_back(std::move(**l));
   }
@@ -392,11 +393,11 @@ Result<bool> Pool::RecoverClaim(const std::string& member) {
   }
   // Where the journal's paths point is where the teardown must run from.
   if (fs::Exists(from)) {
-    auto journal = fs::ReadFile(from / "journal.json");
+    auto journal = fs::ReadFile(from / layout::kJournal);
     bool rebased = journal && journal->find(to.string()) != std::string::npos;
     if (rebased) TRY(RenameNoReplace(from, to));
-    else if (fs::Exists(from / "member-record.json") && !fs::Exists(from / "session.json"))
-      TRY(fs::WriteFileAtomic(from / "session.json", TRY(fs::ReadFile(from / "member-record.json")), 0600));
+    else if (fs::Exists(from / layout::kMemberRecord) && !fs::Exists(from / layout::kRecord))
+      TRY(fs::WriteFileAtomic(from / layout::kRecord, TRY(fs::ReadFile(from / layout::kMemberRecord)), layout::kRecord.mode));
   }
   held.clear();
   if (fs::Exists(from)) {

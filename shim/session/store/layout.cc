@@ -26,12 +26,15 @@ constexpr std::array kPoolEntries{kPoolDef, kPoolProfile, kLock, kPoolFillLock, 
 
 constexpr std::array kSnapshotEntries{kSnapshotImage, kSnapshotMeta};
 
+constexpr std::array kOverlayEntries{kUpper, kWork};
+
 }  // namespace
 
 std::span<const LayoutEntry> SessionEntries() { return kSessionEntries; }
 std::span<const LayoutEntry> ContextEntries() { return kContextEntries; }
 std::span<const LayoutEntry> PoolEntries() { return kPoolEntries; }
 std::span<const LayoutEntry> SnapshotEntries() { return kSnapshotEntries; }
+std::span<const LayoutEntry> OverlayEntries() { return kOverlayEntries; }
 
 std::vector<LayoutEntry> ClaimRebased() {
   std::vector<LayoutEntry> out;

@@ -47,6 +47,7 @@ inline constexpr std::string_view kNames = "@names";         // below <root>/@se
 inline constexpr std::string_view kSnapshots = "@snapshots"; // below <root>
 inline constexpr std::string_view kPools = "@pool";          // below <root>
 inline constexpr std::string_view kOldIdRanges = "@idranges"; // below <root>: before N12 (salvage only)
+inline constexpr std::string_view kWorkspaceGuards = "@workspace-guards";  // below <root> (workspace_guard.h)
 
 // ---- a session directory ----
 inline constexpr LayoutEntry kRecord{"session.json", false, 0600, HostPaths::kRewritten,
@@ -118,6 +119,10 @@ inline constexpr LayoutEntry kPoolWorkspaces{"workspaces", true, 0711, HostPaths
 inline constexpr LayoutEntry kSnapshotImage{"image", true, 0700, HostPaths::kNone, "Sessions::Snapshot"};
 inline constexpr LayoutEntry kSnapshotMeta{"snapshot.json", false, 0600, HostPaths::kNone, "Sessions::Snapshot"};
 
+// ---- an overlay's store (a session's layer/ or mountpoints/, a context's layer/) ----
+inline constexpr LayoutEntry kUpper{"upper", true, 0755, HostPaths::kNone, "MountLayer: the writable layer"};
+inline constexpr LayoutEntry kWork{"work", true, 0700, HostPaths::kNone, "MountLayer: overlayfs's workdir"};
+
 }  // namespace layout
 
 // Every entry of each kind of directory, for the tests and for ClaimRebased.
@@ -125,15 +130,19 @@ std::span<const LayoutEntry> SessionEntries();  // a pool member's own included
 std::span<const LayoutEntry> ContextEntries();
 std::span<const LayoutEntry> PoolEntries();
 std::span<const LayoutEntry> SnapshotEntries();
+std::span<const LayoutEntry> OverlayEntries();
 // What a pool claim rebases: every session entry that records paths and is not written afresh.
 std::vector<LayoutEntry> ClaimRebased();
+
+// dir / layout::kJournal: the entry's path below any directory of its kind.
+inline std::filesystem::path operator/(const std::filesystem::path& dir, const LayoutEntry& e) { return dir / e.rel; }
 
 // A directory's paths, by entry: `dir / layout::kJournal` or an accessor.
 class DirLayout {
  public:
   explicit DirLayout(std::filesystem::path dir) : dir_(std::move(dir)) {}
   const std::filesystem::path& dir() const { return dir_; }
-  std::filesystem::path operator/(const LayoutEntry& e) const { return dir_ / e.rel; }
+  std::filesystem::path operator/(const LayoutEntry& e) const { return dir_ / e; }
   std::filesystem::path bundle() const { return *this / layout::kBundle; }
   std::filesystem::path bundle_config() const { return *this / layout::kBundleConfig; }
   std::filesystem::path journal() const { return *this / layout::kJournal; }
@@ -187,6 +196,8 @@ class RootLayout {
   std::filesystem::path names() const { return sessions() / layout::kNames; }
   std::filesystem::path snapshots() const { return root_ / layout::kSnapshots; }
   std::filesystem::path pools() const { return root_ / layout::kPools; }
+  std::filesystem::path pool(std::string_view name) const { return pools() / name; }
+  std::filesystem::path workspace_guards() const { return root_ / layout::kWorkspaceGuards; }
 
  private:
   std::filesystem::path root_;
