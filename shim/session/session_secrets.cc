@@ -32,7 +32,7 @@ Status Sessions::SendToRelay(const std::string& ref, const std::string& name, co
   auto rules = TRY(net::ParseSecretRules(*text));
   if (std::ranges::none_of(rules, [&](const auto& s) { return s.name == name; }))
     return MakeError(who + " has no secret " + name, ENOENT);
-  if (!RelayAlive(own_relay ? NetworkPaths(cdir) : NetworkPaths(Dir(id))))
+  if (!RelayAlive(own_relay ? NetworkPaths(cdir.dir()) : NetworkPaths(Dir(id))))
     return MakeError("session " + id + " is stopped: start it first", ESRCH);
   std::string qualified = net::QualifiedName(context, name);
   TRY(value ? net::SendSecret(socket, qualified, value->View()) : net::RemoveSecret(socket, qualified));
