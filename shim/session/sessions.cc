@@ -267,14 +267,14 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   p.limit_memory_inside = choice.traits.memory_limited_inside;
   if (p.writable_layer) {
     layer = ParseLayerKind(choice.traits.writable_layer).value_or(LayerKind::kNone);
-    if (layer == LayerKind::kOverlayfs) p.root_path = (dir / "rootfs").string();
+    if (layer == LayerKind::kOverlayfs) p.root_path = (dir / layout::kRootfs).string();
   }
 
   auto lock = TRY(store_.Lock(id, runtime::LockMode::kCreate));
-  if (fs::Exists(dir / "session.json")) return MakeError("session " + id + " already exists", EEXIST);
-  if (fs::Exists(dir / "journal.json")) TRY_CTX(Teardown(id), "session " + id + ": clearing a half-made create");
+  if (fs::Exists(dir / layout::kRecord)) return MakeError("session " + id + " already exists", EEXIST);
+  if (fs::Exists(dir / layout::kJournal)) TRY_CTX(Teardown(id), "session " + id + ": clearing a half-made create");
   TRY(fs::MkdirAll(dir, 0700));  // the spec below holds --env values; the layer the live root
-  SessionJournal journal(dir / "journal.json");
+  SessionJournal journal(dir / layout::kJournal);
   bool done = false;
   ScopeExit rollback([&] {
     if (done) return;
@@ -287,9 +287,9 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
     if (::symlink(id.c_str(), NameLink(name).c_str()) != 0)
       return errno == EEXIST ? MakeError("session name " + name + " is taken", EEXIST) : ErrnoError("name " + name);
   }
-  TRY(fs::MkdirAll(dir / "bundle", 0700));
-  TRY(fs::WriteFileAtomic(dir / "last-used", "", 0600, /*sync=*/false));  // its mtime: see MarkUsed
-  TRY(fs::WriteFileAtomic(dir / "sources.json", json::serialize(pins), 0600));
+  TRY(fs::MkdirAll(dir / layout::kBundle, layout::kBundle.mode));
+  TRY(fs::WriteFileAtomic(dir / layout::kLastUsed, "", layout::kLastUsed.mode, /*sync=*/false));  // its mtime: see MarkUsed
+  TRY(fs::WriteFileAtomic(dir / layout::kSources, json::serialize(pins), layout::kSources.mode));
   TRY(WriteSecretFiles(dir, p, id));
   TRY(WriteExecPolicy(dir, p));  // #19: judged at every exec
   if (!member) TRY(GuardWorkspace(journal, GuardRegistry(opts_.root), p.workspace, id));  // a member's: at its claim
@@ -301,28 +301,28 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   if (choice.traits.idmapped_sessions) {
     if (auto base = SetUpIdmap(journal, id, p)) {
       p.id_base = *base;
-      lower = dir / "base-id";
+      lower = dir / layout::kBaseId;
     } else {
       log::Warn("session " + id + ": no user namespace of its own (" + base.error().msg + "): its processes use host ids");
     }
   }
   if (layer == LayerKind::kOverlayfs) {
-    TRY(MountNativeLayer(journal, dir / "layer", lower, p));
+    TRY(MountNativeLayer(journal, dir / layout::kLayer, lower, p));
   } else if (p.id_base) {
     p.root_path = lower.string();
   } else if (choice.backend == "gvisor") {
     // runsc's gofer makes every mount destination the rootfs lacks (--mount targets, a pool
     // member's /.sshim-ws) on the host, in the directory it is given: never the shared base
     // (N5). A host overlay takes those; the sandbox's own writes stay in runsc's overlay.
-    p.root_path = (dir / "rootfs").string();
+    p.root_path = (dir / layout::kRootfs).string();
     TRY(journal.Append(step::SessionLayer{p.root_path}));
-    TRY(MountLayer(lower, dir / "mountpoints", p.root_path));
+    TRY(MountLayer(lower, dir / layout::kMountpoints, p.root_path));
   }
   // A pool member on gVisor (docs/POOL.md): P = <dir>/wsroot, a shared bind mount of itself
   // before the sandbox boots (journaled first, undone with umount2(MNT_DETACH), which takes a
   // claim's bind below it along), so a bind made below it later shows inside. The gofer's copy
   // is a slave: nothing mounted in the sandbox comes back.
-  if (want_shared_ws && choice.traits.late_binds_need_shared_parent) p.shared_ws_parent = (dir / "wsroot").string();
+  if (want_shared_ws && choice.traits.late_binds_need_shared_parent) p.shared_ws_parent = (dir / layout::kWsroot).string();
   if (!p.shared_ws_parent.empty()) {
     std::filesystem::path wsroot = p.shared_ws_parent;
     if (::mkdir(wsroot.c_str(), 0755) != 0 && errno != EEXIST) return ErrnoError("mkdir " + wsroot.string());
@@ -337,7 +337,7 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   auto spec_json = TRY(bundle::SessionSpec(p));
   TRY(AddPolicyEnforcement(spec_json, p, dir));  // #33: deny rules as mounts and at execve
   spec_json["annotations"].as_object()[runtime::kBackendAnnotation] = choice.backend;
-  TRY(fs::WriteFileAtomic(dir / "bundle" / "config.json", json::serialize(spec_json), 0600));  // --env values
+  TRY(fs::WriteFileAtomic(dir / layout::kBundleConfig, json::serialize(spec_json), layout::kBundleConfig.mode));  // --env values
   SessionRecord r;
   r.id = id;
   r.name = name;

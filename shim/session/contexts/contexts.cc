@@ -250,7 +250,7 @@ Status Contexts::RequireIdleRoot(const SessionRecord& s) {
 }
 
 Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const ContextOptions& o) {
-  auto dir = opts_.root / "@sessions" / s.id;
+  auto dir = RootLayout(opts_.root).session(s.id);
   auto cdir = ContextsDir(dir) / o.name;
   if (fs::Exists(RecordFile(cdir))) return MakeError("context " + o.name + " already exists in session " + s.id, EEXIST);
   ContextPlacement at{.in_session_sandbox = InSandbox(s), .session_container = s.container_id};
@@ -274,7 +274,7 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   TRY_CTX(net::DomainRules::Make(o.allow_domains, o.deny_domains), "context " + o.name);
   std::string token;
   std::map<std::string, std::string> proxy_env;
-  auto session_spec = TRY(bundle::LoadSpec(dir / "bundle")).doc;
+  auto session_spec = TRY(bundle::LoadSpec(dir / layout::kBundle)).doc;
   TRY_CTX(PlaceBroker(dir, s, session_spec, cdir, at), "context " + o.name);
   TRY_CTX(PlaceIdentity(dir, cdir, at), "context " + o.name);
   bool broker = !at.broker_path.empty();
@@ -316,7 +316,7 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   // exec client bound (its execs then use the helper's own `run`) and no home or trusted tools
   // (its context keeps the session's HOME; a trusted one is refused: gc removes the spare).
   if (spare) {
-    auto made = bundle::LoadSpec(spare->dir / "bundle");
+    auto made = bundle::LoadSpec(spare->dir / layout::kBundle);
     if (!made || !BindsTrustedTools(made->doc)) {
       if (o.trusted)
         return MakeError("context " + o.name + ": the session's spare predates trusted contexts (create it again)", EAGAIN);
@@ -334,7 +334,7 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   // container, the relay's view) or lies in the session's directory, which the session's
   // teardown removes whole. A sandshim killed midway is undone all the same (rename is
   // atomic); an fsync on a loaded host's /run costs 1-50 ms, the claim's budget is 50.
-  auto journal = TRY(SessionJournal::Load(dir / "journal.json", /*durable=*/false));
+  auto journal = TRY(SessionJournal::Load(dir / layout::kJournal, /*durable=*/false));
   step::SessionContext undo{.id = rec.container_id, .dir = cdir.string(), .name = o.name};
   if (egress || paths_entry) undo.egress = NetworkPaths(dir).contexts.string();
   if (own_netns) undo.network = true;
@@ -354,7 +354,7 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
     TRY_CTX(AdoptSpare(opts_, *spare, cdir), "context " + o.name + ": spare " + spare->container_id);
     fault::Point("session.context.claim.after-adopt");
   } else {
-    TRY(fs::MkdirAll(cdir / "bundle", 0700));
+    TRY(fs::MkdirAll(cdir / layout::kBundle, layout::kBundle.mode));
     TRY(MakeHomeDir(cdir));
     if (!InSandbox(s)) TRY(OpenToSessionIds(cdir, spec));
     if (!path_key.empty()) TRY(fs::WriteFileAtomic(PathKeyFile(cdir), path_key + "\n", 0600, /*sync=*/false));
@@ -369,7 +369,7 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
             "context " + o.name + ": egress relay");
   }
   if (!secret_rules.empty()) {
-    TRY(fs::WriteFileAtomic(cdir / "secrets.json", net::FormatSecretRules(secret_rules), 0600, /*sync=*/false));
+    TRY(fs::WriteFileAtomic(cdir / layout::kContextSecrets, net::FormatSecretRules(secret_rules), 0600, /*sync=*/false));
     TRY_CTX(net::DeclareSecrets(secret_socket, secret_rules), "context " + o.name + ": secrets");
     for (const auto& r : secret_rules)
       TRY_CTX(net::SendSecret(secret_socket, net::QualifiedName(o.name, r.name), o.secret_values.at(r.name).View()),
@@ -384,12 +384,12 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
   if (own_netns)  // and on its own relay, the other contexts' placeholders
     for (const auto& other : OtherContextSecrets(dir, cdir))
       TRY_CTX(net::DeclareSecrets(secret_socket, other), "context " + o.name + ": secrets guard");
-  TRY(fs::WriteFileAtomic(cdir / "bundle" / "config.json", json::serialize(spec), 0600, /*sync=*/false));  // --env values
+  TRY(fs::WriteFileAtomic(cdir / layout::kBundleConfig, json::serialize(spec), 0600, /*sync=*/false));  // --env values
   if (!spare) {
     proc::DetachedStdio detached;  // the container outlives this call: none of our stdio
     runtime::CreateRequest req;
     req.id = rec.container_id;
-    req.bundle = cdir / "bundle";
+    req.bundle = cdir / layout::kBundle;
     req.spec = TRY(bundle::SpecFromJson(std::move(container_spec)));
     req.null_stdio = true;
     req.backend = s.backend;
@@ -399,7 +399,7 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
     // M12, as the session's relay: charged to the context's own cgroups (a "relay" child).
     auto relay = TRY(net::ParsePidFile(TRY(fs::ReadFile(NetworkPaths(cdir).pid_file))));
     auto init = TRY(containers_.State(rec.container_id));
-    TRY_CTX(ChargeRelay(relay.process.pid, init.init.pid, cdir / "relay-cgroups"), "context " + o.name + ": relay");
+    TRY_CTX(ChargeRelay(relay.process.pid, init.init.pid, cdir / layout::kRelayCgroups), "context " + o.name + ": relay");
   }
   // Its home is its user's from here (the default context keeps the session's HOME).
   if (o.name != kDefaultContext && !at.home_path.empty())

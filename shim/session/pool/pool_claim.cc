@@ -26,13 +26,13 @@
 #include "shim/session/store/audit.h"
 #include "shim/session/workspace/bind_sources.h"
 #include "shim/session/exec/exec_policy.h"
-#include "bundle/json_rebase.h"
 #include "shim/session/pool/pool.h"
 #include "shim/session/pool/pool_egress.h"
 #include "shim/session/pool/pool_lock.h"
 #include "shim/session/store/record.h"
 #include "shim/session/workspace/workspace_guard.h"
 #include "shim/session/store/layout.h"
+#include "shim/session/pool/member_rebase.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
@@ -69,35 +69,6 @@ Status RenameNoReplace(const std::filesystem::path& from, const std::filesystem:
   if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) != 0)
     return ErrnoError("rename " + from.string() + " to " + to.string());
   return Ok();
-}
-
-// Rewrites a JSON file of the member for its new place (and binds env into the spec).
-Status RebaseFile(const std::filesystem::path& file, const Intent& i, const std::map<std::string, std::string>& env,
-                  const std::string& cwd = "") {
-  auto text = fs::ReadFile(file);
-  if (!text) return Ok();  // sessions made before pins had none
-  auto v = TRY(bundle::ParseJson(*text, file.string()));
-  bundle::RebasePaths(v, i.member_dir, i.session_dir);
-  bundle::RebasePaths(v, i.workspace_from, i.workspace_to);
-  if (!cwd.empty() && v.is_object())
-    if (auto* proc = v.as_object().if_contains("process"); proc && proc->is_object()) (*proc).as_object()["cwd"] = cwd;
-  if (!env.empty() && v.is_object())
-    if (auto* proc = v.as_object().if_contains("process"); proc && proc->is_object()) {
-      auto& list = (*proc).as_object()["env"];
-      if (!list.is_array()) list = json::array();
-      auto& arr = list.as_array();
-      for (const auto& [k, val] : env) {
-        std::string kv = k + "=" + val;
-        auto it = std::find_if(arr.begin(), arr.end(), [&](const json::value& e) {
-          return e.is_string() && std::string_view(e.as_string()).starts_with(k + "=");
-        });
-        if (it != arr.end()) *it = kv;
-        else arr.emplace_back(kv);
-      }
-    }
-  // Not fsync'd: what these name (the sandbox, its mounts, the relay) dies with the kernel,
-  // and the durable intent already says where the member is going.
-  return fs::WriteFileAtomic(file, json::serialize(v), 0600, /*sync=*/false);
 }
 
 // pid (a member's sandbox) and each of its threads is running or sleeping, not stopped (T)
@@ -311,24 +282,22 @@ Result<SessionRecord> Pool::ClaimMember(const PoolDef& d, const ClaimRequest& re
   bool shared = MemberShared(paths_, member);
   std::string dest = "/workspace";
   if (const auto* w = d.profile.if_contains("workspace_dest"); w && w->is_string()) dest = w->as_string().c_str();
-  for (const char* f : {"journal.json", "bundle/config.json", "sources.json"}) {
-    bool spec = std::string(f) == "bundle/config.json";
-    TRY(RebaseFile(from / f, intent, spec ? req.env : std::map<std::string, std::string>{}, spec && shared ? dest : ""));
-  }
+  TRY(RebaseMemberFiles(from, {intent.member_dir, intent.session_dir, intent.workspace_from, intent.workspace_to}, req.env,
+                        shared ? dest : ""));
   TRY(runtime::RebaseRecord(runtime::StateStore(opts_.root), r.container_id,
                             {{intent.member_dir, intent.session_dir}, {intent.workspace_from, workspace_to}}));
-  if (::rename((from / "session.json").c_str(), (from / "member-record.json").c_str()) != 0)
+  if (::rename((from / layout::kRecord).c_str(), (from / layout::kMemberRecord).c_str()) != 0)
     return ErrnoError("set aside the member's record");
   fault::Point("pool.claim.after-rebase");
   if (!intent.existing) TRY(RenameNoReplace(intent.workspace_from, workspace_to));
   TRY(RenameNoReplace(from, to));
   fault::Point("pool.claim.after-rename");
-  auto journal = TRY(SessionJournal::Load(to / "journal.json"));
+  auto journal = TRY(SessionJournal::Load(to / layout::kJournal));
   TRY(GuardWorkspace(journal, GuardRegistry(opts_.root), workspace_to, req.id));  // nosuid (workspace_guard.h)
   if (shared) TRY(AttachSharedWorkspace(to, workspace_to, intent.existing, dest));
   else if (intent.existing) return MakeError("an existing workspace needs a member with a shared parent", EINVAL);
   if (!req.name.empty()) {
-    auto link = opts_.root / "@sessions" / "@names" / req.name;
+    auto link = RootLayout(opts_.root).names() / req.name;
     TRY(fs::MkdirAll(link.parent_path(), 0700));
     TRY(journal.Append(step::SessionName{.path = link.string(), .id = req.id}));
     if (::symlink(req.id.c_str(), link.c_str()) != 0)
@@ -352,10 +321,10 @@ Result<SessionRecord> Pool::ClaimMember(const PoolDef& d, const ClaimRequest& re
   r.profile["pool_member"] = member;
   if (!policy.command_policy_json.empty() || !policy.sources_json.empty()) TRY(WriteExecPolicy(to, policy));
   fault::Point("pool.claim.before-record");
-  TRY(fs::WriteFileAtomic(to / "session.json", json::serialize(RecordToJson(r)), 0600));
-  ::unlink((to / "member-record.json").c_str());
-  ::unlink((to / "pool-member.json").c_str());
-  (void)::utimensat(AT_FDCWD, (to / "last-used").c_str(), nullptr, 0);
+  TRY(fs::WriteFileAtomic(to / layout::kRecord, json::serialize(RecordToJson(r)), layout::kRecord.mode));
+  ::unlink((to / layout::kMemberRecord).c_str());
+  ::unlink((to / layout::kMemberMarker).c_str());
+  (void)::utimensat(AT_FDCWD, (to / layout::kLastUsed).c_str(), nullptr, 0);
   ::unlink((paths_.claims / (member + ".json")).c_str());
   if (intent.existing) (void)fs::RemoveTree(intent.workspace_from);  // the member's own, unused (never mounted)
   json::array env_keys;
