@@ -23,6 +23,7 @@
 #include "shim/session/store/assembly.h"
 #include "shim/session/store/audit.h"
 #include "shim/session/store/host.h"
+#include "shim/session/store/layout.h"
 #include "shim/session/workspace/bind_sources.h"
 #include "shim/session/workspace/layer.h"
 #include "shim/session/workspace/workspace_guard.h"
@@ -118,7 +119,7 @@ Status Sessions::CreatePlan::Decide(const bundle::SessionProfile& profile) {
   p.limit_memory_inside = choice.traits.memory_limited_inside;
   if (p.writable_layer) {
     layer = ParseLayerKind(choice.traits.writable_layer).value_or(LayerKind::kNone);
-    if (layer == LayerKind::kOverlayfs) p.root_path = (dir / "rootfs").string();
+    if (layer == LayerKind::kOverlayfs) p.root_path = (dir / layout::kRootfs).string();
   }
   lower = p.rootfs;
   return Ok();
@@ -129,10 +130,10 @@ Result<SessionRecord> Sessions::Create(const std::string& id, const std::string&
   CreatePlan c{.self = *this, .id = id, .name = name, .resolve = resolve, .from_snapshot = from_snapshot};
   TRY(c.Decide(profile));
   auto lock = TRY(store_.Lock(id, runtime::LockMode::kCreate));
-  if (fs::Exists(c.dir / "session.json")) return MakeError("session " + id + " already exists", EEXIST);
-  if (fs::Exists(c.dir / "journal.json")) TRY_CTX(Teardown(id), "session " + id + ": clearing a half-made create");
+  if (fs::Exists(c.dir / layout::kRecord)) return MakeError("session " + id + " already exists", EEXIST);
+  if (fs::Exists(c.dir / layout::kJournal)) TRY_CTX(Teardown(id), "session " + id + ": clearing a half-made create");
   TRY(fs::MkdirAll(c.dir, 0700));  // the spec below holds --env values; the layer the live root
-  SessionJournal journal(c.dir / "journal.json");
+  SessionJournal journal(c.dir / layout::kJournal);
   c.journal = &journal;
   bool done = false;
   ScopeExit rollback([&] {
@@ -157,9 +158,9 @@ Status Sessions::CreatePlan::Name(CreatePlan& c) {
 }
 
 Status Sessions::CreatePlan::Files(CreatePlan& c) {
-  TRY(fs::MkdirAll(c.dir / "bundle", 0700));
-  TRY(fs::WriteFileAtomic(c.dir / "last-used", "", 0600, /*sync=*/false));  // its mtime: see MarkUsed
-  TRY(fs::WriteFileAtomic(c.dir / "sources.json", json::serialize(c.pins), 0600));
+  TRY(fs::MkdirAll(c.dir / layout::kBundle, layout::kBundle.mode));
+  TRY(fs::WriteFileAtomic(c.dir / layout::kLastUsed, "", layout::kLastUsed.mode, /*sync=*/false));  // its mtime: see MarkUsed
+  TRY(fs::WriteFileAtomic(c.dir / layout::kSources, json::serialize(c.pins), layout::kSources.mode));
   TRY(WriteSecretFiles(c.dir, c.p, c.id));
   return WriteExecPolicy(c.dir, c.p);  // #19: judged at every exec
 }
@@ -177,7 +178,7 @@ Status Sessions::CreatePlan::IdRange(CreatePlan& c) {
   if (!c.choice.traits.idmapped_sessions) return Ok();
   if (auto base = c.self.SetUpIdmap(*c.journal, c.id, c.p)) {
     c.p.id_base = *base;
-    c.lower = c.dir / "base-id";
+    c.lower = c.dir / layout::kBaseId;
   } else {
     log::Warn("session " + c.id + ": no user namespace of its own (" + base.error().msg + "): its processes use host ids");
   }
@@ -197,9 +198,9 @@ static Status MountNativeLayer(native::Sys& sys, SessionJournal& journal, const 
   std::string opts = "mode=0755,size=" + std::to_string(bytes);
   if (sys.Mount("sandshim-layer-store", store.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, opts.c_str()) != 0)
     return ErrnoError("mount the session's layer store at " + store.string());
-  TRY(fs::MkdirAll(store / "upper", 0755));
+  TRY(fs::MkdirAll(store / layout::kUpper, layout::kUpper.mode));
   // The merged root takes its owner from the upper directory: the session's root.
-  if (p.id_base && sys.Fchownat(AT_FDCWD, (store / "upper").c_str(), p.id_base, p.id_base, 0) != 0)
+  if (p.id_base && sys.Fchownat(AT_FDCWD, (store / layout::kUpper).c_str(), p.id_base, p.id_base, 0) != 0)
     return ErrnoError("chown the session's upper layer");
   TRY(journal.Append(step::SessionLayer{p.root_path}));
   return MountLayer(lower, store, p.root_path, sys);
@@ -207,16 +208,16 @@ static Status MountNativeLayer(native::Sys& sys, SessionJournal& journal, const 
 
 Status Sessions::CreatePlan::RootLayer(CreatePlan& c) {
   auto& p = c.p;
-  if (c.layer == LayerKind::kOverlayfs) return MountNativeLayer(c.self.sys_, *c.journal, c.dir / "layer", c.lower, p);
+  if (c.layer == LayerKind::kOverlayfs) return MountNativeLayer(c.self.sys_, *c.journal, c.dir / layout::kLayer, c.lower, p);
   if (p.id_base) {
     p.root_path = c.lower.string();
   } else if (c.choice.backend == "gvisor") {
     // runsc's gofer makes every mount destination the rootfs lacks (--mount targets, a pool
     // member's /.sshim-ws) on the host, in the directory it is given: never the shared base
     // (N5). A host overlay takes those; the sandbox's own writes stay in runsc's overlay.
-    p.root_path = (c.dir / "rootfs").string();
+    p.root_path = (c.dir / layout::kRootfs).string();
     TRY(c.journal->Append(step::SessionLayer{p.root_path}));
-    TRY(MountLayer(c.lower, c.dir / "mountpoints", p.root_path, c.self.sys_));
+    TRY(MountLayer(c.lower, c.dir / layout::kMountpoints, p.root_path, c.self.sys_));
   }
   return Ok();
 }
@@ -227,7 +228,7 @@ Status Sessions::CreatePlan::RootLayer(CreatePlan& c) {
 // is a slave: nothing mounted in the sandbox comes back.
 Status Sessions::CreatePlan::SharedWorkspaceParent(CreatePlan& c) {
   if (!c.want_shared_ws || !c.choice.traits.late_binds_need_shared_parent) return Ok();
-  std::filesystem::path wsroot = c.dir / "wsroot";
+  std::filesystem::path wsroot = c.dir / layout::kWsroot;
   c.p.shared_ws_parent = wsroot.string();
   auto& sys = c.self.sys_;
   TRY(HostMkdir(sys, wsroot, 0755));
@@ -248,7 +249,7 @@ Status Sessions::CreatePlan::Spec(CreatePlan& c) {
   auto spec_json = TRY(bundle::SessionSpec(c.p));
   TRY(AddPolicyEnforcement(spec_json, c.p, c.dir));  // #33: deny rules as mounts and at execve
   spec_json["annotations"].as_object()[runtime::kBackendAnnotation] = c.choice.backend;
-  return fs::WriteFileAtomic(c.dir / "bundle" / "config.json", json::serialize(spec_json), 0600);  // --env values
+  return fs::WriteFileAtomic(c.dir / layout::kBundleConfig, json::serialize(spec_json), layout::kBundleConfig.mode);  // --env values
 }
 
 Status Sessions::CreatePlan::Record(CreatePlan& c) {

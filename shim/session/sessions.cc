@@ -30,6 +30,7 @@
 #include "shim/session/egress/secrets.h"
 #include "shim/net/netns.h"
 #include "shim/net/relay.h"
+#include "shim/session/store/layout.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
@@ -37,14 +38,14 @@ namespace json = boost::json;
 constexpr const char* kGvisorOverlayFlag = "--overlay2=root:memory";
 
 Sessions::Sessions(runtime::Options o)
-    : opts_(o), sys_(HostOf(o)), store_(o.root / "@sessions"), containers_(std::move(o)) {}
+    : opts_(o), sys_(HostOf(o)), store_(RootLayout(o.root).sessions()), containers_(std::move(o)) {}
 Sessions::Sessions(runtime::Options o, std::filesystem::path store_dir)
     : opts_(o), sys_(HostOf(o)), store_(std::move(store_dir)), containers_(std::move(o)) {}
 
 static Error NoSession(const std::string& ref) { return MakeError("session " + ref + " does not exist", ENOENT); }
 
 Result<std::string> Sessions::Resolve(const std::string& ref) const {
-  if (ValidateId(ref) && fs::Exists(Dir(ref) / "session.json")) return ref;
+  if (ValidateId(ref) && fs::Exists(Dir(ref) / layout::kRecord)) return ref;
   if (!ValidateId(ref)) return NoSession(ref);
   std::error_code ec;
   auto target = std::filesystem::read_symlink(NameLink(ref), ec);
@@ -53,11 +54,11 @@ Result<std::string> Sessions::Resolve(const std::string& ref) const {
 }
 
 Result<SessionRecord> Sessions::ReadRecord(const std::string& id) {
-  auto text = fs::ReadFile(Dir(id) / "session.json");
+  auto text = fs::ReadFile(Dir(id) / layout::kRecord);
   if (!text) return NoSession(id);
   auto r = TRY(RecordFromJson(TRY(bundle::ParseJson(*text, "session " + id))));
   struct stat st;
-  if (::stat((Dir(id) / "last-used").c_str(), &st) == 0) {
+  if (::stat((Dir(id) / layout::kLastUsed).c_str(), &st) == 0) {
     auto marked = log::Rfc3339(st.st_mtim);
     if (marked > r.last_used) r.last_used = marked;
   }
@@ -65,7 +66,7 @@ Result<SessionRecord> Sessions::ReadRecord(const std::string& id) {
 }
 
 void Sessions::MarkUsed(const std::string& id) {
-  (void)sys_.Utimensat(AT_FDCWD, (Dir(id) / "last-used").c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
+  (void)sys_.Utimensat(AT_FDCWD, (Dir(id) / layout::kLastUsed).c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
 }
 
 Result<SessionRecord> Sessions::Load(const std::string& id) {
@@ -82,7 +83,7 @@ Result<SessionRecord> Sessions::Get(const std::string& ref) { return Load(TRY(Re
 
 Status Sessions::Save(const SessionRecord& r, bool durable) {
   // 0600: the record names the workspace and the profile, which are the platform's business.
-  return fs::WriteFileAtomic(Dir(r.id) / "session.json", json::serialize(RecordToJson(r)), 0600, durable);
+  return fs::WriteFileAtomic(Dir(r.id) / layout::kRecord, json::serialize(RecordToJson(r)), layout::kRecord.mode, durable);
 }
 
 // The one undo of a session's journal (its container's own journal undoes the container).
@@ -122,7 +123,7 @@ Status Sessions::Undo(const SessionStep& s) {
 
 // M12 (relay_cgroup.h): the relay, charged to the session, sits in a child of the sandbox's
 // cgroups; it is stopped and that child removed before the sandbox's cgroups are.
-static std::filesystem::path RelayCgroupRecord(const std::filesystem::path& dir) { return dir / "relay-cgroups"; }
+static std::filesystem::path RelayCgroupRecord(const std::filesystem::path& dir) { return dir / layout::kRelayCgroups; }
 
 Status ReleaseRelay(const std::filesystem::path& dir) {
   if (!fs::Exists(RelayCgroupRecord(dir))) return Ok();
@@ -164,14 +165,14 @@ Result<uint32_t> Sessions::SetUpIdmap(SessionJournal& journal, const std::string
   uint32_t base = IdBase(slot);
   auto attempt = [&]() -> Status {
     auto ns = TRY(MappingNamespace(base));
-    TRY(journal.Append(step::SessionLayer{(dir / "base-id").string()}));
-    TRY(IdmappedBind(p.rootfs, dir / "base-id", ns.get()));
+    TRY(journal.Append(step::SessionLayer{(dir / layout::kBaseId).string()}));
+    TRY(IdmappedBind(p.rootfs, dir / layout::kBaseId, ns.get()));
     // #35: the session's user as the workspace's owner when someone else made it.
     return BindWorkspaceAsUser(journal, dir, p, base, kIdRangeSize, /*same_owner_too=*/true);
   };
   if (auto s = attempt(); !s) {
-    (void)UnmountLayer(dir / "workspace-id", sys_);
-    (void)UnmountLayer(dir / "base-id", sys_);
+    (void)UnmountLayer(dir / layout::kWorkspaceId, sys_);
+    (void)UnmountLayer(dir / layout::kBaseId, sys_);
     (void)HostUnlink(sys_, IdSlotFile(slots, slot));
     return s.error();
   }
@@ -184,16 +185,17 @@ Result<uint32_t> Sessions::SetUpIdmap(SessionJournal& journal, const std::string
 
 Status Sessions::RunContainer(const SessionRecord& r, const std::filesystem::path& restore_image) {
   // Sessions made before sources were pinned have no file: nothing to compare with.
-  if (auto pins = fs::ReadFile(Dir(r.id) / "sources.json"); pins) {
-    auto v = TRY(bundle::ParseJson(*pins, "sources.json"));
-    if (!v.is_array()) return MakeError("sources.json: not an array", EINVAL);
+  if (auto pins = fs::ReadFile(Dir(r.id) / layout::kSources); pins) {
+    const std::string what(layout::kSources.rel);
+    auto v = TRY(bundle::ParseJson(*pins, what));
+    if (!v.is_array()) return MakeError(what + ": not an array", EINVAL);
     TRY(VerifyPinned(v.get_array()));
   }
   // The sandbox outlives this call: it gets /dev/null, never the caller's stdio or fds.
   proc::DetachedStdio detached;
   runtime::CreateRequest req;
   req.id = r.container_id;
-  req.bundle = Dir(r.id) / "bundle";
+  req.bundle = Dir(r.id) / layout::kBundle;
   req.spec = TRY(bundle::LoadSpec(req.bundle));
   req.null_stdio = true;
   req.backend = r.backend;  // a restarted session keeps the backend it was created with

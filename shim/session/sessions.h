@@ -24,6 +24,7 @@
 #include "shim/session/store/session_steps.h"
 #include "shim/session/store/usage.h"
 #include "shim/native/sys.h"
+#include "shim/session/store/layout.h"
 
 namespace sandshim::session {
 
@@ -41,9 +42,9 @@ struct SessionGcReport {
 };
 
 // A paused session's checkpoint image (session_pause.cc).
-inline std::filesystem::path SnapshotDir(const std::filesystem::path& session_dir) { return session_dir / "snapshot"; }
+inline std::filesystem::path SnapshotDir(const std::filesystem::path& session_dir) { return session_dir / layout::kSnapshot; }
 // Where a root keeps its named snapshots (session_snapshot.cc): <root>/@snapshots/<name>/.
-inline std::filesystem::path SnapshotsDirOf(const std::filesystem::path& root) { return root / "@snapshots"; }
+inline std::filesystem::path SnapshotsDirOf(const std::filesystem::path& root) { return RootLayout(root).snapshots(); }
 // Ends a session's relay and removes its cgroup below the sandbox's (stop, pause).
 Status ReleaseRelay(const std::filesystem::path& session_dir);
 
@@ -120,7 +121,7 @@ class Sessions : public SessionLookup {
   struct CreatePlan;  // session_create.cc: Create's decisions and steps
   Status LinkName(SessionJournal& journal, const std::string& id, const std::string& name);
   std::filesystem::path Dir(const std::string& id) const { return store_.Dir(id); }
-  std::filesystem::path NameLink(const std::string& name) const { return store_.root() / "@names" / name; }
+  std::filesystem::path NameLink(const std::string& name) const { return store_.root() / layout::kNames / name; }
   Result<std::string> Resolve(const std::string& ref) const;
   // The record with its live status (which asks the runtime about the sandbox).
   Result<SessionRecord> Load(const std::string& id);

@@ -8,11 +8,12 @@
 #include "shim/core/fs.h"
 #include "shim/core/unique_fd.h"
 #include "shim/session/contexts/trusted_context.h"
+#include "shim/session/store/layout.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
 
-std::filesystem::path HomeDir(const std::filesystem::path& container_dir) { return container_dir / "home"; }
+std::filesystem::path HomeDir(const std::filesystem::path& container_dir) { return container_dir / layout::kContextHome; }
 
 Result<std::filesystem::path> MakeHomeDir(const std::filesystem::path& container_dir, native::Sys& sys) {
   auto home = HomeDir(container_dir);

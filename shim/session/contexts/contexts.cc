@@ -29,14 +29,15 @@
 #include "shim/session/egress/network.h"
 #include "shim/session/egress/relay_cgroup.h"
 #include "shim/session/egress/secrets.h"
+#include "shim/session/store/layout.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
 namespace contexts_internal {
 
-std::filesystem::path ContextsDir(const std::filesystem::path& session_dir) { return session_dir / "contexts"; }
-std::filesystem::path RecordFile(const std::filesystem::path& context_dir) { return context_dir / "context.json"; }
-std::filesystem::path ContextSecretSocket(const std::filesystem::path& context_dir) { return context_dir / "secrets.sock"; }
+std::filesystem::path ContextsDir(const std::filesystem::path& session_dir) { return SessionLayout(session_dir).contexts(); }
+std::filesystem::path RecordFile(const std::filesystem::path& context_dir) { return ContextLayout(context_dir).record(); }
+std::filesystem::path ContextSecretSocket(const std::filesystem::path& context_dir) { return ContextLayout(context_dir).socket(); }
 
 Result<ContextRecord> ReadContext(const std::filesystem::path& context_dir) {
   auto text = TRY(fs::ReadFile(RecordFile(context_dir)));
@@ -68,7 +69,7 @@ step::SessionContext UndoData(const std::filesystem::path& session_dir, const Co
                          .egress = NetworkPaths(session_dir).contexts.string()};
   // Undone only where it exists (idempotent): a context that has its own network.
   if (fs::Exists(NetworkPaths(ContextsDir(session_dir) / r.name).netns)) d.network = true;
-  if (fs::Exists(ContextsDir(session_dir) / r.name / "secrets.json")) d.secrets = SecretPaths(session_dir).socket.string();
+  if (fs::Exists(ContextsDir(session_dir) / r.name / layout::kContextSecrets)) d.secrets = SecretPaths(session_dir).socket.string();
   return d;
 }
 
@@ -98,7 +99,7 @@ std::vector<std::string> ContextPathArgs(const std::string& backend) {
   return {"--bound-context", std::string(kDefaultContext)};
 }
 
-std::filesystem::path PathKeyFile(const std::filesystem::path& container_dir) { return container_dir / "path"; }
+std::filesystem::path PathKeyFile(const std::filesystem::path& container_dir) { return container_dir / layout::kContextPathKey; }
 
 Status PlaceBroker(const std::filesystem::path& session_dir, const SessionRecord& s, const json::object& session_spec,
                    const std::filesystem::path& container_dir, ContextPlacement& at) {
@@ -139,7 +140,7 @@ Result<ContextRecord> Contexts::Create(const std::string& session_ref, const Con
 Status Contexts::WarmSpares(const std::string& session_ref, int depth) {
   auto s = TRY(sessions_.Get(session_ref));
   if (!InSandbox(s)) return Ok();  // native contexts have no spares (~100 ms cold)
-  runtime::StateStore store(opts_.root / "@sessions");
+  runtime::StateStore store(RootLayout(opts_.root).sessions());
   {
     auto lock = TRY(store.Lock(s.id));  // as PrepareSpares at a first create: delete waits for the refill
     TRY(SetSpareDepth(store.Dir(s.id), depth));
@@ -151,7 +152,7 @@ Status Contexts::WarmSpares(const std::string& session_ref, int depth) {
 }
 
 Result<ContextRecord> Contexts::CreateInSession(const std::string& id, const ContextOptions& o) {
-  runtime::StateStore store(opts_.root / "@sessions");
+  runtime::StateStore store(RootLayout(opts_.root).sessions());
   auto lock = TRY(store.Lock(id));
   auto s = TRY(sessions_.Get(id));  // as it is under the lock
   if (s.status != "running") return MakeError("session " + s.id + " is " + s.status + ": contexts need it running", EINVAL);
@@ -181,7 +182,7 @@ Status Contexts::RequireIdleRoot(const SessionRecord& s) {
 
 Result<std::vector<ContextRecord>> Contexts::List(const std::string& session_ref) {
   auto s = TRY(sessions_.Get(session_ref));
-  auto dir = opts_.root / "@sessions" / s.id;
+  auto dir = RootLayout(opts_.root).session(s.id);
   std::vector<ContextRecord> out;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(ContextsDir(dir), ec)) {
@@ -198,7 +199,7 @@ Result<std::vector<ContextRecord>> Contexts::List(const std::string& session_ref
     // sibling of its contexts): the default context is the session's container.
     ContextRecord d{.name = kDefaultContext, .container_id = s.container_id, .created = s.created};
     d.status = s.status;
-    if (auto spec = bundle::LoadSpec(dir / "bundle")) SetUserFrom(spec->doc, d);
+    if (auto spec = bundle::LoadSpec(dir / layout::kBundle)) SetUserFrom(spec->doc, d);
     out.insert(out.begin(), std::move(d));
   }
   return out;
@@ -208,7 +209,7 @@ Status Contexts::Remove(const std::string& session_ref, const std::string& name)
   TRY(ValidateContextName(name));
   if (name == kDefaultContext) return MakeError("the default context goes with the session (session delete)", EINVAL);
   auto s = TRY(sessions_.Get(session_ref));
-  runtime::StateStore store(opts_.root / "@sessions");
+  runtime::StateStore store(RootLayout(opts_.root).sessions());
   auto lock = TRY(store.Lock(s.id));
   auto cdir = ContextsDir(store.Dir(s.id)) / name;
   auto rec = ReadContext(cdir);
@@ -224,7 +225,7 @@ Status Contexts::Remove(const std::string& session_ref, const std::string& name)
 
 Result<std::string> Contexts::Ps(const std::string& session_ref, const std::string& name) {
   auto s = TRY(sessions_.Get(session_ref));
-  auto target = TRY(ExecTargetFor(opts_.root / "@sessions" / s.id, s, name));
+  auto target = TRY(ExecTargetFor(RootLayout(opts_.root).session(s.id), s, name));
   return containers_.PsTable(target.container_id);
 }
 
@@ -234,9 +235,9 @@ Result<ExecTarget> ExecTargetFor(const std::filesystem::path& session_dir, const
   if (!context.empty()) TRY(ValidateContextName(name));
   auto cdir = ContextsDir(session_dir) / name;
   // The record names the container (a claimed spare's id is not derived from the name).
-  if (auto rec = ReadContext(cdir)) return ExecTarget{rec->container_id, cdir / "bundle"};
+  if (auto rec = ReadContext(cdir)) return ExecTarget{rec->container_id, cdir / layout::kBundle};
   if (fs::Exists(RecordFile(cdir))) return MakeError("context " + name + ": its record is unreadable", EIO);
-  if (name == kDefaultContext) return ExecTarget{s.container_id, session_dir / "bundle"};
+  if (name == kDefaultContext) return ExecTarget{s.container_id, session_dir / layout::kBundle};
   return MakeError("context " + name + " does not exist in session " + s.id, ENOENT);
 }
 
@@ -249,7 +250,7 @@ Status UndoContext(runtime::Containers& containers, const step::SessionContext& 
   bool network = data.network;
   if (network) {
     TRY(StopSessionRelay(NetworkPaths(dir)));
-    if (fs::Exists(std::filesystem::path(dir) / "relay-cgroups")) TRY(UnchargeRelay(std::filesystem::path(dir) / "relay-cgroups"));
+    if (auto cg = DirLayout(dir).relay_cgroups(); fs::Exists(cg)) TRY(UnchargeRelay(cg));
   }
   // Its secrets leave the session's relay (best effort: a stopped relay holds nothing).
   // A relay that is not running holds nothing to forget: its failure is not an error.
@@ -273,7 +274,7 @@ Status UndoContext(runtime::Containers& containers, const step::SessionContext& 
 std::vector<std::string> GcContexts(runtime::Containers& containers, const std::filesystem::path& session_dir,
                                     std::vector<std::string>& errors) {
   std::vector<std::string> removed;
-  auto journal = SessionJournal::Load(session_dir / "journal.json");
+  auto journal = SessionJournal::Load(session_dir / layout::kJournal);
   if (!journal) return removed;
   for (const auto& entry : journal->entries()) {
     const auto* e = std::get_if<step::SessionContext>(&entry);

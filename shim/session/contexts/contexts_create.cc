@@ -32,6 +32,7 @@
 #include "shim/session/store/assembly.h"
 #include "shim/session/store/audit.h"
 #include "shim/session/store/host.h"
+#include "shim/session/store/layout.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
@@ -45,7 +46,7 @@ std::vector<std::vector<net::SecretRuleSpec>> OtherContextSecrets(const std::fil
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(ContextsDir(session_dir), ec)) {
     if (e.path() == cdir) continue;
-    auto text = fs::ReadFile(e.path() / "secrets.json");
+    auto text = fs::ReadFile(ContextLayout(e.path()).secrets());
     if (!text) continue;
     if (auto rules = net::ParseSecretRules(*text); rules && !rules->empty()) out.push_back(std::move(*rules));
   }
@@ -191,7 +192,7 @@ Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const Conte
 Status Contexts::CreatePlan::Place(CreatePlan& c) {
   const auto& s = c.s;
   const auto& o = c.o;
-  c.dir = c.self.opts_.root / "@sessions" / s.id;
+  c.dir = RootLayout(c.self.opts_.root).session(s.id);
   c.cdir = ContextsDir(c.dir) / o.name;
   if (fs::Exists(RecordFile(c.cdir))) return MakeError("context " + o.name + " already exists in session " + s.id, EEXIST);
   c.at = ContextPlacement{.in_session_sandbox = InSandbox(s), .session_container = s.container_id};
@@ -213,7 +214,7 @@ Status Contexts::CreatePlan::Place(CreatePlan& c) {
     return MakeError("--allow-domain/--deny-domain: the session has no egress proxy (session create --network proxy)",
                      EINVAL);
   TRY_CTX(net::DomainRules::Make(o.allow_domains, o.deny_domains), "context " + o.name);
-  c.session_spec = TRY(bundle::LoadSpec(c.dir / "bundle")).doc;
+  c.session_spec = TRY(bundle::LoadSpec(c.dir / layout::kBundle)).doc;
   TRY_CTX(PlaceBroker(c.dir, s, c.session_spec, c.cdir, c.at), "context " + o.name);
   TRY_CTX(PlaceIdentity(c.dir, c.cdir, c.at), "context " + o.name);
   return Ok();
@@ -263,7 +264,7 @@ Status Contexts::CreatePlan::TakeSpare(CreatePlan& c) {
   // exec client bound (its execs then use the helper's own `run`) and no home or trusted tools
   // (its context keeps the session's HOME; a trusted one is refused: gc removes the spare).
   if (c.spare) {
-    auto made = bundle::LoadSpec(c.spare->dir / "bundle");
+    auto made = bundle::LoadSpec(c.spare->dir / layout::kBundle);
     if (!made || !BindsTrustedTools(made->doc)) {
       if (o.trusted)
         return MakeError("context " + o.name + ": the session's spare predates trusted contexts (create it again)", EAGAIN);
@@ -285,7 +286,7 @@ Status Contexts::CreatePlan::TakeSpare(CreatePlan& c) {
 // teardown removes whole. A sandshim killed midway is undone all the same (rename is
 // atomic); an fsync on a loaded host's /run costs 1-50 ms, the claim's budget is 50.
 Status Contexts::CreatePlan::Journal(CreatePlan& c) {
-  auto journal = TRY(SessionJournal::Load(c.dir / "journal.json", /*durable=*/false));
+  auto journal = TRY(SessionJournal::Load(c.dir / layout::kJournal, /*durable=*/false));
   c.undo = step::SessionContext{.id = c.rec.container_id, .dir = c.cdir.string(), .name = c.o.name};
   if (c.egress || c.paths_entry) c.undo.egress = NetworkPaths(c.dir).contexts.string();
   if (c.own_netns) c.undo.network = true;
@@ -311,7 +312,7 @@ Status Contexts::CreatePlan::Directory(CreatePlan& c) {
     fault::Point("session.context.claim.after-adopt");
     return Ok();
   }
-  TRY(fs::MkdirAll(c.cdir / "bundle", 0700));
+  TRY(fs::MkdirAll(c.cdir / layout::kBundle, layout::kBundle.mode));
   TRY(MakeHomeDir(c.cdir, c.self.sys_));
   if (!InSandbox(c.s)) TRY(OpenToSessionIds(c.cdir, c.spec, c.self.sys_));
   if (!c.path_key.empty()) TRY(fs::WriteFileAtomic(PathKeyFile(c.cdir), c.path_key + "\n", 0600, /*sync=*/false));
@@ -336,7 +337,7 @@ Status Contexts::CreatePlan::OwnNetwork(CreatePlan& c) {
 Status Contexts::CreatePlan::Secrets(CreatePlan& c) {
   const auto& o = c.o;
   if (!c.secret_rules.empty()) {
-    TRY(fs::WriteFileAtomic(c.cdir / "secrets.json", net::FormatSecretRules(c.secret_rules), 0600, /*sync=*/false));
+    TRY(fs::WriteFileAtomic(c.cdir / layout::kContextSecrets, net::FormatSecretRules(c.secret_rules), 0600, /*sync=*/false));
     TRY_CTX(net::DeclareSecrets(c.secret_socket, c.secret_rules), "context " + o.name + ": secrets");
     for (const auto& r : c.secret_rules)
       TRY_CTX(net::SendSecret(c.secret_socket, net::QualifiedName(o.name, r.name), o.secret_values.at(r.name).View()),
@@ -355,7 +356,7 @@ Status Contexts::CreatePlan::Secrets(CreatePlan& c) {
 }
 
 Status Contexts::CreatePlan::WriteSpec(CreatePlan& c) {
-  return fs::WriteFileAtomic(c.cdir / "bundle" / "config.json", json::serialize(c.spec), 0600, /*sync=*/false);  // --env values
+  return fs::WriteFileAtomic(c.cdir / layout::kBundleConfig, json::serialize(c.spec), 0600, /*sync=*/false);  // --env values
 }
 
 Status Contexts::CreatePlan::Container(CreatePlan& c) {
@@ -363,7 +364,7 @@ Status Contexts::CreatePlan::Container(CreatePlan& c) {
   proc::DetachedStdio detached;  // the container outlives this call: none of our stdio
   runtime::CreateRequest req;
   req.id = c.rec.container_id;
-  req.bundle = c.cdir / "bundle";
+  req.bundle = c.cdir / layout::kBundle;
   req.spec = TRY(bundle::SpecFromJson(std::move(c.container_spec)));
   req.null_stdio = true;
   req.backend = c.s.backend;
@@ -376,7 +377,7 @@ Status Contexts::CreatePlan::ChargeRelayToContext(CreatePlan& c) {
   if (!c.own_netns) return Ok();
   auto relay = TRY(net::ParsePidFile(TRY(fs::ReadFile(NetworkPaths(c.cdir).pid_file))));
   auto init = TRY(c.self.containers_.State(c.rec.container_id));
-  TRY_CTX(ChargeRelay(relay.process.pid, init.init.pid, c.cdir / "relay-cgroups"), "context " + c.o.name + ": relay");
+  TRY_CTX(ChargeRelay(relay.process.pid, init.init.pid, c.cdir / layout::kRelayCgroups), "context " + c.o.name + ": relay");
   return Ok();
 }
 

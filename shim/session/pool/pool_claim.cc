@@ -28,12 +28,13 @@
 #include "shim/session/store/host.h"
 #include "shim/session/workspace/bind_sources.h"
 #include "shim/session/exec/exec_policy.h"
-#include "bundle/json_rebase.h"
 #include "shim/session/pool/pool.h"
 #include "shim/session/pool/pool_egress.h"
 #include "shim/session/pool/pool_lock.h"
 #include "shim/session/store/record.h"
 #include "shim/session/workspace/workspace_guard.h"
+#include "shim/session/store/layout.h"
+#include "shim/session/pool/member_rebase.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
@@ -62,37 +63,8 @@ Result<Intent> ReadIntent(const std::filesystem::path& file) {
 
 // The member was made with a shared workspace parent (gVisor; its marker says so).
 bool MemberShared(const PoolPaths& p, const std::string& member) {
-  auto marker = fs::ReadFile(p.members / member / "pool-member.json");
+  auto marker = fs::ReadFile(p.members / member / layout::kMemberMarker);
   return marker && marker->find("\"shared_ws\":true") != std::string::npos;
-}
-
-// Rewrites a JSON file of the member for its new place (and binds env into the spec).
-Status RebaseFile(const std::filesystem::path& file, const Intent& i, const std::map<std::string, std::string>& env,
-                  const std::string& cwd = "") {
-  auto text = fs::ReadFile(file);
-  if (!text) return Ok();  // sessions made before pins had none
-  auto v = TRY(bundle::ParseJson(*text, file.string()));
-  bundle::RebasePaths(v, i.member_dir, i.session_dir);
-  bundle::RebasePaths(v, i.workspace_from, i.workspace_to);
-  if (!cwd.empty() && v.is_object())
-    if (auto* proc = v.as_object().if_contains("process"); proc && proc->is_object()) (*proc).as_object()["cwd"] = cwd;
-  if (!env.empty() && v.is_object())
-    if (auto* proc = v.as_object().if_contains("process"); proc && proc->is_object()) {
-      auto& list = (*proc).as_object()["env"];
-      if (!list.is_array()) list = json::array();
-      auto& arr = list.as_array();
-      for (const auto& [k, val] : env) {
-        std::string kv = k + "=" + val;
-        auto it = std::find_if(arr.begin(), arr.end(), [&](const json::value& e) {
-          return e.is_string() && std::string_view(e.as_string()).starts_with(k + "=");
-        });
-        if (it != arr.end()) *it = kv;
-        else arr.emplace_back(kv);
-      }
-    }
-  // Not fsync'd: what these name (the sandbox, its mounts, the relay) dies with the kernel,
-  // and the durable intent already says where the member is going.
-  return fs::WriteFileAtomic(file, json::serialize(v), 0600, /*sync=*/false);
 }
 
 // pid (a member's sandbox) and each of its threads is running or sleeping, not stopped (T)
@@ -182,9 +154,9 @@ Result<ClaimOutcome> Pool::Claim(const ClaimRequest& asked) {
   TRY(ValidateId(req.id));
   if (!req.name.empty()) TRY_CTX(ValidateId(req.name), "--name");
   auto d = TRY(Load());
-  auto sessions_dir = opts_.root / "@sessions";
-  if (fs::Exists(sessions_dir / req.id / "session.json")) return MakeError("session " + req.id + " already exists", EEXIST);
-  if (!req.name.empty() && fs::Exists(sessions_dir / "@names" / req.name))
+  auto sessions_dir = RootLayout(opts_.root).sessions();
+  if (fs::Exists(sessions_dir / req.id / layout::kRecord)) return MakeError("session " + req.id + " already exists", EEXIST);
+  if (!req.name.empty() && fs::Exists(RootLayout(opts_.root).names() / req.name))
     return MakeError("session name " + req.name + " is taken", EEXIST);
   auto policy = TRY(ClaimPolicy(d, req));
   // An existing workspace is resolved by the rule a create applies (bind_sources.h): refused
@@ -214,7 +186,7 @@ Result<ClaimOutcome> Pool::Claim(const ClaimRequest& asked) {
       if (existing && !MemberShared(paths_, ready[i])) continue;
       // The member's own lock, held through the claim (it moves with the directory): gc
       // and drain leave a claim alone while it is held.
-      auto l = TryLockFile(paths_.members / ready[i] / ".lock");
+      auto l = TryLockFile(paths_.members / ready[i] / layout::kLock);
       if (!l || !*l) continue;
       member = ready[i];
       member_lock = std::move(**l);
@@ -259,7 +231,7 @@ Status Pool::AttachSharedWorkspace(SessionJournal& journal, const std::filesyste
   // The workspace bound at <session>/wsroot/ws (the shared parent's child the member's
   // workspace_dest links to): journaled first, undone by umount2(MNT_DETACH) at delete/gc.
   auto fd = TRY(OpenExistingWorkspace(workspace_to, opts_.root, existing));
-  auto at = to / "wsroot" / "ws";
+  auto at = to / layout::kWsrootWs;
   TRY(journal.Append(step::SessionLayer{at.string()}));
   TRY(HostMkdir(sys_, at, 0755));
   auto src = "/proc/self/fd/" + std::to_string(fd.get());
@@ -268,7 +240,7 @@ Status Pool::AttachSharedWorkspace(SessionJournal& journal, const std::filesyste
   // What a restart boots: a plain session's spec (the workspace bound at its destination;
   // the memory overlay holding the symlink does not outlive the sandbox), and the workspace
   // pinned by its own identity.
-  auto spec = TRY(bundle::ParseJson(TRY(fs::ReadFile(to / "bundle" / "config.json")), "spec"));
+  auto spec = TRY(bundle::ParseJson(TRY(fs::ReadFile(to / layout::kBundleConfig)), "spec"));
   if (auto* mounts = spec.as_object().if_contains("mounts"); mounts && mounts->is_array())
     for (auto& m : mounts->as_array())
       if (m.is_object() && bundle::GetString(m.as_object(), "destination") == bundle::kSharedWorkspaceMount) {
@@ -282,11 +254,11 @@ Status Pool::AttachSharedWorkspace(SessionJournal& journal, const std::filesyste
     if (!env.is_array()) env = json::array();
     env.as_array().emplace_back("PWD=" + dest);
   }
-  TRY(fs::WriteFileAtomic(to / "bundle" / "config.json", json::serialize(spec), 0600, /*sync=*/false));
+  TRY(fs::WriteFileAtomic(to / layout::kBundleConfig, json::serialize(spec), layout::kBundleConfig.mode, /*sync=*/false));
   if (existing) {
-    auto pins = TRY(bundle::ParseJson(TRY(fs::ReadFile(to / "sources.json")), "sources.json"));
+    auto pins = TRY(bundle::ParseJson(TRY(fs::ReadFile(to / layout::kSources)), std::string(layout::kSources.rel)));
     if (pins.is_array() && !pins.as_array().empty()) pins.as_array()[0] = TRY(PinSource(workspace_to));
-    TRY(fs::WriteFileAtomic(to / "sources.json", json::serialize(pins), 0600, /*sync=*/false));
+    TRY(fs::WriteFileAtomic(to / layout::kSources, json::serialize(pins), layout::kSources.mode, /*sync=*/false));
   }
   return Ok();
 }
@@ -359,13 +331,12 @@ Status Pool::ClaimPlan::ReleaseEgress(ClaimPlan& c) {
 Status Pool::ClaimPlan::Rebase(ClaimPlan& c) {
   c.shared = MemberShared(c.self.paths_, c.member);
   if (const auto* w = c.d.profile.if_contains("workspace_dest"); w && w->is_string()) c.dest = w->as_string().c_str();
-  for (const char* f : {"journal.json", "bundle/config.json", "sources.json"}) {
-    bool spec = std::string(f) == "bundle/config.json";
-    TRY(RebaseFile(c.from / f, c.intent, spec ? c.req.env : std::map<std::string, std::string>{}, spec && c.shared ? c.dest : ""));
-  }
+  const auto& i = c.intent;
+  TRY(RebaseMemberFiles(c.from, {i.member_dir, i.session_dir, i.workspace_from, i.workspace_to}, c.req.env,
+                        c.shared ? c.dest : ""));
   TRY(runtime::RebaseRecord(runtime::StateStore(c.self.opts_.root), c.r.container_id,
                             {{c.intent.member_dir, c.intent.session_dir}, {c.intent.workspace_from, c.workspace_to}}));
-  if (c.self.sys_.Renameat2(AT_FDCWD, (c.from / "session.json").c_str(), AT_FDCWD, (c.from / "member-record.json").c_str(), 0) != 0)
+  if (c.self.sys_.Renameat2(AT_FDCWD, (c.from / layout::kRecord).c_str(), AT_FDCWD, (c.from / layout::kMemberRecord).c_str(), 0) != 0)
     return ErrnoError("set aside the member's record");
   fault::Point("pool.claim.after-rebase");
   return Ok();
@@ -375,7 +346,7 @@ Status Pool::ClaimPlan::Move(ClaimPlan& c) {
   if (!c.intent.existing) TRY(HostRenameNoReplace(c.self.sys_, c.intent.workspace_from, c.workspace_to));
   TRY(HostRenameNoReplace(c.self.sys_, c.from, c.to));
   fault::Point("pool.claim.after-rename");
-  c.journal.emplace(TRY(SessionJournal::Load(c.to / "journal.json")));
+  c.journal.emplace(TRY(SessionJournal::Load(c.to / layout::kJournal)));
   return Ok();
 }
 
@@ -417,9 +388,9 @@ Status Pool::ClaimPlan::Adopt(ClaimPlan& c) { return Sessions(c.self.opts_).Adop
 
 Status Pool::ClaimPlan::Tidy(ClaimPlan& c) {
   auto& sys = c.self.sys_;
-  (void)HostUnlink(sys, c.to / "member-record.json");
-  (void)HostUnlink(sys, c.to / "pool-member.json");
-  (void)sys.Utimensat(AT_FDCWD, (c.to / "last-used").c_str(), nullptr, 0);
+  (void)HostUnlink(sys, c.to / layout::kMemberRecord);
+  (void)HostUnlink(sys, c.to / layout::kMemberMarker);
+  (void)sys.Utimensat(AT_FDCWD, (c.to / layout::kLastUsed).c_str(), nullptr, 0);
   (void)HostUnlink(sys, c.self.paths_.claims / (c.member + ".json"));
   if (c.intent.existing) (void)fs::RemoveTree(c.intent.workspace_from);  // the member's own, unused (never mounted)
   json::array env_keys;
@@ -432,9 +403,9 @@ Status Pool::ClaimPlan::Tidy(ClaimPlan& c) {
 }
 
 Result<bool> ClaimCommitted(const std::filesystem::path& dir, const std::string& id) {
-  auto text = fs::ReadFile(dir / "session.json");
+  auto text = fs::ReadFile(dir / layout::kRecord);
   if (!text) return false;
-  auto rec = TRY_CTX(RecordFromJson(TRY(bundle::ParseJson(*text, (dir / "session.json").string()))),
+  auto rec = TRY_CTX(RecordFromJson(TRY(bundle::ParseJson(*text, (dir / layout::kRecord).string()))),
                      "claim recovery");
   return rec.id == id;
 }
@@ -446,8 +417,8 @@ Result<bool> Pool::RecoverClaim(const std::string& member) {
   // A claim in progress holds the member's lock, wherever its directory is now.
   std::vector<UniqueFd> held;
   for (const auto& dir : {from, to}) {
-    if (!fs::Exists(dir / ".lock")) continue;
-    auto l = TryLockFile(dir / ".lock");
+    if (!fs::Exists(dir / layout::kLock)) continue;
+    auto l = TryLockFile(dir / layout::kLock);
     if (l && !*l) return false;
     if (l) held.push_back(std::move(**l));
   }
@@ -457,11 +428,11 @@ Result<bool> Pool::RecoverClaim(const std::string& member) {
   }
   // Where the journal's paths point is where the teardown must run from.
   if (fs::Exists(from)) {
-    auto journal = fs::ReadFile(from / "journal.json");
+    auto journal = fs::ReadFile(from / layout::kJournal);
     bool rebased = journal && journal->find(to.string()) != std::string::npos;
     if (rebased) TRY(HostRenameNoReplace(sys_, from, to));
-    else if (fs::Exists(from / "member-record.json") && !fs::Exists(from / "session.json"))
-      TRY(fs::WriteFileAtomic(from / "session.json", TRY(fs::ReadFile(from / "member-record.json")), 0600));
+    else if (fs::Exists(from / layout::kMemberRecord) && !fs::Exists(from / layout::kRecord))
+      TRY(fs::WriteFileAtomic(from / layout::kRecord, TRY(fs::ReadFile(from / layout::kMemberRecord)), layout::kRecord.mode));
   }
   held.clear();
   if (fs::Exists(from)) {

@@ -3,6 +3,7 @@
 #include <sys/mount.h>
 
 #include "shim/core/fs.h"
+#include "shim/session/store/layout.h"
 
 namespace sandshim::session {
 
@@ -12,11 +13,11 @@ Status MountLayer(const std::filesystem::path& base, const std::filesystem::path
   for (const auto& p : {base, layer_dir})
     if (p.string().find_first_of(",:") != std::string::npos)
       return MakeError("writable layer: path " + p.string() + " contains ',' or ':'", EINVAL);
-  TRY(fs::MkdirAll(layer_dir / "upper", 0755));
-  TRY(fs::MkdirAll(layer_dir / "work", 0700));
+  TRY(fs::MkdirAll(layer_dir / layout::kUpper, layout::kUpper.mode));
+  TRY(fs::MkdirAll(layer_dir / layout::kWork, layout::kWork.mode));
   TRY(fs::MkdirAll(target, 0755));
-  std::string opts = "lowerdir=" + base.string() + ",upperdir=" + (layer_dir / "upper").string() +
-                     ",workdir=" + (layer_dir / "work").string();
+  std::string opts = "lowerdir=" + base.string() + ",upperdir=" + (layer_dir / layout::kUpper).string() +
+                     ",workdir=" + (layer_dir / layout::kWork).string();
   if (sys.Mount("sandshim-layer", target.c_str(), "overlay", MS_NOSUID | MS_NODEV, opts.c_str()) != 0)
     return ErrnoError("mount overlay on " + target.string());
   return Ok();

@@ -17,12 +17,13 @@
 
 #include "shim/native/sys.h"
 #include "shim/session/store/session_steps.h"
+#include "shim/session/store/layout.h"
 
 namespace sandshim::session {
 
 // The state root's registry of guards.
 inline std::filesystem::path GuardRegistry(const std::filesystem::path& state_root) {
-  return state_root / "@workspace-guards";
+  return RootLayout(state_root).workspace_guards();
 }
 // Journals holder's step, then joins the path's guard, making it if no one holds it.
 Status GuardWorkspace(SessionJournal& journal, const std::filesystem::path& registry,
