@@ -310,6 +310,7 @@ Status Sessions::LinkName(SessionJournal& journal, const std::string& id, const 
 
 Status Sessions::Adopt(SessionJournal& journal, const SessionRecord& r) {
   if (!r.name.empty()) TRY(LinkName(journal, r.id, r.name));
+  // A claim is Adopt's one caller: the crash point keeps the name the pool suite kills at.
   fault::Point("pool.claim.before-record");
   return Save(r);
 }
