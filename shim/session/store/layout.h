@@ -29,6 +29,7 @@ enum class HostPaths : unsigned char {
   kNone,       // no path below the directory or its workspace
   kRebase,     // records them: the claim rewrites them by string (Pool::ClaimMember)
   kRewritten,  // records them: the claim writes the file afresh, never rebased
+  kRemoved,    // records the member's: a member's own file, which the claim's commit removes
 };
 
 struct LayoutEntry {
@@ -67,14 +68,14 @@ inline constexpr LayoutEntry kShellState{"shell-state.json", false, 0600, HostPa
                                          "exec/shell_state.cc (a context's: shell-state.<name>.json)"};
 inline constexpr LayoutEntry kRelayCgroups{"relay-cgroups", false, 0600, HostPaths::kNone,
                                            "ChargeRelay: the relay's cgroups (host cgroupfs paths)"};
-inline constexpr LayoutEntry kNetns{"netns", false, 0600, HostPaths::kNone, "SetUpProxyNetwork: the sandbox's netns"};
-inline constexpr LayoutEntry kRelayNetns{"relay.netns", false, 0600, HostPaths::kNone, "SetUpProxyNetwork"};
-inline constexpr LayoutEntry kRelayPid{"relay.pid", false, 0600, HostPaths::kNone, "the relay itself"};
+inline constexpr LayoutEntry kNetns{"netns", false, 0444, HostPaths::kNone, "SetUpProxyNetwork: the sandbox's netns"};
+inline constexpr LayoutEntry kRelayNetns{"relay.netns", false, 0444, HostPaths::kNone, "SetUpProxyNetwork"};
+inline constexpr LayoutEntry kRelayPid{"relay.pid", false, 0644, HostPaths::kNone, "the relay itself"};
 inline constexpr LayoutEntry kRelayLog{"relay.log", false, 0600, HostPaths::kNone, "the relay's stderr"};
 inline constexpr LayoutEntry kEgressPolicy{"egress-policy.json", false, 0600, HostPaths::kNone,
                                            "SetUpProxyNetwork, BindClaimEgress"};
-inline constexpr LayoutEntry kEgressContexts{"egress-contexts.json", false, 0600, HostPaths::kRewritten,
-                                             "context_egress_file.cc; a member has no contexts"};
+inline constexpr LayoutEntry kEgressContexts{"egress-contexts.json", false, 0600, HostPaths::kNone,
+                                             "SetUpProxyNetwork (empty), AddContextEgress: names, tokens, keys"};
 inline constexpr LayoutEntry kSecretsDir{"secrets", true, 0700, HostPaths::kNone, "WriteSecretFiles"};
 inline constexpr LayoutEntry kSecretRules{"secrets/rules.json", false, 0600, HostPaths::kNone, "WriteSecretFiles"};
 inline constexpr LayoutEntry kSecretSocket{"secrets/control.sock", false, 0600, HostPaths::kNone, "the relay"};
@@ -93,9 +94,10 @@ inline constexpr LayoutEntry kWorkspaceId{"workspace-id", true, 0755, HostPaths:
 inline constexpr LayoutEntry kWsroot{"wsroot", true, 0755, HostPaths::kNone, "Sessions::Create: a member's shared parent"};
 inline constexpr LayoutEntry kWsrootWs{"wsroot/ws", true, 0755, HostPaths::kNone, "a claim's workspace bind"};
 // A pool member's own, beside its session's files (gone once claimed).
-inline constexpr LayoutEntry kMemberMarker{"pool-member.json", false, 0600, HostPaths::kNone, "Pool::MakeMember"};
-inline constexpr LayoutEntry kMemberRecord{"member-record.json", false, 0600, HostPaths::kNone,
-                                           "Pool::ClaimMember: session.json set aside mid-claim"};
+inline constexpr LayoutEntry kMemberMarker{"pool-member.json", false, 0600, HostPaths::kRemoved,
+                                           "Pool::MakeMember: its pool, generation and own workspace"};
+inline constexpr LayoutEntry kMemberRecord{"member-record.json", false, 0600, HostPaths::kRemoved,
+                                           "Pool::ClaimMember: session.json set aside mid-claim (RecoverClaim)"};
 inline constexpr LayoutEntry kLinkWorkspaceLog{"link-workspace.log", false, 0600, HostPaths::kNone,
                                                "Pool::LinkSharedWorkspace"};
 
@@ -115,7 +117,7 @@ inline constexpr LayoutEntry kPoolFillLock{".fill.lock", false, 0600, HostPaths:
 inline constexpr LayoutEntry kPoolMembers{"members", true, 0700, HostPaths::kNone, "Pool::Fill"};
 inline constexpr LayoutEntry kPoolClaims{"claims", true, 0700, HostPaths::kNone, "Pool::Claim: the intents"};
 inline constexpr LayoutEntry kPoolStats{"stats.json", false, 0600, HostPaths::kNone, "WritePoolStats"};
-inline constexpr LayoutEntry kPoolWorkspaces{"workspaces", true, 0711, HostPaths::kNone, "the default workspace parent"};
+inline constexpr LayoutEntry kPoolWorkspaces{"workspaces", true, 0700, HostPaths::kNone, "the default workspace parent"};
 inline constexpr LayoutEntry kSnapshotImage{"image", true, 0700, HostPaths::kNone, "Sessions::Snapshot"};
 inline constexpr LayoutEntry kSnapshotMeta{"snapshot.json", false, 0600, HostPaths::kNone, "Sessions::Snapshot"};
 

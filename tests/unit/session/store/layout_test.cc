@@ -71,34 +71,47 @@ TEST_CASE("layout: nothing writable by others; a file that records host paths is
 }
 
 TEST_CASE("layout: a pool claim rebases every file that records paths but those it writes afresh") {
-  std::set<std::string_view> rebased, rewritten, expected;
+  std::set<std::string_view> rebased, rewritten, removed, expected;
   for (const auto& e : ClaimRebased()) rebased.insert(e.rel);
   for (const auto& e : SessionEntries()) {
     if (e.paths == HostPaths::kRebase) expected.insert(e.rel);
     if (e.paths == HostPaths::kRewritten) rewritten.insert(e.rel);
+    if (e.paths == HostPaths::kRemoved) removed.insert(e.rel);
   }
   CHECK(rebased == expected);
   // What the claim rebased by hand before the layout owned the list (pool_claim.cc).
   for (auto f : {layout::kJournal, layout::kBundleConfig, layout::kSources}) CHECK(rebased.contains(f.rel));
-  // Written afresh, never rebased: the record (the claim writes the session's), and the
-  // contexts' egress file (a member has no contexts). A file joins this set only with the
-  // claim writing it: say where here.
-  CHECK(rewritten == std::set<std::string_view>{layout::kRecord.rel, layout::kEgressContexts.rel});
+  // Never rebased: the record, which the claim writes for the session (Pool::ClaimMember),
+  // and the member's own files, which its commit removes (the recovery reads them as the
+  // member's). A file joins these sets only with the claim doing so: say where here.
+  CHECK(rewritten == std::set<std::string_view>{layout::kRecord.rel});
+  CHECK(removed == std::set<std::string_view>{layout::kMemberMarker.rel, layout::kMemberRecord.rel});
 }
 
 TEST_CASE("layout: no session, context or member file is spelled outside store/layout") {
   // Names distinctive enough to search for (a dot, a dash or an at sign); plain words such as
   // "bundle" or "home" are also JSON keys and verb names.
-  std::vector<std::string> names{"@sessions", "@names", "@snapshots", "@pool", "@idranges", "@workspace-guards"};
+  // Any name joined to a path (`dir / "bundle"`) is one too.
+  std::vector<std::string> quoted{"@sessions", "@names", "@snapshots", "@pool", "@idranges", "@workspace-guards"};
+  std::set<std::string> joined;
   for (const auto& [kind, entries] : AllKinds())
-    for (const auto& e : entries)
-      if (e.rel.find_first_of(".-@") != std::string_view::npos) names.emplace_back(e.rel);
+    for (const auto& e : entries) {
+      if (e.rel.find_first_of(".-@") != std::string_view::npos) quoted.emplace_back("\"" + std::string(e.rel) + "\"");
+      joined.insert("/ \"" + std::string(e.rel.substr(0, e.rel.find('/'))) + "\"");
+    }
+  for (auto& q : quoted)
+    if (q.front() == '@') q = "\"" + q + "\"";
   for (const auto& [path, text] : SessionSources()) {
     if (IsLayoutFile(path)) continue;
-    for (const auto& n : names) {
+    for (const auto& n : quoted) {
       CAPTURE(path);
       CAPTURE(n);
-      CHECK(text.find("\"" + n + "\"") == std::string::npos);
+      CHECK(text.find(n) == std::string::npos);
+    }
+    for (const auto& n : joined) {
+      CAPTURE(path);
+      CAPTURE(n);
+      CHECK(text.find(n) == std::string::npos);
     }
   }
 }
