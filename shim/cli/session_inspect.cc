@@ -4,6 +4,7 @@
 #include "shim/cli/session_common.h"
 #include "shim/session/contexts/context_spare.h"
 #include "shim/session/contexts/contexts.h"
+#include "shim/session/store/layout.h"
 
 namespace sandshim::cli {
 
@@ -30,8 +31,9 @@ void RegisterSessionInspect(Verbs& v, CLI::App* parent) {
       if (auto all = session::Contexts(*opts, *s).List(*ref))
         for (const auto& c : *all) contexts.push_back({{"name", c.name}, {"container_id", c.container_id}, {"status", c.status}});
       // Spare context containers (gVisor, context_spare.h): not contexts, counted apart.
-      spares = session::CountSpares(opts->root / "@sessions" / i->record.id);
-      depth = session::AskedSpareDepth(opts->root / "@sessions" / i->record.id);  // 0: not asked for
+      auto dir = session::RootLayout(opts->root).session(i->record.id);
+      spares = session::CountSpares(dir);
+      depth = session::AskedSpareDepth(dir);  // 0: not asked for
     }
     o["contexts"] = std::move(contexts);
     o["spare_contexts"] = {{"ready", spares.ready}, {"making", spares.making}, {"depth", depth}};

@@ -10,6 +10,7 @@
 
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <sys/types.h>
 
 #include <cstddef>
@@ -37,6 +38,11 @@ class Sys {
   virtual int Access(const char* path, int mode) = 0;
   virtual int Statvfs(const char* path, struct statvfs* st) = 0;
   virtual int Fstat(int fd, struct stat* st) = 0;
+  // The session layer's too (shim/session: its host effects in the state root): a pool
+  // claim's RENAME_NOREPLACE move, a name link's removal, last-used's mtime.
+  virtual int Renameat2(int olddirfd, const char* oldpath, int newdirfd, const char* newpath, unsigned flags) = 0;
+  virtual int Unlinkat(int dirfd, const char* path, int flags) = 0;
+  virtual int Utimensat(int dirfd, const char* path, const struct timespec* times, int flags) = 0;
 
   // The mount namespace and the root.
   virtual int Mount(const char* source, const char* target, const char* type, unsigned long flags,
@@ -52,6 +58,8 @@ class Sys {
   // open_tree(2) (5.2+): with OPEN_TREE_CLONE, a detached copy of a mount tree (see
   // EnterDetachedRoot, a container without a mount namespace of its own).
   virtual int OpenTree(int dirfd, const char* path, unsigned flags) = 0;
+  // move_mount(2) (5.2+): attaches such a copy (the session's nosuid workspace guard).
+  virtual int MoveMount(int from_dirfd, const char* from_path, int to_dirfd, const char* to_path, unsigned flags) = 0;
 
   // Namespaces, identity, UTS.
   virtual int Setns(int fd, int nstype) = 0;

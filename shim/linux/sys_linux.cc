@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <net/if.h>
+#include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sched.h>
@@ -50,6 +51,13 @@ class LinuxSysImpl final : public Sys {
   int Access(const char* path, int mode) override { return ::access(path, mode); }
   int Statvfs(const char* path, struct statvfs* st) override { return ::statvfs(path, st); }
   int Fstat(int fd, struct stat* st) override { return ::fstat(fd, st); }
+  int Renameat2(int olddirfd, const char* oldpath, int newdirfd, const char* newpath, unsigned flags) override {
+    return ::renameat2(olddirfd, oldpath, newdirfd, newpath, flags);
+  }
+  int Unlinkat(int dirfd, const char* path, int flags) override { return ::unlinkat(dirfd, path, flags); }
+  int Utimensat(int dirfd, const char* path, const struct timespec* times, int flags) override {
+    return ::utimensat(dirfd, path, times, flags);
+  }
 
   int Mount(const char* source, const char* target, const char* type, unsigned long flags,
             const void* data) override {
@@ -70,6 +78,9 @@ class LinuxSysImpl final : public Sys {
   int Fchdir(int fd) override { return ::fchdir(fd); }
   int OpenTree(int dirfd, const char* path, unsigned flags) override {
     return static_cast<int>(::syscall(SYS_open_tree, dirfd, path, flags));
+  }
+  int MoveMount(int from_dirfd, const char* from_path, int to_dirfd, const char* to_path, unsigned flags) override {
+    return static_cast<int>(::syscall(SYS_move_mount, from_dirfd, from_path, to_dirfd, to_path, flags));
   }
 
   int Setns(int fd, int nstype) override { return ::setns(fd, nstype); }

@@ -17,7 +17,7 @@
 namespace sandshim::net {
 
 struct VethEnd {
-  std::filesystem::path netns;  // a namespace file (shim/net/netns.h)
+  std::filesystem::path netns;  // a namespace file (shim/linux/netns.h)
   std::string name;             // the interface name inside that namespace
 };
 

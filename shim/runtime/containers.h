@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "shim/linux/sys.h"
 #include "shim/runtime/backend.h"
 #include "shim/runtime/backend_select.h"
 #include "shim/runtime/config.h"
@@ -30,6 +31,9 @@ struct Options {
   std::vector<std::string> runsc_flags;  // --runsc-flag, after the config's
   bool debug = false;
   BackendFactory make_backends;
+  // The session layer's host effects (mounts, binds, links, renames: shim/session/store/host.h);
+  // null: the real calls. Only unit tests pass another (tests/fakes/recording_sys.h).
+  native::Sys* host_sys = nullptr;
 };
 
 class Containers {

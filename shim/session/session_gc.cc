@@ -6,6 +6,7 @@
 #include "shim/session/contexts/context_spare.h"
 #include "shim/session/contexts/contexts.h"
 #include "shim/session/sessions.h"
+#include "shim/session/store/layout.h"
 
 namespace sandshim::session {
 
@@ -17,13 +18,13 @@ SessionGcReport Sessions::Gc(std::optional<std::chrono::milliseconds> idle) {
     if (!lock) continue;  // busy (being created, used or deleted) or already gone
     std::string why;
     auto r = Load(id);
-    if (!fs::Exists(Dir(id) / "session.json")) why = "half-made";
+    if (!fs::Exists(Dir(id) / layout::kRecord)) why = "half-made";
     else if (idle && r && now - EpochSeconds(r->last_used) > static_cast<double>(idle->count()) / 1000.0)
       why = "idle since " + r->last_used;
     if (why.empty()) {
       // A live session whose journal this gc cannot read: said, not skipped in silence (its
       // contexts and spares cannot be told half-made); `session delete --force` removes it.
-      if (auto j = SessionJournal::Load(Dir(id) / "journal.json"); !j) {
+      if (auto j = SessionJournal::Load(Dir(id) / layout::kJournal); !j) {
         rep.errors.push_back("session " + id + ": " + j.error().msg + " (left as it is; session delete --force removes it)");
         continue;
       }

@@ -24,6 +24,7 @@
 #include "shim/session/contexts/contexts.h"
 #include "shim/session/egress/network.h"
 #include "shim/session/sessions.h"
+#include "shim/session/store/layout.h"
 
 namespace sandshim::session {
 namespace {
@@ -47,7 +48,7 @@ int64_t ImageBytes(const std::filesystem::path& dir) {
 
 // Journals the snapshot directory once per session (every pause reuses the entry).
 Status JournalSnapshot(const std::filesystem::path& dir, const std::filesystem::path& snap) {
-  auto journal = TRY(SessionJournal::Load(dir / "journal.json"));
+  auto journal = TRY(SessionJournal::Load(dir / layout::kJournal));
   for (const auto& e : journal.entries())
     if (const auto* s = std::get_if<step::SessionSnapshot>(&e); s && s->path == snap.string()) return Ok();
   return journal.Append(step::SessionSnapshot{snap.string()});

@@ -5,11 +5,11 @@
 #include "shim/policy/exec_judge.h"
 #include "shim/session/sessions.h"
 #include "shim/session/exec/shell_state.h"
+#include "shim/session/store/layout.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
 
-constexpr const char* kApprovalsFile = "approvals.json";
 
 Result<ExecGate> Sessions::Gate(const SessionRecord& r, const SessionExec& e) {
   auto policy = TRY_CTX(LoadExecPolicy(Dir(r.id)), "session " + r.id + ": policy");
@@ -48,7 +48,7 @@ Result<ExecGate> Sessions::Admit(const SessionRecord& r, const SessionExec& e, c
   if (v.decision == policy::Decision::kAsk) {
     // Under the lock: a once approval is used by exactly one exec.
     auto lock = TRY(store_.Lock(r.id));
-    ApprovalStore store(Dir(r.id) / kApprovalsFile);
+    ApprovalStore store(SessionLayout(Dir(r.id)).approvals());
     auto c = TRY_CTX(store.Consult(ApprovalKey(e), v.command, v.rule, v.reason, p.rules->approval_ttl),
                      "session " + r.id + ": approvals");
     audit["approval"] = c.id;
@@ -74,7 +74,7 @@ Result<Approval> Sessions::DecideApproval(const std::string& ref, const std::str
   auto policy = TRY(LoadExecPolicy(Dir(id)));
   if (!policy || !policy->rules) return MakeError("session " + id + " has no command policy", EINVAL);
   auto lock = TRY(store_.Lock(id));
-  auto a = TRY(ApprovalStore(Dir(id) / kApprovalsFile).Decide(approval, to, policy->rules->approval_ttl));
+  auto a = TRY(ApprovalStore(SessionLayout(Dir(id)).approvals()).Decide(approval, to, policy->rules->approval_ttl));
   (void)AppendAudit(r.audit, "approval",
                     {{"session", id}, {"approval", a.id}, {"state", Name(a.state)}, {"command", a.command}, {"rule", a.rule}});
   return a;
@@ -83,7 +83,7 @@ Result<Approval> Sessions::DecideApproval(const std::string& ref, const std::str
 Result<std::vector<Approval>> Sessions::Approvals(const std::string& ref) {
   auto id = TRY(Resolve(ref));
   auto lock = TRY(store_.Lock(id));
-  return ApprovalStore(Dir(id) / kApprovalsFile).List();
+  return ApprovalStore(SessionLayout(Dir(id)).approvals()).List();
 }
 
 }  // namespace sandshim::session

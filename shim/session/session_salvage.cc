@@ -13,6 +13,7 @@
 #include "shim/session/store/session_steps.h"
 #include "shim/session/sessions.h"
 #include "shim/session/workspace/workspace_guard.h"
+#include "shim/session/store/layout.h"
 
 namespace sandshim::session {
 
@@ -27,7 +28,7 @@ std::vector<SessionStep> Sessions::FoundSteps(const std::string& id) {
   auto rec = ReadRecord(id);
   if (rec && !rec->name.empty()) out.push_back(step::SessionName{.path = NameLink(rec->name).string(), .id = id});
   // Ranges of sessions made before they were host-wide (per root, owned by the bare id), then host-wide ones.
-  if (auto old = opts_.root / "@idranges"; fs::Exists(old)) out.push_back(step::SessionIdRange{.dir = old.string(), .session = id});
+  if (auto old = opts_.root / layout::kOldIdRanges; fs::Exists(old)) out.push_back(step::SessionIdRange{.dir = old.string(), .session = id});
   if (fs::Exists(kHostIdRanges))
     out.push_back(step::SessionIdRange{.dir = kHostIdRanges, .session = IdOwner(opts_.root, id)});
   for (auto& g : GuardsHeldBy(GuardRegistry(opts_.root), id)) out.push_back(std::move(g));
@@ -35,7 +36,7 @@ std::vector<SessionStep> Sessions::FoundSteps(const std::string& id) {
   for (auto it = mounts.rbegin(); it != mounts.rend(); ++it) out.push_back(step::SessionLayer{it->string()});
   std::vector<std::filesystem::path> owners{dir};
   std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(dir / "contexts", ec)) owners.push_back(e.path());
+  for (const auto& e : std::filesystem::directory_iterator(SessionLayout(dir).contexts(), ec)) owners.push_back(e.path());
   for (const auto& o : owners)
     if (auto pid_file = NetworkPaths(o).pid_file; fs::Exists(pid_file)) out.push_back(step::EgressRelay{pid_file.string()});
   std::string own = rec ? rec->container_id : "sess-" + id;
@@ -45,7 +46,7 @@ std::vector<SessionStep> Sessions::FoundSteps(const std::string& id) {
 }
 
 Result<std::vector<SessionStep>> Sessions::StepsToUndo(const std::string& id, bool force) {
-  auto file = Dir(id) / "journal.json";
+  auto file = Dir(id) / layout::kJournal;
   auto journal = SessionJournal::Load(file);
   if (journal) return journal->entries();
   if (!force) return journal.error();

@@ -8,6 +8,7 @@
 #include "shim/session/egress/network.h"
 #include "shim/session/egress/secrets.h"
 #include "shim/session/sessions.h"
+#include "shim/session/store/layout.h"
 
 namespace sandshim::session {
 
@@ -19,19 +20,19 @@ Status Sessions::SendToRelay(const std::string& ref, const std::string& name, co
   SecretPaths paths(Dir(id));
   // A context's secrets: declared in contexts/NAME/secrets.json; its relay is the session's,
   // or (native, proxy mode) its own, with its own socket.
-  auto cdir = Dir(id) / "contexts" / context;
-  std::filesystem::path rules_file = context.empty() ? paths.rules : cdir / "secrets.json";
-  bool own_relay = !context.empty() && fs::Exists(cdir / "secrets.sock");
-  std::filesystem::path socket = own_relay ? cdir / "secrets.sock" : paths.socket;
+  ContextLayout cdir(SessionLayout(Dir(id)).context(context));
+  std::filesystem::path rules_file = context.empty() ? paths.rules : cdir.secrets();
+  bool own_relay = !context.empty() && fs::Exists(cdir.socket());
+  std::filesystem::path socket = own_relay ? cdir.socket() : paths.socket;
   std::string who = context.empty() ? "session " + id : "context " + context + " of session " + id;
-  if (!context.empty() && (context.find('/') != std::string::npos || !fs::Exists(cdir / "context.json")))
+  if (!context.empty() && (context.find('/') != std::string::npos || !fs::Exists(cdir.record())))
     return MakeError("session " + id + " has no context " + context, ENOENT);
   auto text = fs::ReadFile(rules_file);
   if (!text) return MakeError(who + " has no secrets (declare them at create with --secret)", ENOENT);
   auto rules = TRY(net::ParseSecretRules(*text));
   if (std::ranges::none_of(rules, [&](const auto& s) { return s.name == name; }))
     return MakeError(who + " has no secret " + name, ENOENT);
-  if (!RelayAlive(own_relay ? NetworkPaths(cdir) : NetworkPaths(Dir(id))))
+  if (!RelayAlive(own_relay ? NetworkPaths(cdir.dir()) : NetworkPaths(Dir(id))))
     return MakeError("session " + id + " is stopped: start it first", ESRCH);
   std::string qualified = net::QualifiedName(context, name);
   TRY(value ? net::SendSecret(socket, qualified, value->View()) : net::RemoveSecret(socket, qualified));

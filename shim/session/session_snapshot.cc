@@ -18,6 +18,7 @@
 #include "shim/session/store/audit.h"
 #include "shim/session/contexts/context_spare.h"
 #include "shim/session/sessions.h"
+#include "shim/session/store/layout.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
@@ -43,7 +44,7 @@ Status KeepImage(const std::filesystem::path& from, const std::filesystem::path&
 Result<std::filesystem::path> Sessions::ForkImage(const std::string& name) const {
   if (name.empty()) return std::filesystem::path();
   TRY_CTX(ValidateId(name), "--from-snapshot");
-  auto image = SnapshotsDir() / name / "image";
+  auto image = SnapshotsDir() / name / layout::kSnapshotImage;
   if (!fs::Exists(image)) return MakeError("snapshot " + name + " does not exist", ENOENT);
   return image;
 }
@@ -60,9 +61,9 @@ Result<SessionRecord> Sessions::Snapshot(const std::string& ref, const std::stri
     TRY(fs::MkdirAll(SnapshotsDir(), 0700));
     TRY(fs::RemoveAll(tmp));  // what a snapshot of this name that died left
     if (::mkdir(tmp.c_str(), 0700) != 0) return ErrnoError("mkdir " + tmp.string());
-    TRY(KeepImage(SnapshotDir(Dir(id)), tmp / "image"));
+    TRY(KeepImage(SnapshotDir(Dir(id)), tmp / layout::kSnapshotImage));
     json::object meta{{"source", id}, {"backend", r.backend}, {"created", log::NowRfc3339()}};
-    TRY(fs::WriteFileAtomic(tmp / "snapshot.json", json::serialize(meta), 0600));
+    TRY(fs::WriteFileAtomic(tmp / layout::kSnapshotMeta, json::serialize(meta), layout::kSnapshotMeta.mode));
     if (::rename(tmp.c_str(), dest.c_str()) != 0) return ErrnoError("rename to " + dest.string());
     return Ok();
   }();
@@ -82,11 +83,11 @@ json::array Sessions::ListSnapshots() const {
   std::sort(names.begin(), names.end());
   json::array out;
   for (const auto& n : names) {
-    auto meta = bundle::ParseJson(fs::ReadFile(SnapshotsDir() / n / "snapshot.json").value_or("{}"), "snapshot.json");
+    auto meta = bundle::ParseJson(fs::ReadFile(SnapshotsDir() / n / layout::kSnapshotMeta).value_or("{}"), std::string(layout::kSnapshotMeta.rel));
     json::object o = meta && meta->is_object() ? meta->as_object() : json::object();
     o["name"] = n;
     int64_t bytes = 0;
-    for (const auto& f : std::filesystem::directory_iterator(SnapshotsDir() / n / "image", ec))
+    for (const auto& f : std::filesystem::directory_iterator(SnapshotsDir() / n / layout::kSnapshotImage, ec))
       if (f.is_regular_file(ec)) bytes += static_cast<int64_t>(f.file_size(ec));
     o["bytes"] = bytes;
     out.push_back(std::move(o));

@@ -15,6 +15,7 @@
 #include "shim/core/scope_exit.h"
 #include "shim/session/store/session_steps.h"
 #include "shim/session/store/audit.h"
+#include "shim/session/store/host.h"
 #include "shim/session/workspace/bind_sources.h"
 #include "shim/session/exec/exec_policy.h"
 #include "shim/session/exec/exec_guard.h"
@@ -29,6 +30,7 @@
 #include "shim/session/egress/secrets.h"
 #include "shim/linux/netns.h"
 #include "shim/net/relay.h"
+#include "shim/session/store/layout.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
@@ -36,14 +38,14 @@ namespace json = boost::json;
 constexpr const char* kGvisorOverlayFlag = "--overlay2=root:memory";
 
 Sessions::Sessions(runtime::Options o)
-    : opts_(o), store_(o.root / "@sessions"), containers_(std::move(o)) {}
+    : opts_(o), sys_(HostOf(o)), store_(RootLayout(o.root).sessions()), containers_(std::move(o)) {}
 Sessions::Sessions(runtime::Options o, std::filesystem::path store_dir)
-    : opts_(o), store_(std::move(store_dir)), containers_(std::move(o)) {}
+    : opts_(o), sys_(HostOf(o)), store_(std::move(store_dir)), containers_(std::move(o)) {}
 
 static Error NoSession(const std::string& ref) { return MakeError("session " + ref + " does not exist", ENOENT); }
 
 Result<std::string> Sessions::Resolve(const std::string& ref) const {
-  if (ValidateId(ref) && fs::Exists(Dir(ref) / "session.json")) return ref;
+  if (ValidateId(ref) && fs::Exists(Dir(ref) / layout::kRecord)) return ref;
   if (!ValidateId(ref)) return NoSession(ref);
   std::error_code ec;
   auto target = std::filesystem::read_symlink(NameLink(ref), ec);
@@ -52,11 +54,11 @@ Result<std::string> Sessions::Resolve(const std::string& ref) const {
 }
 
 Result<SessionRecord> Sessions::ReadRecord(const std::string& id) {
-  auto text = fs::ReadFile(Dir(id) / "session.json");
+  auto text = fs::ReadFile(Dir(id) / layout::kRecord);
   if (!text) return NoSession(id);
   auto r = TRY(RecordFromJson(TRY(bundle::ParseJson(*text, "session " + id))));
   struct stat st;
-  if (::stat((Dir(id) / "last-used").c_str(), &st) == 0) {
+  if (::stat((Dir(id) / layout::kLastUsed).c_str(), &st) == 0) {
     auto marked = log::Rfc3339(st.st_mtim);
     if (marked > r.last_used) r.last_used = marked;
   }
@@ -64,7 +66,7 @@ Result<SessionRecord> Sessions::ReadRecord(const std::string& id) {
 }
 
 void Sessions::MarkUsed(const std::string& id) {
-  (void)::utimensat(AT_FDCWD, (Dir(id) / "last-used").c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
+  (void)sys_.Utimensat(AT_FDCWD, (Dir(id) / layout::kLastUsed).c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
 }
 
 Result<SessionRecord> Sessions::Load(const std::string& id) {
@@ -81,7 +83,7 @@ Result<SessionRecord> Sessions::Get(const std::string& ref) { return Load(TRY(Re
 
 Status Sessions::Save(const SessionRecord& r, bool durable) {
   // 0600: the record names the workspace and the profile, which are the platform's business.
-  return fs::WriteFileAtomic(Dir(r.id) / "session.json", json::serialize(RecordToJson(r)), 0600, durable);
+  return fs::WriteFileAtomic(Dir(r.id) / layout::kRecord, json::serialize(RecordToJson(r)), layout::kRecord.mode, durable);
 }
 
 // The one undo of a session's journal (its container's own journal undoes the container).
@@ -92,14 +94,14 @@ Status Sessions::Undo(const SessionStep& s) {
             auto d = containers_.Delete(c.id, /*force=*/true);
             return d || d.error().err_no == ENOENT ? Ok() : d;
           },
-          [&](const step::SessionContext& c) { return UndoContext(containers_, c); },
+          [&](const step::SessionContext& c) { return UndoContext(containers_, c, sys_); },
           [&](const step::SessionContextSpare& c) { return UndoSpare(containers_, c); },
-          [](const step::SessionLayer& l) { return UnmountLayer(l.path); },
-          [](const step::WorkspaceGuard& g) { return UnguardWorkspace(g); },
+          [&](const step::SessionLayer& l) { return UnmountLayer(l.path, sys_); },
+          [&](const step::WorkspaceGuard& g) { return UnguardWorkspace(g, sys_); },
           [](const step::SessionSnapshot& sn) { return fs::RemoveAll(sn.path); },
-          [](const step::SessionIdRange& r) -> Status {
+          [&](const step::SessionIdRange& r) -> Status {
             if (r.path.empty()) return ReleaseIdSlots(r.dir, r.session);
-            return ::unlink(r.path.c_str()) == 0 || errno == ENOENT ? Ok() : ErrnoError("unlink " + r.path);
+            return HostUnlink(sys_, r.path);
           },
           [](const step::Netns& n) -> Status {
             if (n.path.empty()) return MakeError("netns step without a path", EINVAL);
@@ -109,10 +111,10 @@ Status Sessions::Undo(const SessionStep& s) {
             if (r.pid_file.empty()) return MakeError("egress-relay step without a pid_file", EINVAL);
             return net::StopRelayFromPidFile(r.pid_file);
           },
-          [](const step::SessionName& n) -> Status {
+          [&](const step::SessionName& n) -> Status {
             // Only our own name: another session may hold it by now.
             std::error_code ec;
-            if (std::filesystem::read_symlink(n.path, ec).string() == n.id) ::unlink(n.path.c_str());
+            if (std::filesystem::read_symlink(n.path, ec).string() == n.id) (void)HostUnlink(sys_, n.path);
             return Ok();
           },
       },
@@ -121,7 +123,7 @@ Status Sessions::Undo(const SessionStep& s) {
 
 // M12 (relay_cgroup.h): the relay, charged to the session, sits in a child of the sandbox's
 // cgroups; it is stopped and that child removed before the sandbox's cgroups are.
-static std::filesystem::path RelayCgroupRecord(const std::filesystem::path& dir) { return dir / "relay-cgroups"; }
+static std::filesystem::path RelayCgroupRecord(const std::filesystem::path& dir) { return dir / layout::kRelayCgroups; }
 
 Status ReleaseRelay(const std::filesystem::path& dir) {
   if (!fs::Exists(RelayCgroupRecord(dir))) return Ok();
@@ -163,36 +165,37 @@ Result<uint32_t> Sessions::SetUpIdmap(SessionJournal& journal, const std::string
   uint32_t base = IdBase(slot);
   auto attempt = [&]() -> Status {
     auto ns = TRY(MappingNamespace(base));
-    TRY(journal.Append(step::SessionLayer{(dir / "base-id").string()}));
-    TRY(IdmappedBind(p.rootfs, dir / "base-id", ns.get()));
+    TRY(journal.Append(step::SessionLayer{(dir / layout::kBaseId).string()}));
+    TRY(IdmappedBind(p.rootfs, dir / layout::kBaseId, ns.get()));
     // #35: the session's user as the workspace's owner when someone else made it.
     return BindWorkspaceAsUser(journal, dir, p, base, kIdRangeSize, /*same_owner_too=*/true);
   };
   if (auto s = attempt(); !s) {
-    (void)UnmountLayer(dir / "workspace-id");
-    (void)UnmountLayer(dir / "base-id");
-    ::unlink(IdSlotFile(slots, slot).c_str());
+    (void)UnmountLayer(dir / layout::kWorkspaceId, sys_);
+    (void)UnmountLayer(dir / layout::kBaseId, sys_);
+    (void)HostUnlink(sys_, IdSlotFile(slots, slot));
     return s.error();
   }
   // The init (host ids base..) opens its rootfs and workspace below this directory: let its
   // group through, and no one else (the record and the spec with --env values stay 0600).
-  if (::chown(dir.c_str(), 0, base) != 0 || ::chmod(dir.c_str(), 0710) != 0)
+  if (sys_.Fchownat(AT_FDCWD, dir.c_str(), 0, base, 0) != 0 || sys_.Fchmodat(AT_FDCWD, dir.c_str(), 0710, 0) != 0)
     return ErrnoError("open " + dir.string() + " to the session's ids");
   return base;
 }
 
 Status Sessions::RunContainer(const SessionRecord& r, const std::filesystem::path& restore_image) {
   // Sessions made before sources were pinned have no file: nothing to compare with.
-  if (auto pins = fs::ReadFile(Dir(r.id) / "sources.json"); pins) {
-    auto v = TRY(bundle::ParseJson(*pins, "sources.json"));
-    if (!v.is_array()) return MakeError("sources.json: not an array", EINVAL);
+  if (auto pins = fs::ReadFile(Dir(r.id) / layout::kSources); pins) {
+    const std::string what(layout::kSources.rel);
+    auto v = TRY(bundle::ParseJson(*pins, what));
+    if (!v.is_array()) return MakeError(what + ": not an array", EINVAL);
     TRY(VerifyPinned(v.get_array()));
   }
   // The sandbox outlives this call: it gets /dev/null, never the caller's stdio or fds.
   proc::DetachedStdio detached;
   runtime::CreateRequest req;
   req.id = r.container_id;
-  req.bundle = Dir(r.id) / "bundle";
+  req.bundle = Dir(r.id) / layout::kBundle;
   req.spec = TRY(bundle::LoadSpec(req.bundle));
   req.null_stdio = true;
   req.backend = r.backend;  // a restarted session keeps the backend it was created with
@@ -205,176 +208,6 @@ Status Sessions::RunContainer(const SessionRecord& r, const std::filesystem::pat
   if (r.layer == LayerKind::kGvisorOverlay) req.runsc_flags = {kGvisorOverlayFlag};
   TRY(containers_.Run(std::move(req), /*detach=*/true));
   return Ok();
-}
-
-// A native session's writable layer: an overlay whose upper layer is on a tmpfs of its own,
-// half the session's memory in size and charged to its memory cgroup as it is written, so a
-// tenant's writes fill neither the state root's disk (which need not be a tmpfs: a red team
-// wrote 300 MB past --memory 128m onto the host's disk) nor more than the session may hold.
-static Status MountNativeLayer(SessionJournal& journal, const std::filesystem::path& store,
-                               const std::filesystem::path& lower, const bundle::SessionProfile& p) {
-  TRY(fs::MkdirAll(store, 0700));
-  TRY(journal.Append(step::SessionLayer{store.string()}));
-  // Half: a full layer still leaves the session's processes room to run (and to clean up).
-  int64_t bytes = (p.memory_bytes > 0 ? p.memory_bytes : bundle::kDefaultSessionMemoryBackstop) / 2;
-  std::string opts = "mode=0755,size=" + std::to_string(bytes);
-  if (::mount("sandshim-layer-store", store.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, opts.c_str()) != 0)
-    return ErrnoError("mount the session's layer store at " + store.string());
-  TRY(fs::MkdirAll(store / "upper", 0755));
-  // The merged root takes its owner from the upper directory: the session's root.
-  if (p.id_base && ::chown((store / "upper").c_str(), p.id_base, p.id_base) != 0)
-    return ErrnoError("chown the session's upper layer");
-  TRY(journal.Append(step::SessionLayer{p.root_path}));
-  return MountLayer(lower, store, p.root_path);
-}
-
-Result<SessionRecord> Sessions::Create(const std::string& id, const std::string& name, const bundle::SessionProfile& profile,
-                                       const std::vector<std::string>& resolve, const std::string& from_snapshot) {
-  TRY(ValidateId(id));
-  if (!name.empty()) TRY_CTX(ValidateId(name), "--name");
-  auto relay_policy = TRY(CheckEgressRules(profile));  // parsed once, passed along
-  TRY(CheckSecrets(profile, relay_policy));
-  bundle::SessionProfile p = profile;
-  // Host paths resolved once (bind_sources.h: "/" and links into system directories refused).
-  p.workspace = TRY(ResolveSource(p.workspace, "--workspace"));
-  if (!std::filesystem::is_directory(p.workspace)) return MakeError("--workspace " + profile.workspace + ": not a directory", ENOENT);
-  p.rootfs = TRY(ResolveSource(p.rootfs, "--rootfs"));
-  if (!std::filesystem::is_directory(p.rootfs)) return MakeError("--rootfs " + profile.rootfs + ": not a directory", ENOENT);
-  // Bind sources: canonical and pinned by identity now, re-checked at every start.
-  json::array pins{TRY(PinSource(p.workspace))};
-  for (auto& m : p.mounts) {
-    auto pin = TRY_CTX(PinSource(m.source), "--mount");
-    m.source = std::string(pin["path"].get_string());
-    pins.push_back(std::move(pin));
-  }
-  auto dir = Dir(id);
-  NetworkPaths net_paths(dir);
-  if (p.network == "proxy") p.netns_path = net_paths.netns.string();
-  PlanSecrets(p, dir);  // placeholders in, the CA's bundle mounted: docs/SECRETS.md
-  // Which backend, and (native) sandshim re-executed from a sealed copy, before anything exists.
-  bool member = !p.shared_ws_parent.empty();  // a pool member's request; the path is ours (below)
-  // A restore keeps its source's mounts (#35): a member restored from a snapshot has the
-  // plain layout of the session the snapshot was made from, and no shared parent.
-  bool want_shared_ws = member && from_snapshot.empty();
-  p.shared_ws_parent.clear();
-  auto choice = TRY(containers_.Choose(TRY(bundle::SpecFromJson(TRY(bundle::SessionSpec(p))))));
-  runtime::EnsureSealedFor(choice.traits);
-  // After the re-execution above (which would find an fd source already read), before anything exists.
-  auto secrets = TRY(ReadSecretValues(p.secret_sources));
-  auto layer = LayerKind::kNone;
-  p.limit_memory_inside = choice.traits.memory_limited_inside;
-  if (p.writable_layer) {
-    layer = ParseLayerKind(choice.traits.writable_layer).value_or(LayerKind::kNone);
-    if (layer == LayerKind::kOverlayfs) p.root_path = (dir / "rootfs").string();
-  }
-
-  auto lock = TRY(store_.Lock(id, runtime::LockMode::kCreate));
-  if (fs::Exists(dir / "session.json")) return MakeError("session " + id + " already exists", EEXIST);
-  if (fs::Exists(dir / "journal.json")) TRY_CTX(Teardown(id), "session " + id + ": clearing a half-made create");
-  TRY(fs::MkdirAll(dir, 0700));  // the spec below holds --env values; the layer the live root
-  SessionJournal journal(dir / "journal.json");
-  bool done = false;
-  ScopeExit rollback([&] {
-    if (done) return;
-    if (auto s = Teardown(id); !s) log::Warn("session " + id + ": rollback: " + s.error().msg);
-  });
-  fault::Point("session.create.after-dir");
-  if (!name.empty()) {
-    TRY(fs::MkdirAll(NameLink(name).parent_path(), 0700));
-    TRY(journal.Append(step::SessionName{.path = NameLink(name).string(), .id = id}));
-    if (::symlink(id.c_str(), NameLink(name).c_str()) != 0)
-      return errno == EEXIST ? MakeError("session name " + name + " is taken", EEXIST) : ErrnoError("name " + name);
-  }
-  TRY(fs::MkdirAll(dir / "bundle", 0700));
-  TRY(fs::WriteFileAtomic(dir / "last-used", "", 0600, /*sync=*/false));  // its mtime: see MarkUsed
-  TRY(fs::WriteFileAtomic(dir / "sources.json", json::serialize(pins), 0600));
-  TRY(WriteSecretFiles(dir, p, id));
-  TRY(WriteExecPolicy(dir, p));  // #19: judged at every exec
-  if (!member) TRY(GuardWorkspace(journal, GuardRegistry(opts_.root), p.workspace, id));  // a member's: at its claim
-  // M11: a user namespace of its own where the kernel and filesystems allow idmapped mounts,
-  // whatever the network: a proxy netns is joined before the userns is made (ns_order.h), and
-  // a host or proxy netns stays the host userns's, so root inside has no CAP_NET_ADMIN there
-  // (its /sys is then the host's, read-only: mounts.cc SysfsFallback).
-  std::filesystem::path lower = p.rootfs;
-  if (choice.traits.idmapped_sessions) {
-    if (auto base = SetUpIdmap(journal, id, p)) {
-      p.id_base = *base;
-      lower = dir / "base-id";
-    } else {
-      log::Warn("session " + id + ": no user namespace of its own (" + base.error().msg + "): its processes use host ids");
-    }
-  }
-  if (layer == LayerKind::kOverlayfs) {
-    TRY(MountNativeLayer(journal, dir / "layer", lower, p));
-  } else if (p.id_base) {
-    p.root_path = lower.string();
-  } else if (choice.backend == "gvisor") {
-    // runsc's gofer makes every mount destination the rootfs lacks (--mount targets, a pool
-    // member's /.sshim-ws) on the host, in the directory it is given: never the shared base
-    // (N5). A host overlay takes those; the sandbox's own writes stay in runsc's overlay.
-    p.root_path = (dir / "rootfs").string();
-    TRY(journal.Append(step::SessionLayer{p.root_path}));
-    TRY(MountLayer(lower, dir / "mountpoints", p.root_path));
-  }
-  // A pool member on gVisor (docs/POOL.md): P = <dir>/wsroot, a shared bind mount of itself
-  // before the sandbox boots (journaled first, undone with umount2(MNT_DETACH), which takes a
-  // claim's bind below it along), so a bind made below it later shows inside. The gofer's copy
-  // is a slave: nothing mounted in the sandbox comes back.
-  if (want_shared_ws && choice.traits.late_binds_need_shared_parent) p.shared_ws_parent = (dir / "wsroot").string();
-  if (!p.shared_ws_parent.empty()) {
-    std::filesystem::path wsroot = p.shared_ws_parent;
-    if (::mkdir(wsroot.c_str(), 0755) != 0 && errno != EEXIST) return ErrnoError("mkdir " + wsroot.string());
-    TRY(journal.Append(step::SessionLayer{wsroot.string()}));
-    if (::mount(wsroot.c_str(), wsroot.c_str(), nullptr, MS_BIND, nullptr) != 0) return ErrnoError("bind " + wsroot.string());
-    if (::mount(nullptr, wsroot.c_str(), nullptr, MS_SHARED, nullptr) != 0) return ErrnoError("make-shared " + wsroot.string());
-  }
-  // #35: a workspace someone else owns, seen as the session user's (workspace_owner.h); a
-  // pool member gets its workspace at the claim.
-  if (!p.id_base && p.shared_ws_parent.empty())
-    TRY(BindWorkspaceAsUser(journal, dir, p, 0, UINT32_MAX, /*same_owner_too=*/false));
-  auto spec_json = TRY(bundle::SessionSpec(p));
-  TRY(AddPolicyEnforcement(spec_json, p, dir));  // #33: deny rules as mounts and at execve
-  spec_json["annotations"].as_object()[runtime::kBackendAnnotation] = choice.backend;
-  TRY(fs::WriteFileAtomic(dir / "bundle" / "config.json", json::serialize(spec_json), 0600));  // --env values
-  SessionRecord r;
-  r.id = id;
-  r.name = name;
-  r.container_id = "sess-" + id;
-  r.backend = choice.backend;
-  r.workspace = p.workspace;
-  r.rootfs = p.rootfs;
-  r.layer = layer;
-  r.id_base = p.id_base;
-  r.audit = (opts_.config.audit_dir / (id + ".jsonl")).string();
-  r.profile = bundle::ProfileSummary(p);
-  r.profile["backend_reason"] = choice.reason;
-  auto network = ParseNetworkMode(p.network);
-  if (!network) return MakeError("unknown network mode \"" + p.network + "\"", EINVAL);
-  r.network = *network;
-  r.created = r.last_used = log::NowRfc3339();
-  if (p.network == "proxy") {
-    TRY(fs::MkdirAll(std::filesystem::path(r.audit).parent_path(), 0700));
-    r.relay_args = RelayProxyArgs(p, relay_policy, net_paths, id, r.audit, resolve);
-    std::ranges::copy(ContextPathArgs(r.backend), std::back_inserter(r.relay_args));
-    if (!p.secrets.empty()) std::ranges::copy(SecretRelayArgs(dir, p.secret_trust_bundle), std::back_inserter(r.relay_args));
-    TRY(SetUpProxyNetwork(journal, net_paths, relay_policy, r.relay_args));
-    TRY(DeliverSecrets(dir, secrets));  // before the sandbox exists: its first request finds them
-    if (!p.secrets.empty()) fault::Point("session.create.after-secrets");
-  }
-  TRY(journal.Append(step::SessionContainer{r.container_id}));
-  fault::Point("session.create.after-journal");
-  TRY_CTX(RunContainer(r, TRY(ForkImage(from_snapshot))), "session " + id);
-  if (p.network == "proxy") TRY_CTX(ChargeRelayToSession(r), "session " + id + ": charge the relay to the session");
-  fault::Point("session.create.after-container");
-  TRY(Save(r));
-  done = true;
-  if (p.network == "host") log::Warn("session " + id + " shares the host's network: nothing limits where it connects");
-  if (choice.fallback) log::Warn("session " + id + " runs on the native backend: " + choice.reason);
-  (void)AppendAudit(r.audit, "create",
-                    {{"session", id}, {"name", name}, {"backend", r.backend}, {"workspace", r.workspace},
-                     {"rootfs", r.rootfs}, {"profile", r.profile}});
-  r.status = "running";
-  return r;
 }
 
 std::vector<SessionRecord> Sessions::List() {

@@ -23,6 +23,8 @@
 #include "shim/session/egress/secrets.h"
 #include "shim/session/store/session_steps.h"
 #include "shim/session/store/usage.h"
+#include "shim/linux/sys.h"
+#include "shim/session/store/layout.h"
 
 namespace sandshim::session {
 
@@ -40,9 +42,9 @@ struct SessionGcReport {
 };
 
 // A paused session's checkpoint image (session_pause.cc).
-inline std::filesystem::path SnapshotDir(const std::filesystem::path& session_dir) { return session_dir / "snapshot"; }
+inline std::filesystem::path SnapshotDir(const std::filesystem::path& session_dir) { return session_dir / layout::kSnapshot; }
 // Where a root keeps its named snapshots (session_snapshot.cc): <root>/@snapshots/<name>/.
-inline std::filesystem::path SnapshotsDirOf(const std::filesystem::path& root) { return root / "@snapshots"; }
+inline std::filesystem::path SnapshotsDirOf(const std::filesystem::path& root) { return RootLayout(root).snapshots(); }
 // Ends a session's relay and removes its cgroup below the sandbox's (stop, pause).
 Status ReleaseRelay(const std::filesystem::path& session_dir);
 
@@ -56,6 +58,12 @@ class Sessions : public SessionLookup {
   // p must be its source's profile (the same mounts).
   Result<SessionRecord> Create(const std::string& id, const std::string& name, const bundle::SessionProfile& p,
                                const std::vector<std::string>& resolve = {}, const std::string& from_snapshot = "");
+  // The one writer of a session's record and name link: the name (journaled first, refused
+  // when taken), then session.json, the commit. Create ends with it; a pool claim hands its
+  // member over with it (pool/pool_claim.cc). The caller holds the session's lock.
+  Status Adopt(SessionJournal& journal, const SessionRecord& r);
+  // Tests: the names of Create's steps, in the order they start (store/assembly.h).
+  void TraceCreate(std::vector<std::string>* trace) { create_trace_ = trace; }
   // `session secret set|rm` (session_secrets.cc): a new value for a declared secret, used from
   // the next request on, or none (requests carrying its placeholder are then refused).
   // context: a credential context's own secret (session context create --secret); empty: the session's.
@@ -110,8 +118,10 @@ class Sessions : public SessionLookup {
   std::vector<SessionSample> Samples();
 
  private:
+  struct CreatePlan;  // session_create.cc: Create's decisions and steps
+  Status LinkName(SessionJournal& journal, const std::string& id, const std::string& name);
   std::filesystem::path Dir(const std::string& id) const { return store_.Dir(id); }
-  std::filesystem::path NameLink(const std::string& name) const { return store_.root() / "@names" / name; }
+  std::filesystem::path NameLink(const std::string& name) const { return store_.root() / layout::kNames / name; }
   Result<std::string> Resolve(const std::string& ref) const;
   // The record with its live status (which asks the runtime about the sandbox).
   Result<SessionRecord> Load(const std::string& id);
@@ -152,8 +162,10 @@ class Sessions : public SessionLookup {
                       const std::set<std::string>& authoritative);
 
   runtime::Options opts_;
+  native::Sys& sys_;  // the host seam (store/host.h): the options' or the real calls
   runtime::StateStore store_;
   runtime::Containers containers_;
+  std::vector<std::string>* create_trace_ = nullptr;
 };
 
 }  // namespace sandshim::session

@@ -71,7 +71,11 @@ int RecordingSys::NewFd(const std::string& path) {
 
 std::string RecordingSys::Name(int fd) const {
   auto it = fds_.find(fd);
-  return it == fds_.end() ? "fd" + std::to_string(fd) : it->second;
+  if (it != fds_.end()) return it->second;
+  // A real descriptor the code opened itself (OwnHome's fchown through it): what it names.
+  char buf[4096];
+  ssize_t n = ::readlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), buf, sizeof buf);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "fd" + std::to_string(fd);
 }
 
 std::string RecordingSys::Resolve(const char* path) const {
@@ -85,7 +89,7 @@ std::string RecordingSys::Resolve(const char* path) const {
 
 std::string RecordingSys::Join(int dirfd, const char* name) const {
   std::string n = Str(name);
-  if (n == ".") return Name(dirfd);
+  if (n == "." || n == "-") return Name(dirfd);  // "-": an empty name (AT_EMPTY_PATH)
   if (!n.empty() && n[0] == '/') return n;
   std::string base = dirfd == AT_FDCWD ? "" : Name(dirfd);
   return base == "/" ? "/" + n : base + "/" + n;
@@ -120,7 +124,7 @@ int RecordingSys::Mkdirat(int dirfd, const char* name, mode_t mode) {
   std::snprintf(m, sizeof m, "%04o", mode);
   if (Record("mkdir " + p + " " + m) != 0) return -1;
   absent.erase(p);
-  return 0;
+  return real_files ? ::mkdir(p.c_str(), mode) : 0;
 }
 
 int RecordingSys::Mknodat(int dirfd, const char* name, mode_t mode, dev_t dev) {
@@ -140,7 +144,27 @@ int RecordingSys::Fchmodat(int dirfd, const char* name, mode_t mode, int) {
 }
 
 int RecordingSys::Symlinkat(const char* target, int dirfd, const char* name) {
-  return Record("symlink " + Join(dirfd, name) + " -> " + Str(target));
+  std::string p = Join(dirfd, name);
+  if (Record("symlink " + p + " -> " + Str(target)) != 0) return -1;
+  return real_files ? ::symlink(target, p.c_str()) : 0;
+}
+
+int RecordingSys::Renameat2(int olddirfd, const char* oldpath, int newdirfd, const char* newpath, unsigned flags) {
+  std::string from = Join(olddirfd, oldpath), to = Join(newdirfd, newpath);
+  if (Record("rename " + from + " " + to + (flags & RENAME_NOREPLACE ? " noreplace" : "")) != 0) return -1;
+  return real_files ? ::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), flags) : 0;
+}
+
+int RecordingSys::Unlinkat(int dirfd, const char* path, int flags) {
+  std::string p = Join(dirfd, path);
+  if (Record("unlink " + p) != 0) return -1;
+  return real_files ? ::unlinkat(AT_FDCWD, p.c_str(), flags) : 0;
+}
+
+int RecordingSys::Utimensat(int dirfd, const char* path, const struct timespec* times, int flags) {
+  std::string p = Join(dirfd, path);
+  if (Record("utimes " + p) != 0) return -1;
+  return real_files ? ::utimensat(AT_FDCWD, p.c_str(), times, flags) : 0;
 }
 
 ssize_t RecordingSys::Write(int fd, const void* buf, size_t len) {
@@ -244,6 +268,13 @@ int RecordingSys::Mount(const char* source, const char* target, const char* type
   if (data && *static_cast<const char*>(data)) line += " " + std::string(static_cast<const char*>(data));
   if (Record(line) != 0) return -1;
   if ((flags & MS_REMOUNT) || !(flags & MS_BIND)) mount_flags[Resolve(target)] = flags;
+  // real_files: an overlay shows its lower layer at the target (a link in place of the empty
+  // mount point), so what reads the root through it (the backend's exec check) finds it.
+  std::string opts = data ? static_cast<const char*>(data) : "";
+  if (real_files && Str(type) == "overlay" && opts.rfind("lowerdir=", 0) == 0) {
+    std::string lower = opts.substr(9, opts.find(',') - 9);
+    if (::rmdir(target) == 0 && ::symlink(lower.c_str(), target) != 0) return -1;
+  }
   return 0;
 }
 
@@ -260,6 +291,10 @@ int RecordingSys::OpenTree(int dirfd, const char* path, unsigned) {
   std::string p = dirfd == AT_FDCWD ? Str(path) : Join(dirfd, path);
   if (Record("open_tree " + p) != 0) return -1;
   return NewFd("tree:" + p);
+}
+int RecordingSys::MoveMount(int from_dirfd, const char* from_path, int to_dirfd, const char* to_path, unsigned) {
+  std::string from = from_path && *from_path ? Join(from_dirfd, from_path) : Name(from_dirfd);
+  return Record("move_mount " + from + " " + Join(to_dirfd, to_path));
 }
 int RecordingSys::Chdir(const char* path) { return Record("chdir " + Str(path)); }
 int RecordingSys::Fchdir(int fd) { return Record("fchdir " + Name(fd)); }

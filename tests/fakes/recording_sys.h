@@ -39,6 +39,11 @@ class RecordingSys final : public native::Sys {
   std::map<std::string, unsigned long> mount_flags;
   std::set<std::string> unverified;
   std::vector<uint32_t> bpf_progs;  // ids BPF_PROG_QUERY reports as attached
+  // The session layer's tests (tests/unit/session/...) run the factories over a real temp
+  // directory: with real_files, the calls that only name files there (mkdir, symlink,
+  // rename, unlink, utimensat) are also made for real after they are recorded, so what the
+  // next step reads is there; mounts, ids and namespaces stay recorded only.
+  bool real_files = false;
 
   int Open(const char* path, int flags, mode_t mode) override;
   int Openat(int dirfd, const char* path, int flags, mode_t mode) override;
@@ -54,6 +59,9 @@ class RecordingSys final : public native::Sys {
   int Access(const char* path, int mode) override;
   int Statvfs(const char* path, struct statvfs* st) override;
   int Fstat(int fd, struct stat* st) override;
+  int Renameat2(int olddirfd, const char* oldpath, int newdirfd, const char* newpath, unsigned flags) override;
+  int Unlinkat(int dirfd, const char* path, int flags) override;
+  int Utimensat(int dirfd, const char* path, const struct timespec* times, int flags) override;
   int Mount(const char* source, const char* target, const char* type, unsigned long flags,
             const void* data) override;
   int Umount2(const char* target, int flags) override;
@@ -61,6 +69,7 @@ class RecordingSys final : public native::Sys {
   int PivotRoot(const char* new_root, const char* put_old) override;
   int Chroot(const char* path) override;
   int OpenTree(int dirfd, const char* path, unsigned flags) override;
+  int MoveMount(int from_dirfd, const char* from_path, int to_dirfd, const char* to_path, unsigned flags) override;
   int Chdir(const char* path) override;
   int Fchdir(int fd) override;
   int Setns(int fd, int nstype) override;

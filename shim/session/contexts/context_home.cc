@@ -8,15 +8,16 @@
 #include "shim/core/fs.h"
 #include "shim/core/unique_fd.h"
 #include "shim/session/contexts/trusted_context.h"
+#include "shim/session/store/layout.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
 
-std::filesystem::path HomeDir(const std::filesystem::path& container_dir) { return container_dir / "home"; }
+std::filesystem::path HomeDir(const std::filesystem::path& container_dir) { return container_dir / layout::kContextHome; }
 
-Result<std::filesystem::path> MakeHomeDir(const std::filesystem::path& container_dir) {
+Result<std::filesystem::path> MakeHomeDir(const std::filesystem::path& container_dir, native::Sys& sys) {
   auto home = HomeDir(container_dir);
-  if (::mkdir(home.c_str(), 0700) != 0 && errno != EEXIST) return ErrnoError("mkdir " + home.string());
+  if (sys.Mkdirat(AT_FDCWD, home.c_str(), 0700) != 0 && errno != EEXIST) return ErrnoError("mkdir " + home.string());
   return home;
 }
 
@@ -27,11 +28,11 @@ Status PlaceIdentity(const std::filesystem::path& session_dir, const std::filesy
   return Ok();
 }
 
-Status OpenToSessionIds(const std::filesystem::path& container_dir, const json::object& spec) {
+Status OpenToSessionIds(const std::filesystem::path& container_dir, const json::object& spec, native::Sys& sys) {
   uint32_t group = HostId(spec, "gidMappings", 0);
   if (group == 0) return Ok();
   for (const auto& d : {container_dir.parent_path(), container_dir})
-    if (::chown(d.c_str(), 0, group) != 0 || ::chmod(d.c_str(), 0710) != 0) return ErrnoError("open " + d.string() + " to the session's ids");
+    if (sys.Fchownat(AT_FDCWD, d.c_str(), 0, group, 0) != 0 || sys.Fchmodat(AT_FDCWD, d.c_str(), 0710, 0) != 0) return ErrnoError("open " + d.string() + " to the session's ids");
   return Ok();
 }
 
@@ -51,12 +52,13 @@ uint32_t HostId(const json::object& spec, const char* mappings, uint32_t id) {
   return id;
 }
 
-Status OwnHome(const std::filesystem::path& container_dir, const json::object& spec, uint32_t uid, uint32_t gid) {
+Status OwnHome(const std::filesystem::path& container_dir, const json::object& spec, uint32_t uid, uint32_t gid,
+               native::Sys& sys) {
   auto home = HomeDir(container_dir);
   // Below the session's root-only directory; O_NOFOLLOW all the same (a home is never a link).
   UniqueFd fd(::open(home.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!fd.valid()) return ErrnoError("open " + home.string());
-  if (::fchown(fd.get(), HostId(spec, "uidMappings", uid), HostId(spec, "gidMappings", gid)) != 0)
+  if (sys.Fchownat(fd.get(), "", HostId(spec, "uidMappings", uid), HostId(spec, "gidMappings", gid), AT_EMPTY_PATH) != 0)
     return ErrnoError("chown " + home.string());
   if (::fchmod(fd.get(), 0700) != 0) return ErrnoError("chmod " + home.string());
   return Ok();

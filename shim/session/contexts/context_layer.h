@@ -13,6 +13,7 @@
 #include <boost/json.hpp>
 
 #include "shim/core/result.h"
+#include "shim/linux/sys.h"
 #include "shim/session/store/record.h"
 
 namespace sandshim::session {
@@ -22,8 +23,8 @@ std::filesystem::path ContextRoot(const std::filesystem::path& context_dir);
 // Mounts the context's layer and points spec's root at it; nothing for a session without a
 // native overlay layer (gVisor, --no-layer): the context keeps the session's root.
 Status MountContextLayer(const SessionRecord& s, const std::filesystem::path& session_dir,
-                         const std::filesystem::path& context_dir, boost::json::object& spec);
+                         const std::filesystem::path& context_dir, boost::json::object& spec, native::Sys& sys = native::LinuxSys());
 // Idempotent: nothing mounted (or no directory) is done.
-Status UnmountContextLayer(const std::filesystem::path& context_dir);
+Status UnmountContextLayer(const std::filesystem::path& context_dir, native::Sys& sys = native::LinuxSys());
 
 }  // namespace sandshim::session

@@ -23,12 +23,13 @@
 #include "shim/runtime/record_rebase.h"
 #include "shim/session/contexts/contexts.h"
 #include "shim/session/egress/relay_cgroup.h"
+#include "shim/session/store/layout.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
 namespace {
 
-std::filesystem::path ReadyMarker(const std::filesystem::path& spare_dir) { return spare_dir / "ready"; }
+std::filesystem::path ReadyMarker(const std::filesystem::path& spare_dir) { return spare_dir / layout::kSpareReady; }
 
 bool Running(runtime::Containers& containers, const std::string& id) {
   auto st = containers.State(id);
@@ -59,7 +60,7 @@ Result<std::optional<UniqueFd>> LockRefill(const std::filesystem::path& session_
 
 }  // namespace
 
-std::filesystem::path SparesDir(const std::filesystem::path& session_dir) { return session_dir / "spares"; }
+std::filesystem::path SparesDir(const std::filesystem::path& session_dir) { return session_dir / layout::kSpares; }
 
 Result<std::string> NewSpareId(std::string_view session_id) {
   return TRY(NewId("spare-")) + "+" + std::string(session_id);
@@ -98,11 +99,11 @@ Status SetSpareDepth(const std::filesystem::path& session_dir, int depth) {
   if (depth < 1 || depth > kMaxSpareDepth)
     return MakeError("--context-spares: " + std::to_string(depth) + " is not in 1.." + std::to_string(kMaxSpareDepth), EINVAL);
   TRY(PrepareSpares(session_dir));
-  return fs::WriteFileAtomic(SparesDir(session_dir) / "depth", std::to_string(depth), 0600, /*sync=*/false);
+  return fs::WriteFileAtomic(session_dir / layout::kSpareDepth, std::to_string(depth), 0600, /*sync=*/false);
 }
 
 int AskedSpareDepth(const std::filesystem::path& session_dir) {
-  auto text = fs::ReadFile(SparesDir(session_dir) / "depth");
+  auto text = fs::ReadFile(session_dir / layout::kSpareDepth);
   if (!text) return 0;
   int d = 0;
   auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), d);
@@ -141,7 +142,7 @@ Status StartRefill(const std::vector<std::string>& argv, bool wait) {
 Status Contexts::Refill(const std::string& session_ref) {
   auto s = TRY(sessions_.Get(session_ref));
   if (!InSandbox(s)) return Ok();
-  runtime::StateStore store(opts_.root / "@sessions");
+  runtime::StateStore store(RootLayout(opts_.root).sessions());
   auto dir = store.Dir(s.id);
   auto refill = TRY(TryLockRefill(dir));
   if (!refill) return Ok();  // another refill runs (it makes the spares), or no contexts yet
@@ -157,7 +158,7 @@ Status Contexts::Refill(const std::string& session_ref) {
 // Makes one spare; false when none is needed (enough ready, no contexts asked for, or the
 // session is not running). Runs with the refill lock held.
 Result<bool> Contexts::RefillOne(const std::string& session_id) {
-  runtime::StateStore store(opts_.root / "@sessions");
+  runtime::StateStore store(RootLayout(opts_.root).sessions());
   auto dir = store.Dir(session_id);
   SessionRecord s;
   Spare spare;
@@ -175,12 +176,12 @@ Result<bool> Contexts::RefillOne(const std::string& session_id) {
     if (ready >= depth) return false;
     spare.container_id = TRY(NewSpareId(s.id));
     spare.dir = SparesDir(dir) / spare.container_id;
-    auto journal = TRY(SessionJournal::Load(dir / "journal.json", /*durable=*/false));  // as a context's
+    auto journal = TRY(SessionJournal::Load(dir / layout::kJournal, /*durable=*/false));  // as a context's
     TRY(journal.Append(step::SessionContextSpare{.id = spare.container_id, .dir = spare.dir.string()}));
     fault::Point("session.context.spare.after-journal");
-    TRY(fs::MkdirAll(spare.dir / "bundle", 0700));
+    TRY(fs::MkdirAll(spare.dir / layout::kBundle, layout::kBundle.mode));
     ContextPlacement at{.in_session_sandbox = InSandbox(s), .session_container = s.container_id};
-    auto session_spec = TRY(bundle::LoadSpec(dir / "bundle")).doc;
+    auto session_spec = TRY(bundle::LoadSpec(dir / layout::kBundle)).doc;
     TRY(PlaceBroker(dir, s, session_spec, spare.dir, at));  // a cold context's container exactly
     TRY(PlaceIdentity(dir, spare.dir, at));
     TRY(MakeHomeDir(spare.dir));
@@ -189,7 +190,7 @@ Result<bool> Contexts::RefillOne(const std::string& session_id) {
       TRY(fs::WriteFileAtomic(at.path_file, key + "\n", 0600, /*sync=*/false));
     }
     auto doc = TRY(ContextContainerSpec(std::move(session_spec), at));
-    TRY(fs::WriteFileAtomic(spare.dir / "bundle" / "config.json", json::serialize(doc), 0600, /*sync=*/false));
+    TRY(fs::WriteFileAtomic(spare.dir / layout::kBundleConfig, json::serialize(doc), 0600, /*sync=*/false));
     spec = TRY(bundle::SpecFromJson(std::move(doc)));
   }
   bool ready = false;
@@ -202,7 +203,7 @@ Result<bool> Contexts::RefillOne(const std::string& session_id) {
     proc::DetachedStdio detached;  // ours are /dev/null already; this also marks every other fd close-on-exec
     runtime::CreateRequest req;
     req.id = spare.container_id;
-    req.bundle = spare.dir / "bundle";
+    req.bundle = spare.dir / layout::kBundle;
     req.spec = std::move(spec);
     req.null_stdio = true;
     req.backend = s.backend;
@@ -230,7 +231,7 @@ Status UndoSpare(runtime::Containers& containers, const step::SessionContextSpar
 std::vector<std::string> GcSpares(runtime::Containers& containers, const std::filesystem::path& session_dir,
                                   std::vector<std::string>& errors) {
   std::vector<std::string> removed;
-  auto journal = SessionJournal::Load(session_dir / "journal.json");
+  auto journal = SessionJournal::Load(session_dir / layout::kJournal);
   if (!journal) return removed;
   // A refill that runs holds the lock: what it is making is not half-made.
   auto refill = TryLockRefill(session_dir);
@@ -250,7 +251,7 @@ std::vector<std::string> GcSpares(runtime::Containers& containers, const std::fi
 }
 
 Status StopSpares(runtime::Containers& containers, const std::filesystem::path& session_dir) {
-  auto journal = TRY(SessionJournal::Load(session_dir / "journal.json"));
+  auto journal = TRY(SessionJournal::Load(session_dir / layout::kJournal));
   std::string errors;
   for (const auto& entry : journal.entries())
     if (const auto* e = std::get_if<step::SessionContextSpare>(&entry))

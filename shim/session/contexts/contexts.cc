@@ -1,4 +1,5 @@
 #include "shim/session/contexts/contexts.h"
+#include "shim/session/contexts/contexts_internal.h"
 
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include "shim/net/secret_book.h"
 #include "shim/net/secret_control.h"
 #include "shim/session/store/audit.h"
+#include "shim/session/store/host.h"
 #include "shim/session/egress/context_egress_file.h"
 #include "shim/session/contexts/context_layer.h"
 #include "shim/session/contexts/context_home.h"
@@ -27,14 +29,15 @@
 #include "shim/session/egress/network.h"
 #include "shim/session/egress/relay_cgroup.h"
 #include "shim/session/egress/secrets.h"
+#include "shim/session/store/layout.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
-namespace {
+namespace contexts_internal {
 
-std::filesystem::path ContextsDir(const std::filesystem::path& session_dir) { return session_dir / "contexts"; }
-std::filesystem::path RecordFile(const std::filesystem::path& context_dir) { return context_dir / "context.json"; }
-std::filesystem::path ContextSecretSocket(const std::filesystem::path& context_dir) { return context_dir / "secrets.sock"; }
+std::filesystem::path ContextsDir(const std::filesystem::path& session_dir) { return SessionLayout(session_dir).contexts(); }
+std::filesystem::path RecordFile(const std::filesystem::path& context_dir) { return ContextLayout(context_dir).record(); }
+std::filesystem::path ContextSecretSocket(const std::filesystem::path& context_dir) { return ContextLayout(context_dir).socket(); }
 
 Result<ContextRecord> ReadContext(const std::filesystem::path& context_dir) {
   auto text = TRY(fs::ReadFile(RecordFile(context_dir)));
@@ -66,7 +69,7 @@ step::SessionContext UndoData(const std::filesystem::path& session_dir, const Co
                          .egress = NetworkPaths(session_dir).contexts.string()};
   // Undone only where it exists (idempotent): a context that has its own network.
   if (fs::Exists(NetworkPaths(ContextsDir(session_dir) / r.name).netns)) d.network = true;
-  if (fs::Exists(ContextsDir(session_dir) / r.name / "secrets.json")) d.secrets = SecretPaths(session_dir).socket.string();
+  if (fs::Exists(ContextsDir(session_dir) / r.name / layout::kContextSecrets)) d.secrets = SecretPaths(session_dir).socket.string();
   return d;
 }
 
@@ -82,80 +85,8 @@ std::vector<std::filesystem::path> OtherRelaySockets(const std::filesystem::path
   return out;
 }
 
-// The other contexts' secret declarations (no values), for a new relay's guard.
-std::vector<std::vector<net::SecretRuleSpec>> OtherContextSecrets(const std::filesystem::path& session_dir,
-                                                                  const std::filesystem::path& cdir) {
-  std::vector<std::vector<net::SecretRuleSpec>> out;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(ContextsDir(session_dir), ec)) {
-    if (e.path() == cdir) continue;
-    auto text = fs::ReadFile(e.path() / "secrets.json");
-    if (!text) continue;
-    if (auto rules = net::ParseSecretRules(*text); rules && !rules->empty()) out.push_back(std::move(*rules));
-  }
-  return out;
-}
-
-// A native context's own relay: the session's arguments, but a control socket of its own
-// (the session's stays the session relay's).
-std::vector<std::string> ContextRelayArgs(std::vector<std::string> args, const std::filesystem::path& cdir) {
-  bool bound = false;
-  for (size_t i = 0; i + 1 < args.size(); ++i) {
-    if (args[i] == "--secrets-socket") args[i + 1] = ContextSecretSocket(cdir).string();
-    // Bound to this context: its namespace is the only one that reaches this relay.
-    if (args[i] == "--bound-context") args[i + 1] = cdir.filename().string(), bound = true;
-  }
-  if (!bound) args.insert(args.end(), {"--bound-context", cdir.filename().string()});
-  return args;
-}
-
-// The context's --secret declarations, checked, with fresh placeholders and the context as owner.
-Result<std::vector<net::SecretRuleSpec>> PlanContextSecrets(const std::filesystem::path& dir, const ContextOptions& o,
-                                                            bool egress) {
-  std::vector<net::SecretRuleSpec> out;
-  if (o.secrets.empty() && o.secret_values.empty()) return out;
-  if (!egress)
-    return MakeError("--secret: a context's secrets need a proxy session (session create --network proxy) and a named context",
-                     EINVAL);
-  auto session_rules = fs::ReadFile(SecretPaths(dir).rules);
-  if (!session_rules)
-    return MakeError("--secret: the session was made without secrets; its relay has no CA or secret socket "
-                     "(give session create at least one --secret)",
-                     EINVAL);
-  auto declared = TRY(net::ParseSecretRules(*session_rules));
-  auto own = TRY(net::DomainRules::Make(o.allow_domains, o.deny_domains));
-  for (const auto& sp : o.secrets) {
-    std::string who = "secret " + sp.name;
-    if (std::ranges::any_of(out, [&](const auto& r) { return r.name == sp.name; })) return MakeError(who + " is declared twice", EINVAL);
-    if (std::ranges::any_of(declared, [&](const auto& r) { return r.name == sp.name; }))
-      return MakeError(who + " is also a secret of the session", EEXIST);
-    if (o.env.contains(sp.name)) return MakeError(who + " is also given with --env", EINVAL);
-    if (sp.hosts.empty()) return MakeError(who + ": no hosts", EINVAL);
-    if (!sp.header.empty()) TRY_CTX(bundle::CheckHeaderTemplate(sp.header), who);
-    TRY_CTX(net::CheckSecretScope(RuleSpec(sp, "", o.name)), who);
-    for (const auto& h : sp.hosts) {
-      TRY_CTX(net::CheckSecretHost(h), who);
-      auto rule = TRY(net::ParseDomainRule(h));
-      if (!o.allow_domains.empty() && !rule.subdomains && !own.Decide(rule.host, rule.port ? rule.port : 443).allowed)
-        return MakeError(who + ": host \"" + h + "\" can never match: the context's rules do not allow it", EINVAL);
-    }
-    if (!o.secret_values.contains(sp.name))
-      return MakeError(who + " has no value: give --secret-file, --secret-fd or --secret-env " + sp.name + "=...", EINVAL);
-    out.push_back(RuleSpec(sp, NewPlaceholder(), o.name));
-  }
-  for (const auto& [name, v] : o.secret_values)
-    if (std::ranges::none_of(out, [&](const auto& r) { return r.name == name; }))
-      return MakeError("unknown secret " + name + " (declare it with --secret " + name + ":host=...)", EINVAL);
-  return out;
-}
-
-json::array Strings(const std::vector<std::string>& v) {
-  json::array a;
-  for (const auto& s : v) a.emplace_back(s);
-  return a;
-}
-
-}  // namespace
+}  // namespace contexts_internal
+using namespace contexts_internal;
 
 std::string RelayHost(const std::filesystem::path& session_dir) {
   // Where the relay answers the sandbox: the session's link address, or its loopback
@@ -168,7 +99,7 @@ std::vector<std::string> ContextPathArgs(const std::string& backend) {
   return {"--bound-context", std::string(kDefaultContext)};
 }
 
-std::filesystem::path PathKeyFile(const std::filesystem::path& container_dir) { return container_dir / "path"; }
+std::filesystem::path PathKeyFile(const std::filesystem::path& container_dir) { return container_dir / layout::kContextPathKey; }
 
 Status PlaceBroker(const std::filesystem::path& session_dir, const SessionRecord& s, const json::object& session_spec,
                    const std::filesystem::path& container_dir, ContextPlacement& at) {
@@ -188,7 +119,8 @@ Status PlaceBroker(const std::filesystem::path& session_dir, const SessionRecord
   return Ok();
 }
 
-Contexts::Contexts(runtime::Options o, SessionLookup& sessions) : opts_(o), sessions_(sessions), containers_(std::move(o)) {}
+Contexts::Contexts(runtime::Options o, SessionLookup& sessions)
+    : opts_(o), sessions_(sessions), containers_(std::move(o)), sys_(HostOf(opts_)) {}
 
 Result<ContextRecord> Contexts::Create(const std::string& session_ref, const ContextOptions& o) {
   TRY(ValidateContextName(o.name));
@@ -208,7 +140,7 @@ Result<ContextRecord> Contexts::Create(const std::string& session_ref, const Con
 Status Contexts::WarmSpares(const std::string& session_ref, int depth) {
   auto s = TRY(sessions_.Get(session_ref));
   if (!InSandbox(s)) return Ok();  // native contexts have no spares (~100 ms cold)
-  runtime::StateStore store(opts_.root / "@sessions");
+  runtime::StateStore store(RootLayout(opts_.root).sessions());
   {
     auto lock = TRY(store.Lock(s.id));  // as PrepareSpares at a first create: delete waits for the refill
     TRY(SetSpareDepth(store.Dir(s.id), depth));
@@ -220,7 +152,7 @@ Status Contexts::WarmSpares(const std::string& session_ref, int depth) {
 }
 
 Result<ContextRecord> Contexts::CreateInSession(const std::string& id, const ContextOptions& o) {
-  runtime::StateStore store(opts_.root / "@sessions");
+  runtime::StateStore store(RootLayout(opts_.root).sessions());
   auto lock = TRY(store.Lock(id));
   auto s = TRY(sessions_.Get(id));  // as it is under the lock
   if (s.status != "running") return MakeError("session " + s.id + " is " + s.status + ": contexts need it running", EINVAL);
@@ -248,181 +180,9 @@ Status Contexts::RequireIdleRoot(const SessionRecord& s) {
   return Ok();
 }
 
-Result<ContextRecord> Contexts::CreateLocked(const SessionRecord& s, const ContextOptions& o) {
-  auto dir = opts_.root / "@sessions" / s.id;
-  auto cdir = ContextsDir(dir) / o.name;
-  if (fs::Exists(RecordFile(cdir))) return MakeError("context " + o.name + " already exists in session " + s.id, EEXIST);
-  ContextPlacement at{.in_session_sandbox = InSandbox(s), .session_container = s.container_id};
-  // Native, proxy mode: a network namespace of the context's own with a relay of its own
-  // (the session's arguments: same rules, same contexts file), so its loopback ports are its
-  // own. (gVisor: the broker makes one inside the sandbox, below.)
-  bool own_netns = !InSandbox(s) && s.network == NetworkMode::kProxy && !s.relay_args.empty();
-  if (own_netns) at.netns_path = NetworkPaths(cdir).netns.string();
-  if (!InSandbox(s) && s.network == NetworkMode::kNone) {
-    auto sandbox = TRY(containers_.State(s.container_id));
-    at.netns_path = "/proc/" + std::to_string(sandbox.init.pid) + "/ns/net";
-  }
-  // Egress identity: a named context in a proxy session reaches the relay with credentials
-  // of its own, and the relay applies its rules (net/context_egress.h). The default context
-  // sends none and gets the session's. Sessions made before contexts have no contexts file.
-  bool egress = o.name != kDefaultContext && s.network == NetworkMode::kProxy &&
-                std::find(s.relay_args.begin(), s.relay_args.end(), "--contexts-file") != s.relay_args.end();
-  if ((!o.allow_domains.empty() || !o.deny_domains.empty()) && !egress)
-    return MakeError("--allow-domain/--deny-domain: the session has no egress proxy (session create --network proxy)",
-                     EINVAL);
-  TRY_CTX(net::DomainRules::Make(o.allow_domains, o.deny_domains), "context " + o.name);
-  std::string token;
-  std::map<std::string, std::string> proxy_env;
-  auto session_spec = TRY(bundle::LoadSpec(dir / "bundle")).doc;
-  TRY_CTX(PlaceBroker(dir, s, session_spec, cdir, at), "context " + o.name);
-  TRY_CTX(PlaceIdentity(dir, cdir, at), "context " + o.name);
-  bool broker = !at.broker_path.empty();
-  if (s.network == NetworkMode::kProxy) {
-    // A context reaches the relay on its own loopback where it has a namespace of its own
-    // (native: a relay of its own; gVisor: the broker's forward).
-    std::string host = own_netns || broker ? "127.0.0.1" : RelayHost(dir);
-    if (egress) token = TRY(NewContextToken());
-    proxy_env = ContextProxyEnv(egress ? o.name : "", token, host, bundle::kRelayPort);
-  }
-  // Its secrets: checked, each given a placeholder (into its environment), declared to the
-  // relay that serves it, scoped to its egress identity, below.
-  auto secret_rules = TRY(PlanContextSecrets(dir, o, egress));
-  for (const auto& r : secret_rules) proxy_env[r.name] = r.placeholder;
-  std::filesystem::path secret_socket = own_netns ? ContextSecretSocket(cdir) : SecretPaths(dir).socket;
-  // The context's own: its execs' defaults (its bundle). gVisor's container is made bound to
-  // no context (ContextContainerSpec), as a spare is.
-  auto spec = TRY(ContextSpec(session_spec, o, at, proxy_env));
-  auto container_spec = InSandbox(s) ? TRY(ContextContainerSpec(session_spec, at)) : spec;
-
-  // gVisor: a spare that runs already, taken here (after every check: a refused create must
-  // not cost it) and journaled with the context below; else the container is made cold.
-  // "default" too: it is a context container like any other (a session that asked for
-  // spares has one ready for it at its first create).
-  auto spare = InSandbox(s) ? TakeReadySpare(containers_, dir) : std::nullopt;
-  // Its path key: the spare's own (made with it), or a new one for a cold container. The
-  // relay knows it from the contexts file: the default context too (a path, no token).
-  std::string path_key;
-  if (!at.path_file.empty()) {
-    if (spare) {
-      auto text = fs::ReadFile(PathKeyFile(spare->dir));
-      if (text) path_key = text->substr(0, text->find('\n'));  // (a spare from before path keys: none)
-    } else {
-      path_key = TRY(NewContextToken());
-    }
-  }
-  bool paths_entry = !path_key.empty() && !egress;  // (a named context's entry carries it)
-  // The context's spec says what its execs run. A spare made by an older sandshim may have no
-  // exec client bound (its execs then use the helper's own `run`) and no home or trusted tools
-  // (its context keeps the session's HOME; a trusted one is refused: gc removes the spare).
-  if (spare) {
-    auto made = bundle::LoadSpec(spare->dir / "bundle");
-    if (!made || !BindsTrustedTools(made->doc)) {
-      if (o.trusted)
-        return MakeError("context " + o.name + ": the session's spare predates trusted contexts (create it again)", EAGAIN);
-      at.home_path.clear();
-      at.trusted_path.clear();
-      spec = TRY(ContextSpec(session_spec, o, at, proxy_env));
-    }
-    if (BindsRunClient(spec) && (!made || !BindsRunClient(made->doc))) UnbindRunClient(spec);
-  }
-  ContextRecord rec{.name = o.name,
-                    .container_id = spare ? spare->container_id : ContextContainerId(s.id, o.name),
-                    .created = log::NowRfc3339()};
-  SetUserFrom(spec, rec);
-  // Not fsync'd, nor are the context's files below: what they name dies with the kernel (its
-  // container, the relay's view) or lies in the session's directory, which the session's
-  // teardown removes whole. A sandshim killed midway is undone all the same (rename is
-  // atomic); an fsync on a loaded host's /run costs 1-50 ms, the claim's budget is 50.
-  auto journal = TRY(SessionJournal::Load(dir / "journal.json", /*durable=*/false));
-  step::SessionContext undo{.id = rec.container_id, .dir = cdir.string(), .name = o.name};
-  if (egress || paths_entry) undo.egress = NetworkPaths(dir).contexts.string();
-  if (own_netns) undo.network = true;
-  if (!secret_rules.empty()) undo.secrets = SecretPaths(dir).socket.string();
-  if (spare) undo.spare = spare->dir.string();  // until it is renamed to cdir
-  TRY(journal.Append(undo));
-  bool done = false;
-  ScopeExit rollback([&] {
-    if (done) return;
-    if (auto u = UndoContext(containers_, undo); !u) log::Warn("context " + o.name + ": rollback: " + u.error().msg);
-  });
-  fault::Point("session.context.after-journal");
-  if (egress || paths_entry)
-    TRY_CTX(AddContextEgress(NetworkPaths(dir).contexts, o.name, token, o.allow_domains, o.deny_domains, path_key),
-            "context " + o.name + ": egress identity");
-  if (spare) {
-    TRY_CTX(AdoptSpare(opts_, *spare, cdir), "context " + o.name + ": spare " + spare->container_id);
-    fault::Point("session.context.claim.after-adopt");
-  } else {
-    TRY(fs::MkdirAll(cdir / "bundle", 0700));
-    TRY(MakeHomeDir(cdir));
-    if (!InSandbox(s)) TRY(OpenToSessionIds(cdir, spec));
-    if (!path_key.empty()) TRY(fs::WriteFileAtomic(PathKeyFile(cdir), path_key + "\n", 0600, /*sync=*/false));
-  }
-  if (!InSandbox(s)) {  // native: a writable root layer of its own (context_layer.h)
-    TRY_CTX(MountContextLayer(s, dir, cdir, spec), "context " + o.name + ": its layer");
-    container_spec = spec;
-  }
-  if (own_netns) {
-    TRY_CTX(net::CreateNetns(NetworkPaths(cdir).netns), "context " + o.name + ": network namespace");
-    TRY_CTX(StartSessionRelay(NetworkPaths(cdir), ContextRelayArgs(s.relay_args, cdir)),
-            "context " + o.name + ": egress relay");
-  }
-  if (!secret_rules.empty()) {
-    TRY(fs::WriteFileAtomic(cdir / "secrets.json", net::FormatSecretRules(secret_rules), 0600, /*sync=*/false));
-    TRY_CTX(net::DeclareSecrets(secret_socket, secret_rules), "context " + o.name + ": secrets");
-    for (const auto& r : secret_rules)
-      TRY_CTX(net::SendSecret(secret_socket, net::QualifiedName(o.name, r.name), o.secret_values.at(r.name).View()),
-              "context " + o.name + ": secret " + r.name);
-    // The exfiltration guard on every other relay of the session (the session's, other native
-    // contexts' own): the placeholders declared there without a value, so any other context
-    // carrying one is refused.
-    for (const auto& sock : OtherRelaySockets(dir, cdir))
-      if (sock != secret_socket)  // (gVisor: the session's relay is the context's: declared above, with values)
-        TRY_CTX(net::DeclareSecrets(sock, secret_rules), "context " + o.name + ": secrets guard");
-  }
-  if (own_netns)  // and on its own relay, the other contexts' placeholders
-    for (const auto& other : OtherContextSecrets(dir, cdir))
-      TRY_CTX(net::DeclareSecrets(secret_socket, other), "context " + o.name + ": secrets guard");
-  TRY(fs::WriteFileAtomic(cdir / "bundle" / "config.json", json::serialize(spec), 0600, /*sync=*/false));  // --env values
-  if (!spare) {
-    proc::DetachedStdio detached;  // the container outlives this call: none of our stdio
-    runtime::CreateRequest req;
-    req.id = rec.container_id;
-    req.bundle = cdir / "bundle";
-    req.spec = TRY(bundle::SpecFromJson(std::move(container_spec)));
-    req.null_stdio = true;
-    req.backend = s.backend;
-    TRY_CTX(containers_.Run(std::move(req), /*detach=*/true), "context " + o.name);
-  }
-  if (own_netns) {
-    // M12, as the session's relay: charged to the context's own cgroups (a "relay" child).
-    auto relay = TRY(net::ParsePidFile(TRY(fs::ReadFile(NetworkPaths(cdir).pid_file))));
-    auto init = TRY(containers_.State(rec.container_id));
-    TRY_CTX(ChargeRelay(relay.process.pid, init.init.pid, cdir / "relay-cgroups"), "context " + o.name + ": relay");
-  }
-  // Its home is its user's from here (the default context keeps the session's HOME).
-  if (o.name != kDefaultContext && !at.home_path.empty())
-    TRY_CTX(OwnHome(cdir, spec, rec.uid, rec.gid), "context " + o.name + ": home");
-  fault::Point("session.context.after-container");
-  for (const auto& [k, v] : o.env) rec.env_keys.push_back(k);
-  rec.trusted = o.trusted;
-  rec.allow_domains = o.allow_domains;
-  rec.deny_domains = o.deny_domains;
-  TRY(fs::WriteFileAtomic(RecordFile(cdir), json::serialize(ContextToJson(rec)), 0600, /*sync=*/false));
-  done = true;
-  std::vector<std::string> secret_names;
-  for (const auto& r : secret_rules) secret_names.push_back(r.name);
-  (void)AppendAudit(s.audit, "context-create",
-                    {{"session", s.id}, {"context", o.name}, {"container", rec.container_id}, {"spare", spare.has_value()}, {"trusted", o.trusted},
-                     {"env_keys", Strings(rec.env_keys)}, {"allow_domains", Strings(rec.allow_domains)},
-                     {"deny_domains", Strings(rec.deny_domains)}, {"secrets", Strings(secret_names)}});
-  rec.status = "running";
-  return rec;
-}
-
 Result<std::vector<ContextRecord>> Contexts::List(const std::string& session_ref) {
   auto s = TRY(sessions_.Get(session_ref));
-  auto dir = opts_.root / "@sessions" / s.id;
+  auto dir = RootLayout(opts_.root).session(s.id);
   std::vector<ContextRecord> out;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(ContextsDir(dir), ec)) {
@@ -439,7 +199,7 @@ Result<std::vector<ContextRecord>> Contexts::List(const std::string& session_ref
     // sibling of its contexts): the default context is the session's container.
     ContextRecord d{.name = kDefaultContext, .container_id = s.container_id, .created = s.created};
     d.status = s.status;
-    if (auto spec = bundle::LoadSpec(dir / "bundle")) SetUserFrom(spec->doc, d);
+    if (auto spec = bundle::LoadSpec(dir / layout::kBundle)) SetUserFrom(spec->doc, d);
     out.insert(out.begin(), std::move(d));
   }
   return out;
@@ -449,7 +209,7 @@ Status Contexts::Remove(const std::string& session_ref, const std::string& name)
   TRY(ValidateContextName(name));
   if (name == kDefaultContext) return MakeError("the default context goes with the session (session delete)", EINVAL);
   auto s = TRY(sessions_.Get(session_ref));
-  runtime::StateStore store(opts_.root / "@sessions");
+  runtime::StateStore store(RootLayout(opts_.root).sessions());
   auto lock = TRY(store.Lock(s.id));
   auto cdir = ContextsDir(store.Dir(s.id)) / name;
   auto rec = ReadContext(cdir);
@@ -458,14 +218,14 @@ Status Contexts::Remove(const std::string& session_ref, const std::string& name)
   // which gc undoes.
   TRY(fs::RemoveTree(RecordFile(cdir)));
   fault::Point("session.context.rm.after-record");
-  TRY(UndoContext(containers_, UndoData(store.Dir(s.id), *rec)));
+  TRY(UndoContext(containers_, UndoData(store.Dir(s.id), *rec), sys_));
   (void)AppendAudit(s.audit, "context-rm", {{"session", s.id}, {"context", name}});
   return Ok();
 }
 
 Result<std::string> Contexts::Ps(const std::string& session_ref, const std::string& name) {
   auto s = TRY(sessions_.Get(session_ref));
-  auto target = TRY(ExecTargetFor(opts_.root / "@sessions" / s.id, s, name));
+  auto target = TRY(ExecTargetFor(RootLayout(opts_.root).session(s.id), s, name));
   return containers_.PsTable(target.container_id);
 }
 
@@ -475,13 +235,13 @@ Result<ExecTarget> ExecTargetFor(const std::filesystem::path& session_dir, const
   if (!context.empty()) TRY(ValidateContextName(name));
   auto cdir = ContextsDir(session_dir) / name;
   // The record names the container (a claimed spare's id is not derived from the name).
-  if (auto rec = ReadContext(cdir)) return ExecTarget{rec->container_id, cdir / "bundle"};
+  if (auto rec = ReadContext(cdir)) return ExecTarget{rec->container_id, cdir / layout::kBundle};
   if (fs::Exists(RecordFile(cdir))) return MakeError("context " + name + ": its record is unreadable", EIO);
-  if (name == kDefaultContext) return ExecTarget{s.container_id, session_dir / "bundle"};
+  if (name == kDefaultContext) return ExecTarget{s.container_id, session_dir / layout::kBundle};
   return MakeError("context " + name + " does not exist in session " + s.id, ENOENT);
 }
 
-Status UndoContext(runtime::Containers& containers, const step::SessionContext& data) {
+Status UndoContext(runtime::Containers& containers, const step::SessionContext& data, native::Sys& sys) {
   const auto& id = data.id;
   const auto& dir = data.dir;
   if (id.empty() || dir.empty()) return MakeError("session-context entry without id or dir", EINVAL);
@@ -490,7 +250,7 @@ Status UndoContext(runtime::Containers& containers, const step::SessionContext& 
   bool network = data.network;
   if (network) {
     TRY(StopSessionRelay(NetworkPaths(dir)));
-    if (fs::Exists(std::filesystem::path(dir) / "relay-cgroups")) TRY(UnchargeRelay(std::filesystem::path(dir) / "relay-cgroups"));
+    if (auto cg = DirLayout(dir).relay_cgroups(); fs::Exists(cg)) TRY(UnchargeRelay(cg));
   }
   // Its secrets leave the session's relay (best effort: a stopped relay holds nothing).
   // A relay that is not running holds nothing to forget: its failure is not an error.
@@ -502,7 +262,7 @@ Status UndoContext(runtime::Containers& containers, const step::SessionContext& 
   }
   auto s = containers.Delete(id, /*force=*/true);
   if (!s && s.error().err_no != ENOENT) return s;
-  TRY(UnmountContextLayer(dir));  // native: its own layer (before its directory goes)
+  TRY(UnmountContextLayer(dir, sys));  // native: its own layer (before its directory goes)
   if (network) TRY(net::RemoveNetns(NetworkPaths(dir).netns));
   // Its credentials stop working before its directory goes.
   if (!data.egress.empty()) TRY(RemoveContextEgress(data.egress, data.name));
@@ -514,7 +274,7 @@ Status UndoContext(runtime::Containers& containers, const step::SessionContext& 
 std::vector<std::string> GcContexts(runtime::Containers& containers, const std::filesystem::path& session_dir,
                                     std::vector<std::string>& errors) {
   std::vector<std::string> removed;
-  auto journal = SessionJournal::Load(session_dir / "journal.json");
+  auto journal = SessionJournal::Load(session_dir / layout::kJournal);
   if (!journal) return removed;
   for (const auto& entry : journal->entries()) {
     const auto* e = std::get_if<step::SessionContext>(&entry);

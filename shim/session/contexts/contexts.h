@@ -51,9 +51,12 @@ class Contexts {
   // session create --context-spares N (gVisor): records the depth and makes the spares now
   // (the refill, waited for), so the first context create claims instead of going cold.
   Status WarmSpares(const std::string& session_ref, int depth);
+  // Tests: the names of a create's steps, in the order they start (store/assembly.h).
+  void TraceCreate(std::vector<std::string>* trace) { create_trace_ = trace; }
 
  private:
   Result<ContextRecord> CreateInSession(const std::string& id, const ContextOptions& o);
+  struct CreatePlan;  // contexts_create.cc: a create's decisions and steps
   Result<ContextRecord> CreateLocked(const SessionRecord& s, const ContextOptions& o);
   Status RequireIdleRoot(const SessionRecord& s);
   Result<bool> RefillOne(const std::string& session_id);
@@ -62,6 +65,8 @@ class Contexts {
   SessionLookup& sessions_;
   runtime::Containers containers_;
   std::vector<std::string> refill_argv_;
+  native::Sys& sys_;  // the host seam (store/host.h)
+  std::vector<std::string>* create_trace_ = nullptr;
 };
 
 // Where a session exec goes: the context's container and bundle (its process defaults).
@@ -96,7 +101,7 @@ Status PlaceBroker(const std::filesystem::path& session_dir, const SessionRecord
 std::filesystem::path PathKeyFile(const std::filesystem::path& container_dir);
 
 // The session layer's hooks (sessions.cc, session_gc.cc).
-Status UndoContext(runtime::Containers& containers, const step::SessionContext& data);
+Status UndoContext(runtime::Containers& containers, const step::SessionContext& data, native::Sys& sys = native::LinuxSys());
 // Journaled contexts with no record (their create died): undone. Returns what was removed.
 std::vector<std::string> GcContexts(runtime::Containers& containers, const std::filesystem::path& session_dir,
                                     std::vector<std::string>& errors);

@@ -30,17 +30,18 @@
 #include "shim/core/result.h"
 #include "shim/net/policy_file.h"
 #include "shim/session/store/session_steps.h"
+#include "shim/session/store/layout.h"
 
 namespace sandshim::session {
 
 struct NetworkPaths {
   explicit NetworkPaths(const std::filesystem::path& session_dir)
-      : netns(session_dir / "netns"),
-        pid_file(session_dir / "relay.pid"),
-        log(session_dir / "relay.log"),
-        policy(session_dir / "egress-policy.json"),
-        contexts(session_dir / "egress-contexts.json"),
-        relay_netns(session_dir / "relay.netns") {}
+      : netns(session_dir / layout::kNetns),
+        pid_file(session_dir / layout::kRelayPid),
+        log(session_dir / layout::kRelayLog),
+        policy(session_dir / layout::kEgressPolicy),
+        contexts(session_dir / layout::kEgressContexts),
+        relay_netns(session_dir / layout::kRelayNetns) {}
   // contexts: the credential contexts' proxy identities (net/context_egress.h), 0600.
   std::filesystem::path netns, pid_file, log, policy, contexts, relay_netns;
 };

@@ -23,17 +23,18 @@
 #include "shim/net/secret_bytes.h"
 #include "shim/net/secret_rules.h"
 #include "shim/session/egress/network.h"
+#include "shim/session/store/layout.h"
 
 namespace sandshim::session {
 
 struct SecretPaths {
   explicit SecretPaths(const std::filesystem::path& session_dir)
-      : dir(session_dir / "secrets"),
-        rules(dir / "rules.json"),
-        socket(dir / "control.sock"),
-        ca_key(dir / "ca.key"),
-        ca_cert(dir / "ca.crt"),
-        trust(session_dir / "trust.crt") {}
+      : dir(session_dir / layout::kSecretsDir),
+        rules(session_dir / layout::kSecretRules),
+        socket(session_dir / layout::kSecretSocket),
+        ca_key(session_dir / layout::kCaKey),
+        ca_cert(session_dir / layout::kCaCert),
+        trust(session_dir / layout::kTrust) {}
   std::filesystem::path dir, rules, socket, ca_key, ca_cert, trust;
 };
 

@@ -2,11 +2,10 @@
 
 #include "bundle/spec.h"
 #include "shim/core/fs.h"
+#include "shim/session/store/layout.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
-
-constexpr const char* kPolicyFile = "policy.json";
 
 static Result<json::value> Parse(const std::string& text, const char* what) {
   boost::system::error_code ec;
@@ -55,14 +54,15 @@ Status WriteExecPolicy(const std::filesystem::path& dir, const bundle::SessionPr
   json::object doc{{"workspace", p.workspace_dest}};
   if (!p.command_policy_json.empty()) doc["policy"] = TRY(Parse(p.command_policy_json, "--policy"));
   if (!p.sources_json.empty()) doc["sources"] = TRY(Parse(p.sources_json, "--sources"));
-  return fs::WriteFileAtomic(dir / kPolicyFile, json::serialize(doc), 0600);
+  return fs::WriteFileAtomic(dir / layout::kExecPolicy, json::serialize(doc), layout::kExecPolicy.mode);
 }
 
 Result<std::optional<ExecPolicy>> LoadExecPolicy(const std::filesystem::path& dir) {
-  auto text = fs::ReadFile(dir / kPolicyFile);
+  auto text = fs::ReadFile(dir / layout::kExecPolicy);
   if (!text) return std::optional<ExecPolicy>();
-  auto doc = TRY(Parse(*text, kPolicyFile));
-  if (!doc.is_object()) return MakeError(std::string(kPolicyFile) + ": not an object", EINVAL);
+  const std::string what(layout::kExecPolicy.rel);
+  auto doc = TRY(Parse(*text, what.c_str()));
+  if (!doc.is_object()) return MakeError(what + ": not an object", EINVAL);
   auto& o = doc.get_object();
   auto part = [&](const char* k) { return o.contains(k) ? json::serialize(o.at(k)) : std::string(); };
   auto* ws = o.if_contains("workspace");

@@ -4,6 +4,7 @@
 
 #include "shim/core/fs.h"
 #include "shim/policy/wrappers.h"
+#include "shim/session/store/layout.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
@@ -57,8 +58,7 @@ ShellState Carried(ShellState s, const std::set<std::string>& authoritative) {
 // Context names are letters, digits, '_', '-' and '.' (context_spec), and the exec's
 // context exists by the time its state is read.
 static std::filesystem::path StateFile(const std::filesystem::path& dir, const std::string& context) {
-  if (context.empty() || context == "default") return dir / "shell-state.json";
-  return dir / ("shell-state." + context + ".json");
+  return SessionLayout(dir).shell_state(context);
 }
 
 Result<ShellState> LoadShellState(const std::filesystem::path& session_dir, const std::string& context) {

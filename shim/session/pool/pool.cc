@@ -15,20 +15,22 @@
 #include "shim/core/process.h"
 #include "shim/core/remove_tree.h"
 #include "shim/session/pool/pool_lock.h"
+#include "shim/session/store/host.h"
 #include "shim/session/exec/resolve_profile.h"
+#include "shim/session/store/layout.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
 
 // A member's pool marker, written once the member is whole: the definition it was made from.
-static constexpr const char* kMemberMarker = "pool-member.json";
 
 Pool::Pool(runtime::Options o, std::string name, std::vector<std::string> refill_argv)
     : opts_(o),
       name_(std::move(name)),
       paths_(o.root, name_),
       refill_argv_(std::move(refill_argv)),
-      members_(o, paths_.members) {}
+      members_(o, paths_.members),
+      sys_(HostOf(o)) {}
 
 static std::vector<std::string> DirNames(const std::filesystem::path& dir) {
   std::vector<std::string> out;
@@ -41,7 +43,7 @@ static std::vector<std::string> DirNames(const std::filesystem::path& dir) {
 
 std::vector<std::string> ListPools(const std::filesystem::path& root) {
   std::vector<std::string> out;
-  for (auto& n : DirNames(root / "@pool"))
+  for (auto& n : DirNames(RootLayout(root).pools()))
     if (fs::Exists(PoolPaths(root, n).def)) out.push_back(n);
   return out;
 }
@@ -51,7 +53,7 @@ Result<PoolDef> Pool::Define(const runtime::Options& o, const std::string& name,
   PoolPaths paths(o.root, name);
   auto def = TRY(ParsePoolDef(name, text, paths.default_workspaces));
   if (def.workspace_parent != paths.default_workspaces) TRY(CheckWorkspaceParent(def.workspace_parent));
-  if (!def.from_snapshot.empty() && !fs::Exists(SnapshotsDirOf(o.root) / def.from_snapshot / "image"))
+  if (!def.from_snapshot.empty() && !fs::Exists(SnapshotsDirOf(o.root) / def.from_snapshot / layout::kSnapshotImage))
     return MakeError("pool file: from_snapshot: snapshot " + def.from_snapshot + " does not exist (session snapshot)", ENOENT);
   // Traversable, not listable (as the runtime root): a native member's init, running as its
   // own host ids, opens its rootfs below members/<id>/.
@@ -72,7 +74,7 @@ Result<PoolDef> Pool::Load() const {
   // A snapshot made again under the same name is another warm state: the members restored
   // from the old one are of another generation (never handed out, drained by the next fill).
   if (!d.from_snapshot.empty()) {
-    auto meta = bundle::ParseJson(fs::ReadFile(SnapshotsDirOf(opts_.root) / d.from_snapshot / "snapshot.json").value_or(""), "snapshot");
+    auto meta = bundle::ParseJson(fs::ReadFile(SnapshotsDirOf(opts_.root) / d.from_snapshot / layout::kSnapshotMeta).value_or(""), "snapshot");
     d.generation += "+" + (meta && meta->is_object() ? bundle::GetString(meta->as_object(), "created") : std::string("gone"));
   }
   return d;
@@ -86,7 +88,7 @@ bool HasIntent(const PoolPaths& p, const std::string& member) {
 std::vector<std::string> Pool::ReadyMembers(const PoolDef& d, uint32_t* stale) {
   std::vector<std::string> out;
   for (auto& m : DirNames(paths_.members)) {
-    auto marker = fs::ReadFile(paths_.members / m / kMemberMarker);
+    auto marker = fs::ReadFile(paths_.members / m / layout::kMemberMarker);
     if (!marker || HasIntent(paths_, m)) continue;
     auto v = bundle::ParseJson(*marker, "pool member");
     if (v && v->is_object() && bundle::GetString(v->as_object(), "generation") == d.generation) out.push_back(m);
@@ -129,15 +131,15 @@ Result<std::string> Pool::MakeMember(const PoolDef& d) {
   // Before the member exists: gc removes a .member-<id> workspace whose member is gone.
   TRY(MakeWorkspace(ws, p.uid, p.gid));
   fault::Point("pool.fill.after-workspace");
-  p.shared_ws_parent = "wsroot";  // gVisor: Create mounts <member>/wsroot shared (docs/POOL.md)
+  p.shared_ws_parent = layout::kWsroot.rel;  // gVisor: Create mounts <member>/wsroot shared (docs/POOL.md)
   TRY_CTX(members_.Create(member, "", p, {}, d.from_snapshot), "pool " + name_ + ": member " + member);
   json::object marker{{"pool", name_}, {"generation", d.generation}, {"workspace", ws.string()}};
-  if (fs::Exists(paths_.members / member / "wsroot")) {
+  if (fs::Exists(SessionLayout(paths_.members / member).wsroot())) {
     TRY_CTX(LinkSharedWorkspace(member, p.workspace_dest), "pool " + name_ + ": member " + member);
     marker["shared_ws"] = true;
   }
   fault::Point("pool.fill.before-marker");
-  TRY(fs::WriteFileAtomic(paths_.members / member / kMemberMarker, json::serialize(marker), 0600));
+  TRY(fs::WriteFileAtomic(paths_.members / member / layout::kMemberMarker, json::serialize(marker), 0600));
   return member;
 }
 
@@ -146,7 +148,7 @@ Result<std::string> Pool::MakeMember(const PoolDef& d) {
 // empty directory the image ships there is replaced, anything else fails the member.
 Status Pool::LinkSharedWorkspace(const std::string& member, const std::string& dest) {
   auto r = TRY(members_.Get(member));
-  auto spec = TRY(bundle::ParseJson(TRY(fs::ReadFile(paths_.members / member / "bundle" / "config.json")), "member spec"));
+  auto spec = TRY(bundle::ParseJson(TRY(fs::ReadFile(paths_.members / member / layout::kBundleConfig)), "member spec"));
   runtime::ExecRequest req;
   if (auto* proc = spec.as_object().if_contains("process"); proc && proc->is_object()) req.process = proc->as_object();
   req.process["user"] = {{"uid", 0}, {"gid", 0}};
@@ -162,7 +164,7 @@ Status Pool::LinkSharedWorkspace(const std::string& member, const std::string& d
   if (::pipe2(in, O_CLOEXEC) != 0) return ErrnoError("pipe");
   UniqueFd in_r(in[0]);
   ::close(in[1]);
-  auto log_path = paths_.members / member / "link-workspace.log";
+  auto log_path = paths_.members / member / layout::kLinkWorkspaceLog;
   int out = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (out < 0) return ErrnoError("open " + log_path.string());
   UniqueFd out_fd(out);
@@ -221,9 +223,9 @@ void Pool::RefillInBackground() {
 
 Status Pool::RemoveMember(const std::string& member) {
   std::string ws;
-  if (auto marker = fs::ReadFile(paths_.members / member / kMemberMarker))
+  if (auto marker = fs::ReadFile(paths_.members / member / layout::kMemberMarker))
     if (auto v = bundle::ParseJson(*marker, "pool member"); v && v->is_object()) ws = bundle::GetString(v->as_object(), "workspace");
-  if (fs::Exists(paths_.members / member / "session.json")) {
+  if (fs::Exists(paths_.members / member / layout::kRecord)) {
     auto s = members_.Delete(member);
     if (!s && s.error().err_no != ENOENT) return s;
   }
@@ -290,9 +292,9 @@ PoolGcReport Pool::GcImpl(bool sweep_members) {
   auto def = Load();
   for (auto& m : DirNames(paths_.members)) {
     auto dir = paths_.members / m;
-    if (HasIntent(paths_, m) || !fs::Exists(dir / "session.json")) continue;  // half-made: the session gc below
+    if (HasIntent(paths_, m) || !fs::Exists(dir / layout::kRecord)) continue;  // half-made: the session gc below
     std::string why;
-    auto marker = fs::ReadFile(dir / kMemberMarker);
+    auto marker = fs::ReadFile(dir / layout::kMemberMarker);
     if (!marker) why = "half-made";
     else if (!def || marker->find(def->generation) == std::string::npos) why = "made from an older definition";
     else if (auto r = members_.Get(m); r && r->status != "running") why = "sandbox " + r->status;

@@ -96,13 +96,16 @@ class Pool {
   Result<SessionRecord> CreateCold(const ClaimRequest& req, ProfileInputs in, const std::string& reason);
   const PoolPaths& paths() const { return paths_; }
   void CountMiss();
+  // Tests: the names of a claim's steps, in the order they start (store/assembly.h).
+  void TraceClaim(std::vector<std::string>* trace) { claim_trace_ = trace; }
 
  private:
   std::vector<std::string> ReadyMembers(const PoolDef& d, uint32_t* stale);
   Result<std::string> MakeMember(const PoolDef& d);
   Status LinkSharedWorkspace(const std::string& member, const std::string& dest);
-  Status AttachSharedWorkspace(const std::filesystem::path& to, const std::string& workspace_to, bool existing,
-                               const std::string& dest);
+  Status AttachSharedWorkspace(SessionJournal& journal, const std::filesystem::path& to, const std::string& workspace_to,
+                               bool existing, const std::string& dest);
+  struct ClaimPlan;  // pool_claim.cc: a claim's steps
   Result<SessionRecord> ClaimMember(const PoolDef& d, const ClaimRequest& req, const bundle::SessionProfile& policy, const std::string& member,
                                    const std::string& workspace_to);
   // Undoes (or, when the member already moved, finishes undoing) an interrupted claim.
@@ -116,6 +119,8 @@ class Pool {
   PoolPaths paths_;
   std::vector<std::string> refill_argv_;
   Sessions members_;
+  native::Sys& sys_;  // the host seam (store/host.h)
+  std::vector<std::string>* claim_trace_ = nullptr;
 };
 
 // The member profile: the pool's profile file resolved (image built or reused) around workspace.

@@ -23,15 +23,18 @@
 #include "shim/core/remove_tree.h"
 #include "shim/session/store/session_steps.h"
 #include "shim/runtime/record_rebase.h"
+#include "shim/session/store/assembly.h"
 #include "shim/session/store/audit.h"
+#include "shim/session/store/host.h"
 #include "shim/session/workspace/bind_sources.h"
 #include "shim/session/exec/exec_policy.h"
-#include "bundle/json_rebase.h"
 #include "shim/session/pool/pool.h"
 #include "shim/session/pool/pool_egress.h"
 #include "shim/session/pool/pool_lock.h"
 #include "shim/session/store/record.h"
 #include "shim/session/workspace/workspace_guard.h"
+#include "shim/session/store/layout.h"
+#include "shim/session/pool/member_rebase.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
@@ -60,43 +63,8 @@ Result<Intent> ReadIntent(const std::filesystem::path& file) {
 
 // The member was made with a shared workspace parent (gVisor; its marker says so).
 bool MemberShared(const PoolPaths& p, const std::string& member) {
-  auto marker = fs::ReadFile(p.members / member / "pool-member.json");
+  auto marker = fs::ReadFile(p.members / member / layout::kMemberMarker);
   return marker && marker->find("\"shared_ws\":true") != std::string::npos;
-}
-
-Status RenameNoReplace(const std::filesystem::path& from, const std::filesystem::path& to) {
-  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) != 0)
-    return ErrnoError("rename " + from.string() + " to " + to.string());
-  return Ok();
-}
-
-// Rewrites a JSON file of the member for its new place (and binds env into the spec).
-Status RebaseFile(const std::filesystem::path& file, const Intent& i, const std::map<std::string, std::string>& env,
-                  const std::string& cwd = "") {
-  auto text = fs::ReadFile(file);
-  if (!text) return Ok();  // sessions made before pins had none
-  auto v = TRY(bundle::ParseJson(*text, file.string()));
-  bundle::RebasePaths(v, i.member_dir, i.session_dir);
-  bundle::RebasePaths(v, i.workspace_from, i.workspace_to);
-  if (!cwd.empty() && v.is_object())
-    if (auto* proc = v.as_object().if_contains("process"); proc && proc->is_object()) (*proc).as_object()["cwd"] = cwd;
-  if (!env.empty() && v.is_object())
-    if (auto* proc = v.as_object().if_contains("process"); proc && proc->is_object()) {
-      auto& list = (*proc).as_object()["env"];
-      if (!list.is_array()) list = json::array();
-      auto& arr = list.as_array();
-      for (const auto& [k, val] : env) {
-        std::string kv = k + "=" + val;
-        auto it = std::find_if(arr.begin(), arr.end(), [&](const json::value& e) {
-          return e.is_string() && std::string_view(e.as_string()).starts_with(k + "=");
-        });
-        if (it != arr.end()) *it = kv;
-        else arr.emplace_back(kv);
-      }
-    }
-  // Not fsync'd: what these name (the sandbox, its mounts, the relay) dies with the kernel,
-  // and the durable intent already says where the member is going.
-  return fs::WriteFileAtomic(file, json::serialize(v), 0600, /*sync=*/false);
 }
 
 // pid (a member's sandbox) and each of its threads is running or sleeping, not stopped (T)
@@ -186,9 +154,9 @@ Result<ClaimOutcome> Pool::Claim(const ClaimRequest& asked) {
   TRY(ValidateId(req.id));
   if (!req.name.empty()) TRY_CTX(ValidateId(req.name), "--name");
   auto d = TRY(Load());
-  auto sessions_dir = opts_.root / "@sessions";
-  if (fs::Exists(sessions_dir / req.id / "session.json")) return MakeError("session " + req.id + " already exists", EEXIST);
-  if (!req.name.empty() && fs::Exists(sessions_dir / "@names" / req.name))
+  auto sessions_dir = RootLayout(opts_.root).sessions();
+  if (fs::Exists(sessions_dir / req.id / layout::kRecord)) return MakeError("session " + req.id + " already exists", EEXIST);
+  if (!req.name.empty() && fs::Exists(RootLayout(opts_.root).names() / req.name))
     return MakeError("session name " + req.name + " is taken", EEXIST);
   auto policy = TRY(ClaimPolicy(d, req));
   // An existing workspace is resolved by the rule a create applies (bind_sources.h): refused
@@ -218,7 +186,7 @@ Result<ClaimOutcome> Pool::Claim(const ClaimRequest& asked) {
       if (existing && !MemberShared(paths_, ready[i])) continue;
       // The member's own lock, held through the claim (it moves with the directory): gc
       // and drain leave a claim alone while it is held.
-      auto l = TryLockFile(paths_.members / ready[i] / ".lock");
+      auto l = TryLockFile(paths_.members / ready[i] / layout::kLock);
       if (!l || !*l) continue;
       member = ready[i];
       member_lock = std::move(**l);
@@ -258,22 +226,21 @@ Result<ClaimOutcome> Pool::Claim(const ClaimRequest& asked) {
 }
 
 // A shared-parent member's claim (gVisor): the caller's workspace in the member's sandbox.
-Status Pool::AttachSharedWorkspace(const std::filesystem::path& to, const std::string& workspace_to, bool existing,
-                                   const std::string& dest) {
+Status Pool::AttachSharedWorkspace(SessionJournal& journal, const std::filesystem::path& to, const std::string& workspace_to,
+                                   bool existing, const std::string& dest) {
   // The workspace bound at <session>/wsroot/ws (the shared parent's child the member's
   // workspace_dest links to): journaled first, undone by umount2(MNT_DETACH) at delete/gc.
   auto fd = TRY(OpenExistingWorkspace(workspace_to, opts_.root, existing));
-  auto at = to / "wsroot" / "ws";
-  auto journal = TRY(SessionJournal::Load(to / "journal.json"));
+  auto at = to / layout::kWsrootWs;
   TRY(journal.Append(step::SessionLayer{at.string()}));
-  if (::mkdir(at.c_str(), 0755) != 0 && errno != EEXIST) return ErrnoError("mkdir " + at.string());
+  TRY(HostMkdir(sys_, at, 0755));
   auto src = "/proc/self/fd/" + std::to_string(fd.get());
-  if (::mount(src.c_str(), at.c_str(), nullptr, MS_BIND, nullptr) != 0) return ErrnoError("bind the workspace at " + at.string());
+  if (sys_.Mount(src.c_str(), at.c_str(), nullptr, MS_BIND, nullptr) != 0) return ErrnoError("bind the workspace at " + at.string());
   fault::Point("pool.claim.after-bind");
   // What a restart boots: a plain session's spec (the workspace bound at its destination;
   // the memory overlay holding the symlink does not outlive the sandbox), and the workspace
   // pinned by its own identity.
-  auto spec = TRY(bundle::ParseJson(TRY(fs::ReadFile(to / "bundle" / "config.json")), "spec"));
+  auto spec = TRY(bundle::ParseJson(TRY(fs::ReadFile(to / layout::kBundleConfig)), "spec"));
   if (auto* mounts = spec.as_object().if_contains("mounts"); mounts && mounts->is_array())
     for (auto& m : mounts->as_array())
       if (m.is_object() && bundle::GetString(m.as_object(), "destination") == bundle::kSharedWorkspaceMount) {
@@ -287,89 +254,158 @@ Status Pool::AttachSharedWorkspace(const std::filesystem::path& to, const std::s
     if (!env.is_array()) env = json::array();
     env.as_array().emplace_back("PWD=" + dest);
   }
-  TRY(fs::WriteFileAtomic(to / "bundle" / "config.json", json::serialize(spec), 0600, /*sync=*/false));
+  TRY(fs::WriteFileAtomic(to / layout::kBundleConfig, json::serialize(spec), layout::kBundleConfig.mode, /*sync=*/false));
   if (existing) {
-    auto pins = TRY(bundle::ParseJson(TRY(fs::ReadFile(to / "sources.json")), "sources.json"));
+    auto pins = TRY(bundle::ParseJson(TRY(fs::ReadFile(to / layout::kSources)), std::string(layout::kSources.rel)));
     if (pins.is_array() && !pins.as_array().empty()) pins.as_array()[0] = TRY(PinSource(workspace_to));
-    TRY(fs::WriteFileAtomic(to / "sources.json", json::serialize(pins), 0600, /*sync=*/false));
+    TRY(fs::WriteFileAtomic(to / layout::kSources, json::serialize(pins), layout::kSources.mode, /*sync=*/false));
   }
   return Ok();
 }
 
+// A claim's plan (store/assembly.h): the intent and what the steps hand on.
+struct Pool::ClaimPlan {
+  Pool& self;
+  const PoolDef& d;
+  const ClaimRequest& req;
+  const bundle::SessionProfile& policy;
+  std::string member, workspace_to;
+  Intent intent;
+  std::filesystem::path from, to;
+  SessionRecord r;
+  bool shared = false;
+  std::string dest = "/workspace";
+  std::optional<SessionJournal> journal;
+
+  static const std::vector<AssemblyStep<ClaimPlan>>& Steps();
+  static Status Member(ClaimPlan& c);
+  static Status ReleaseEgress(ClaimPlan& c);
+  static Status Rebase(ClaimPlan& c);
+  static Status Move(ClaimPlan& c);
+  static Status GuardTheWorkspace(ClaimPlan& c);
+  static Status SharedWorkspace(ClaimPlan& c);
+  static Status Bind(ClaimPlan& c);
+  static Status Adopt(ClaimPlan& c);
+  static Status Tidy(ClaimPlan& c);
+};
+
+const std::vector<AssemblyStep<Pool::ClaimPlan>>& Pool::ClaimPlan::Steps() {
+  static const std::vector<AssemblyStep<ClaimPlan>> steps = {
+      {"member", Member},                 // its sandbox running and not stopped
+      {"release-egress", ReleaseEgress},  // the member's relay stopped (proxy pools)
+      {"rebase", Rebase},                 // recorded paths to the session's; session.json set aside
+      {"move", Move},                     // workspace and directory renamed (RENAME_NOREPLACE)
+      {"workspace-guard", GuardTheWorkspace},  // nosuid over the workspace, journaled
+      {"shared-workspace", SharedWorkspace},   // gVisor: the workspace bound below wsroot
+      {"bind", Bind},                     // id, environment, egress rules, command policy
+      {"adopt", Adopt},                   // Sessions: the name link and session.json, the commit
+      {"tidy", Tidy},                     // the member's marker, the intent, the audit line
+  };
+  return steps;
+}
+
 Result<SessionRecord> Pool::ClaimMember(const PoolDef& d, const ClaimRequest& req, const bundle::SessionProfile& policy,
-                                        const std::string& member,
-                                        const std::string& workspace_to) {
-  auto intent = TRY(ReadIntent(paths_.claims / (member + ".json")));
-  std::filesystem::path from = intent.member_dir, to = intent.session_dir;
-  auto r = TRY(members_.Get(member));
-  if (r.status != "running") return MakeError("its sandbox is " + r.status, ESRCH);
+                                        const std::string& member, const std::string& workspace_to) {
+  ClaimPlan c{.self = *this, .d = d, .req = req, .policy = policy, .member = member, .workspace_to = workspace_to};
+  TRY(Assemble<ClaimPlan>(ClaimPlan::Steps(), c, claim_trace_));
+  c.r.status = "running";
+  return c.r;
+}
+
+Status Pool::ClaimPlan::Member(ClaimPlan& c) {
+  c.intent = TRY(ReadIntent(c.self.paths_.claims / (c.member + ".json")));
+  c.from = c.intent.member_dir;
+  c.to = c.intent.session_dir;
+  c.r = TRY(c.self.members_.Get(c.member));
+  if (c.r.status != "running") return MakeError("its sandbox is " + c.r.status, ESRCH);
   // Running is not answering: a member anyone SIGSTOPped (runsc runs every sandbox as host
   // nobody, whom runsc gives no other uid) would hang the tenant's first exec (review N2).
-  TRY(CheckNotStopped(TRY(runtime::StateStore(opts_.root).Load(r.container_id)).init.pid));
-  TRY_CTX(ReleaseMemberEgress(r, from), "release the member's relay");
-  bool shared = MemberShared(paths_, member);
-  std::string dest = "/workspace";
-  if (const auto* w = d.profile.if_contains("workspace_dest"); w && w->is_string()) dest = w->as_string().c_str();
-  for (const char* f : {"journal.json", "bundle/config.json", "sources.json"}) {
-    bool spec = std::string(f) == "bundle/config.json";
-    TRY(RebaseFile(from / f, intent, spec ? req.env : std::map<std::string, std::string>{}, spec && shared ? dest : ""));
-  }
-  TRY(runtime::RebaseRecord(runtime::StateStore(opts_.root), r.container_id,
-                            {{intent.member_dir, intent.session_dir}, {intent.workspace_from, workspace_to}}));
-  if (::rename((from / "session.json").c_str(), (from / "member-record.json").c_str()) != 0)
+  return CheckNotStopped(TRY(runtime::StateStore(c.self.opts_.root).Load(c.r.container_id)).init.pid);
+}
+
+Status Pool::ClaimPlan::ReleaseEgress(ClaimPlan& c) {
+  TRY_CTX(ReleaseMemberEgress(c.r, c.from), "release the member's relay");
+  return Ok();
+}
+
+Status Pool::ClaimPlan::Rebase(ClaimPlan& c) {
+  c.shared = MemberShared(c.self.paths_, c.member);
+  if (const auto* w = c.d.profile.if_contains("workspace_dest"); w && w->is_string()) c.dest = w->as_string().c_str();
+  const auto& i = c.intent;
+  TRY(RebaseMemberFiles(c.from, {i.member_dir, i.session_dir, i.workspace_from, i.workspace_to}, c.req.env,
+                        c.shared ? c.dest : ""));
+  TRY(runtime::RebaseRecord(runtime::StateStore(c.self.opts_.root), c.r.container_id,
+                            {{c.intent.member_dir, c.intent.session_dir}, {c.intent.workspace_from, c.workspace_to}}));
+  if (c.self.sys_.Renameat2(AT_FDCWD, (c.from / layout::kRecord).c_str(), AT_FDCWD, (c.from / layout::kMemberRecord).c_str(), 0) != 0)
     return ErrnoError("set aside the member's record");
   fault::Point("pool.claim.after-rebase");
-  if (!intent.existing) TRY(RenameNoReplace(intent.workspace_from, workspace_to));
-  TRY(RenameNoReplace(from, to));
+  return Ok();
+}
+
+Status Pool::ClaimPlan::Move(ClaimPlan& c) {
+  if (!c.intent.existing) TRY(HostRenameNoReplace(c.self.sys_, c.intent.workspace_from, c.workspace_to));
+  TRY(HostRenameNoReplace(c.self.sys_, c.from, c.to));
   fault::Point("pool.claim.after-rename");
-  auto journal = TRY(SessionJournal::Load(to / "journal.json"));
-  TRY(GuardWorkspace(journal, GuardRegistry(opts_.root), workspace_to, req.id));  // nosuid (workspace_guard.h)
-  if (shared) TRY(AttachSharedWorkspace(to, workspace_to, intent.existing, dest));
-  else if (intent.existing) return MakeError("an existing workspace needs a member with a shared parent", EINVAL);
-  if (!req.name.empty()) {
-    auto link = opts_.root / "@sessions" / "@names" / req.name;
-    TRY(fs::MkdirAll(link.parent_path(), 0700));
-    TRY(journal.Append(step::SessionName{.path = link.string(), .id = req.id}));
-    if (::symlink(req.id.c_str(), link.c_str()) != 0)
-      return errno == EEXIST ? MakeError("session name " + req.name + " is taken", EEXIST) : ErrnoError("name " + req.name);
-  }
+  c.journal.emplace(TRY(SessionJournal::Load(c.to / layout::kJournal)));
+  return Ok();
+}
+
+Status Pool::ClaimPlan::GuardTheWorkspace(ClaimPlan& c) {
+  // nosuid (workspace_guard.h)
+  return GuardWorkspace(*c.journal, GuardRegistry(c.self.opts_.root), c.workspace_to, c.req.id, c.self.sys_);
+}
+
+Status Pool::ClaimPlan::SharedWorkspace(ClaimPlan& c) {
+  if (c.shared) return c.self.AttachSharedWorkspace(*c.journal, c.to, c.workspace_to, c.intent.existing, c.dest);
+  if (c.intent.existing) return MakeError("an existing workspace needs a member with a shared parent", EINVAL);
+  return Ok();
+}
+
+Status Pool::ClaimPlan::Bind(ClaimPlan& c) {
+  auto& r = c.r;
+  const auto& req = c.req;
   r.id = req.id;
   r.name = req.name;
-  r.workspace = workspace_to;
-  r.audit = (opts_.config.audit_dir / (req.id + ".jsonl")).string();
+  r.workspace = c.workspace_to;
+  r.audit = (c.self.opts_.config.audit_dir / (req.id + ".jsonl")).string();
   r.created = r.last_used = log::NowRfc3339();
   r.execs = r.exec_failures = r.exec_timeouts = 0;
   r.exec_seconds = 0;
-  runtime::Containers containers(opts_);
-  r.relay_args = TRY_CTX(BindClaimEgress(containers, paths_, r, to, req), "bind the session's egress");
+  runtime::Containers containers(c.self.opts_);
+  r.relay_args = TRY_CTX(BindClaimEgress(containers, c.self.paths_, r, c.to, req), "bind the session's egress");
   auto& keys = r.profile["env_keys"];
   if (!keys.is_array()) keys = json::array();
   for (const auto& [k, v] : req.env)
     if (std::find(keys.as_array().begin(), keys.as_array().end(), json::value(k)) == keys.as_array().end())
       keys.as_array().emplace_back(k);
-  r.profile["pool"] = name_;
-  r.profile["pool_member"] = member;
-  if (!policy.command_policy_json.empty() || !policy.sources_json.empty()) TRY(WriteExecPolicy(to, policy));
-  fault::Point("pool.claim.before-record");
-  TRY(fs::WriteFileAtomic(to / "session.json", json::serialize(RecordToJson(r)), 0600));
-  ::unlink((to / "member-record.json").c_str());
-  ::unlink((to / "pool-member.json").c_str());
-  (void)::utimensat(AT_FDCWD, (to / "last-used").c_str(), nullptr, 0);
-  ::unlink((paths_.claims / (member + ".json")).c_str());
-  if (intent.existing) (void)fs::RemoveTree(intent.workspace_from);  // the member's own, unused (never mounted)
+  r.profile["pool"] = c.self.name_;
+  r.profile["pool_member"] = c.member;
+  if (!c.policy.command_policy_json.empty() || !c.policy.sources_json.empty()) TRY(WriteExecPolicy(c.to, c.policy));
+  return Ok();
+}
+
+Status Pool::ClaimPlan::Adopt(ClaimPlan& c) { return Sessions(c.self.opts_).Adopt(*c.journal, c.r); }
+
+Status Pool::ClaimPlan::Tidy(ClaimPlan& c) {
+  auto& sys = c.self.sys_;
+  (void)HostUnlink(sys, c.to / layout::kMemberRecord);
+  (void)HostUnlink(sys, c.to / layout::kMemberMarker);
+  (void)sys.Utimensat(AT_FDCWD, (c.to / layout::kLastUsed).c_str(), nullptr, 0);
+  (void)HostUnlink(sys, c.self.paths_.claims / (c.member + ".json"));
+  if (c.intent.existing) (void)fs::RemoveTree(c.intent.workspace_from);  // the member's own, unused (never mounted)
   json::array env_keys;
-  for (const auto& [k, v] : req.env) env_keys.emplace_back(k);  // keys only: values may be secrets
+  for (const auto& [k, v] : c.req.env) env_keys.emplace_back(k);  // keys only: values may be secrets
+  const auto& r = c.r;
   (void)AppendAudit(r.audit, "claim",
                     {{"session", r.id}, {"name", r.name}, {"backend", r.backend}, {"workspace", r.workspace},
-                     {"pool", name_}, {"member", member}, {"generation", d.generation}, {"env_keys", env_keys}});
-  r.status = "running";
-  return r;
+                     {"pool", c.self.name_}, {"member", c.member}, {"generation", c.d.generation}, {"env_keys", env_keys}});
+  return Ok();
 }
 
 Result<bool> ClaimCommitted(const std::filesystem::path& dir, const std::string& id) {
-  auto text = fs::ReadFile(dir / "session.json");
+  auto text = fs::ReadFile(dir / layout::kRecord);
   if (!text) return false;
-  auto rec = TRY_CTX(RecordFromJson(TRY(bundle::ParseJson(*text, (dir / "session.json").string()))),
+  auto rec = TRY_CTX(RecordFromJson(TRY(bundle::ParseJson(*text, (dir / layout::kRecord).string()))),
                      "claim recovery");
   return rec.id == id;
 }
@@ -381,8 +417,8 @@ Result<bool> Pool::RecoverClaim(const std::string& member) {
   // A claim in progress holds the member's lock, wherever its directory is now.
   std::vector<UniqueFd> held;
   for (const auto& dir : {from, to}) {
-    if (!fs::Exists(dir / ".lock")) continue;
-    auto l = TryLockFile(dir / ".lock");
+    if (!fs::Exists(dir / layout::kLock)) continue;
+    auto l = TryLockFile(dir / layout::kLock);
     if (l && !*l) return false;
     if (l) held.push_back(std::move(**l));
   }
@@ -392,11 +428,11 @@ Result<bool> Pool::RecoverClaim(const std::string& member) {
   }
   // Where the journal's paths point is where the teardown must run from.
   if (fs::Exists(from)) {
-    auto journal = fs::ReadFile(from / "journal.json");
+    auto journal = fs::ReadFile(from / layout::kJournal);
     bool rebased = journal && journal->find(to.string()) != std::string::npos;
-    if (rebased) TRY(RenameNoReplace(from, to));
-    else if (fs::Exists(from / "member-record.json") && !fs::Exists(from / "session.json"))
-      TRY(fs::WriteFileAtomic(from / "session.json", TRY(fs::ReadFile(from / "member-record.json")), 0600));
+    if (rebased) TRY(HostRenameNoReplace(sys_, from, to));
+    else if (fs::Exists(from / layout::kMemberRecord) && !fs::Exists(from / layout::kRecord))
+      TRY(fs::WriteFileAtomic(from / layout::kRecord, TRY(fs::ReadFile(from / layout::kMemberRecord)), layout::kRecord.mode));
   }
   held.clear();
   if (fs::Exists(from)) {

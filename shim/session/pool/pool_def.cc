@@ -8,6 +8,7 @@
 #include "shim/core/fs.h"
 #include "shim/core/ids.h"
 #include "shim/session/workspace/bind_sources.h"
+#include "shim/session/store/layout.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
@@ -69,7 +70,7 @@ Result<PoolDef> ParsePoolDef(const std::string& name, std::string_view text,
 
 std::string PoolUsingSnapshot(const std::filesystem::path& root, const std::string& snapshot) {
   std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(root / "@pool", ec)) {
+  for (const auto& e : std::filesystem::directory_iterator(RootLayout(root).pools(), ec)) {
     auto name = e.path().filename().string();
     auto text = fs::ReadFile(PoolPaths(root, name).def);
     if (!text) continue;

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "shim/core/result.h"
+#include "shim/session/store/layout.h"
 
 namespace sandshim::session {
 
@@ -46,15 +47,15 @@ Result<PoolDef> ParsePoolDef(const std::string& name, std::string_view text,
 
 struct PoolPaths {
   PoolPaths(const std::filesystem::path& root, const std::string& name)
-      : dir(root / "@pool" / name),
-        def(dir / "pool.json"),
-        profile(dir / "profile.json"),
-        lock(dir / ".lock"),
-        fill_lock(dir / ".fill.lock"),
-        members(dir / "members"),
-        claims(dir / "claims"),
-        stats(dir / "stats.json"),
-        default_workspaces(dir / "workspaces") {}
+      : dir(RootLayout(root).pool(name)),
+        def(dir / layout::kPoolDef),
+        profile(dir / layout::kPoolProfile),
+        lock(dir / layout::kLock),
+        fill_lock(dir / layout::kPoolFillLock),
+        members(dir / layout::kPoolMembers),
+        claims(dir / layout::kPoolClaims),
+        stats(dir / layout::kPoolStats),
+        default_workspaces(dir / layout::kPoolWorkspaces) {}
   std::filesystem::path dir, def, profile, lock, fill_lock, members, claims, stats, default_workspaces;
 };
 

@@ -6,13 +6,14 @@
 #include "shim/session/contexts/contexts.h"
 #include "shim/session/egress/network.h"
 #include "shim/session/egress/relay_cgroup.h"
+#include "shim/session/store/layout.h"
 
 namespace sandshim::session {
 
 Status ReleaseMemberEgress(const SessionRecord& member, const std::filesystem::path& member_dir) {
   if (member.network != NetworkMode::kProxy) return Ok();
   TRY(StopSessionRelay(NetworkPaths(member_dir)));
-  return UnchargeRelay(member_dir / "relay-cgroups");
+  return UnchargeRelay(member_dir / layout::kRelayCgroups);
 }
 
 Result<std::vector<std::string>> BindClaimEgress(runtime::Containers& containers, const PoolPaths& pool,
@@ -35,7 +36,7 @@ Result<std::vector<std::string>> BindClaimEgress(runtime::Containers& containers
   TRY(StartSessionRelay(paths, args));
   auto relay = TRY(net::ParsePidFile(TRY(fs::ReadFile(paths.pid_file))));
   auto sandbox = TRY(containers.State(session.container_id));
-  TRY(ChargeRelay(relay.process.pid, sandbox.init.pid, session_dir / "relay-cgroups"));
+  TRY(ChargeRelay(relay.process.pid, sandbox.init.pid, session_dir / layout::kRelayCgroups));
   return args;
 }
 

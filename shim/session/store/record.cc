@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "bundle/described.h"
+#include "shim/session/store/layout.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
@@ -71,7 +72,7 @@ json::object RecordToJson(const SessionRecord& r) { return bundle::WriteDescribe
 
 Result<SessionRecord> RecordFromJson(const json::value& v) {
   if (!v.is_object()) return MakeError("session record is not a JSON object", EINVAL);
-  auto r = TRY(bundle::ReadDescribed<SessionRecord>(bundle::Fields(v.as_object(), "session.json")));
+  auto r = TRY(bundle::ReadDescribed<SessionRecord>(bundle::Fields(v.as_object(), std::string(layout::kRecord.rel))));
   if (r.id.empty()) return MakeError("session record has no id", EINVAL);
   return r;
 }

@@ -42,7 +42,7 @@ struct SessionIdRange {
 };
 BOOST_DESCRIBE_STRUCT(SessionIdRange, (), (dir, session, path))
 
-// A network namespace bind-mounted at path (shim/net/netns.h), mode none or proxy.
+// A network namespace bind-mounted at path (shim/linux/netns.h), mode none or proxy.
 struct Netns {
   static constexpr std::string_view kKind = "netns";
   std::string path;

@@ -73,19 +73,16 @@ bool Mounted(const Record& r) {
 }
 
 // A nosuid copy of the path's mounts, attached over it; its mount id.
-Result<uint64_t> MountGuard(const std::filesystem::path& workspace) {
-  UniqueFd tree(static_cast<int>(::syscall(SYS_open_tree, AT_FDCWD, workspace.c_str(),
-                                           OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW)));
+Result<uint64_t> MountGuard(const std::filesystem::path& workspace, native::Sys& sys) {
+  UniqueFd tree(sys.OpenTree(AT_FDCWD, workspace.c_str(), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW));
   if (!tree.valid()) return ErrnoError("open_tree " + workspace.string());
-  mount_attr attr{};
   // nosuid only: nodev would break device nodes of the platform's own below the path (a state
   // root inside a workspace: runsc's private stdio nodes), and a tenant makes none (no
   // CAP_MKNOD in a session). The rest (ro, noexec) as they were.
-  attr.attr_set = MOUNT_ATTR_NOSUID;
-  if (::syscall(SYS_mount_setattr, tree.get(), "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr) != 0)
+  if (sys.MountSetattr(tree.get(), "", AT_EMPTY_PATH | AT_RECURSIVE, MOUNT_ATTR_NOSUID, 0) != 0)
     return ErrnoError("nosuid on the workspace " + workspace.string());
   auto id = TRY(MountIdAt(tree.get(), "", AT_EMPTY_PATH));
-  if (::syscall(SYS_move_mount, tree.get(), "", AT_FDCWD, workspace.c_str(), MOVE_MOUNT_F_EMPTY_PATH) != 0)
+  if (sys.MoveMount(tree.get(), "", AT_FDCWD, workspace.c_str(), MOVE_MOUNT_F_EMPTY_PATH) != 0)
     return ErrnoError("attach the nosuid workspace at " + workspace.string());
   return id;
 }
@@ -103,7 +100,7 @@ Result<UniqueFd> LockRegistry(const std::filesystem::path& registry) {
 }  // namespace
 
 Status GuardWorkspace(SessionJournal& journal, const std::filesystem::path& registry,
-                      const std::filesystem::path& workspace, const std::string& holder) {
+                      const std::filesystem::path& workspace, const std::string& holder, native::Sys& sys) {
   TRY(fs::MkdirAll(registry, 0700));
   // First: a crash after the mount leaves a step whose undo finds the record and ends it.
   TRY(journal.Append(step::WorkspaceGuard{.path = workspace.string(), .registry = registry.string(), .holder = holder}));
@@ -112,13 +109,13 @@ Status GuardWorkspace(SessionJournal& journal, const std::filesystem::path& regi
   auto r = Load(file, workspace.string());
   if (!Mounted(r)) {
     r.holders.clear();  // a record whose mount is gone (unmounted by hand, a reboot) holds nothing
-    r.mount_id = TRY(MountGuard(workspace));
+    r.mount_id = TRY(MountGuard(workspace, sys));
   }
   if (std::find(r.holders.begin(), r.holders.end(), holder) == r.holders.end()) r.holders.push_back(holder);
   return Save(file, r);
 }
 
-Status UnguardWorkspace(const step::WorkspaceGuard& g) {
+Status UnguardWorkspace(const step::WorkspaceGuard& g, native::Sys& sys) {
   if (g.path.empty()) return MakeError("workspace-guard step without a path", EINVAL);
   if (g.registry.empty()) return Ok();  // no registry named: nothing was held through one
   auto file = RecordFile(g.registry, g.path);
@@ -131,7 +128,7 @@ Status UnguardWorkspace(const step::WorkspaceGuard& g) {
   // what it left keeps no set-ID bit once the nosuid mount is gone.
   if (auto n = fs::ClearSetIdBits(g.path); !n) log::Warn("workspace " + g.path + ": " + n.error().msg);
   else if (*n > 0) log::Warn("workspace " + g.path + ": set-ID bits cleared on " + std::to_string(*n) + " files");
-  if (Mounted(r) && ::umount2(g.path.c_str(), MNT_DETACH | UMOUNT_NOFOLLOW) != 0 && errno != EINVAL && errno != ENOENT)
+  if (Mounted(r) && sys.Umount2(g.path.c_str(), MNT_DETACH | UMOUNT_NOFOLLOW) != 0 && errno != EINVAL && errno != ENOENT)
     return ErrnoError("unmount the workspace guard at " + g.path);
   return Save(file, r);
 }

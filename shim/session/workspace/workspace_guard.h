@@ -15,19 +15,22 @@
 #include <string>
 #include <vector>
 
+#include "shim/linux/sys.h"
 #include "shim/session/store/session_steps.h"
+#include "shim/session/store/layout.h"
 
 namespace sandshim::session {
 
 // The state root's registry of guards.
 inline std::filesystem::path GuardRegistry(const std::filesystem::path& state_root) {
-  return state_root / "@workspace-guards";
+  return RootLayout(state_root).workspace_guards();
 }
 // Journals holder's step, then joins the path's guard, making it if no one holds it.
 Status GuardWorkspace(SessionJournal& journal, const std::filesystem::path& registry,
-                      const std::filesystem::path& workspace, const std::string& holder);
+                      const std::filesystem::path& workspace, const std::string& holder,
+                      native::Sys& sys = native::LinuxSys());
 // The step's undo: leaves the guard; the last holder clears the set-ID bits and unmounts.
-Status UnguardWorkspace(const step::WorkspaceGuard& g);
+Status UnguardWorkspace(const step::WorkspaceGuard& g, native::Sys& sys = native::LinuxSys());
 // The steps holder's journal would hold, found in the registry (a teardown past a journal it
 // cannot read).
 std::vector<step::WorkspaceGuard> GuardsHeldBy(const std::filesystem::path& registry, const std::string& holder);

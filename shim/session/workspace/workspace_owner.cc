@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "shim/session/workspace/idmap.h"
+#include "shim/session/store/layout.h"
 
 namespace sandshim::session {
 
@@ -19,7 +20,7 @@ Status BindWorkspaceAsUser(SessionJournal& journal, const std::filesystem::path&
                  : MappingNamespace(OwnerAsUserMap(st.st_uid, p.uid, base, size),
                                     OwnerAsUserMap(st.st_gid, p.gid, base, size));
   if (!ns) return ns.error().Wrap("the workspace's id mapping");
-  auto target = dir / "workspace-id";
+  auto target = dir / layout::kWorkspaceId;
   TRY(journal.Append(step::SessionLayer{target.string()}));
   TRY(IdmappedBind(p.workspace, target, ns->get()));
   p.workspace_source = target.string();
