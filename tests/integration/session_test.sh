@@ -271,11 +271,11 @@ ro" "$out" "profile defaults, flag wins, read-only root" || return
 
 # Review M7: a session that asks for no limits still has a pids limit and a host memory
 # backstop on its cgroup (gVisor: the pids limit is enforced inside, the host gets the
-# backstop runsc/spec_fixups sizes for it).
+# backstop gvisor/spec_fixups sizes for it).
 check_default_limits() { # BACKEND
   local be=$1 id ws pid cg pids mem want_pids=1024
   id=$(uniq_name lim) ws=$WORK/wslim-$id
-  # gVisor: the host backstop runsc/spec_fixups.cc sizes: 64 tasks per process, at most half
+  # gVisor: the host backstop gvisor/spec_fixups.cc sizes: 64 tasks per process, at most half
   # of kernel.pid_max unless 16 per process needs more.
   if [ "$be" = gvisor ]; then
     local half=$(($(cat /proc/sys/kernel/pid_max) / 2)) least=$((64 + 16 * 1024)) roomy=$((64 + 64 * 1024))
