@@ -23,7 +23,9 @@ OLD=${SANDSHIM_OLD_BIN:-}
 W=$(mktemp -d /tmp/sandshim-ovn.XXXXXX)
 R=$(mktemp -d /run/sandshim-ovn.XXXXXX)
 chmod 755 "$W" "$R"
-mkdir -p "$W/ws" && chmod 777 "$W/ws"
+# A workspace per binary: two state roots sharing one workspace stack two nosuid guards
+# (workspace_guard.h keeps a registry per root), and one outlives both sessions.
+mkdir -p "$W/ws-NEW" "$W/ws-OLDB" && chmod 777 "$W/ws-NEW" "$W/ws-OLDB"
 export SANDSHIM_CONFIG=$W/config.json
 jq -n --arg a "$W/audit" --arg r "${SANDSHIM_TEST_RUNSC:-runsc}" '{audit_dir: $a, runsc: $r}' >"$SANDSHIM_CONFIG"
 NEW=("$BIN" --root "$R/new" --backend gvisor)
@@ -49,14 +51,14 @@ line() { report "$2" "old" "$(median <"$W/$1.old")" "$(median <"$W/$1.new")" "$L
 cold() { # B I: create + first exec, ms; then the session deleted (untimed)
   local -n B=$1
   local t0=$(date +%s%N)
-  "${B[@]}" session create "c$2" --rootfs "$W/rootfs" --workspace "$W/ws" >/dev/null &&
+  "${B[@]}" session create "c$2" --rootfs "$W/rootfs" --workspace "$W/ws-$1" >/dev/null &&
     "${B[@]}" session exec "c$2" -- true >/dev/null || echo "bench: cold $1 $2 failed" >&2
   ms_since "$t0"
   "${B[@]}" session delete "c$2" >/dev/null 2>&1
 }
 for b in NEW OLDB; do
   declare -n B=$b
-  "${B[@]}" session create ex --rootfs "$W/rootfs" --workspace "$W/ws" --network proxy --context-spares 1 >/dev/null ||
+  "${B[@]}" session create ex --rootfs "$W/rootfs" --workspace "$W/ws-$b" --network proxy --context-spares 1 >/dev/null ||
     die "session ex ($b)"
   "${B[@]}" session context create ex c0 --user 2000 >/dev/null || die "context c0 ($b)"
   printf '{"size": 2, "low_water": 1, "profile": {"rootfs": "%s"}}\n' "$W/rootfs" >"$W/pool.json"
