@@ -19,7 +19,7 @@ Result<Config> ParseConfig(std::string_view text) {
   const auto& o = v.get_object();
   // A value of the wrong type is an error, not a silent default (review N9): the operator
   // meant something, and "audit_dir": 5 must not quietly become the default audit dir.
-  for (const char* key : {"backend", "runsc", "platform", "cache_dir", "audit_dir"})
+  for (const char* key : {"backend", "runsc", "platform", "cache_dir", "audit_dir", "workspace_guards"})
     if (const auto* f = o.if_contains(key); f && !f->is_string())
       return MakeError(std::string("sandshim config: ") + key + " must be a string", EINVAL);
   if (const auto* f = o.if_contains("runsc_flags")) {
@@ -38,6 +38,7 @@ Result<Config> ParseConfig(std::string_view text) {
   }
   c.cache_dir = bundle::GetString(o, "cache_dir", c.cache_dir.string());
   c.audit_dir = bundle::GetString(o, "audit_dir", c.audit_dir.string());
+  c.workspace_guards = bundle::GetString(o, "workspace_guards", c.workspace_guards.string());
   if (c.backend != "auto" && c.backend != "gvisor" && c.backend != "native")
     return MakeError("sandshim config: backend must be auto, gvisor or native, not \"" + c.backend + "\"", EINVAL);
   return c;

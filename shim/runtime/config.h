@@ -23,6 +23,9 @@ struct Config {
   // Session audit logs (<audit_dir>/<session>.jsonl): outside the runtime root, so they
   // outlive the sessions they describe.
   std::filesystem::path audit_dir = "/var/log/sandshim/sessions";
+  // The registry of workspace guards (session/workspace/workspace_guard.h): host-wide, so the
+  // sessions of every state root that share a workspace share its one nosuid guard.
+  std::filesystem::path workspace_guards = "/run/sandshim/@workspace-guards";
 };
 
 std::filesystem::path DefaultConfigPath();

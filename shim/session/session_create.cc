@@ -167,7 +167,8 @@ Status Sessions::CreatePlan::Files(CreatePlan& c) {
 
 Status Sessions::CreatePlan::GuardTheWorkspace(CreatePlan& c) {
   if (c.member) return Ok();  // a member's: at its claim
-  return GuardWorkspace(*c.journal, GuardRegistry(c.self.opts_.root), c.p.workspace, c.id, c.self.sys_);
+  return GuardWorkspace(*c.journal, c.self.opts_.config.workspace_guards, c.p.workspace,
+                        GuardHolder(c.self.opts_.root, c.id), c.self.sys_);
 }
 
 // M11: a user namespace of its own where the kernel and filesystems allow idmapped mounts,

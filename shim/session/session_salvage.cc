@@ -31,7 +31,8 @@ std::vector<SessionStep> Sessions::FoundSteps(const std::string& id) {
   if (auto old = opts_.root / layout::kOldIdRanges; fs::Exists(old)) out.push_back(step::SessionIdRange{.dir = old.string(), .session = id});
   if (fs::Exists(kHostIdRanges))
     out.push_back(step::SessionIdRange{.dir = kHostIdRanges, .session = IdOwner(opts_.root, id)});
-  for (auto& g : GuardsHeldBy(GuardRegistry(opts_.root), id)) out.push_back(std::move(g));
+  for (auto& g : GuardsHeldBy(opts_.config.workspace_guards, GuardHolder(opts_.root, id))) out.push_back(std::move(g));
+  for (auto& g : GuardsHeldBy(GuardRegistry(opts_.root), id)) out.push_back(std::move(g));  // made before host-wide
   auto mounts = mountinfo::MountPointsUnder(mountinfo::Parse(fs::ReadFile("/proc/self/mountinfo").value_or("")), dir);
   for (auto it = mounts.rbegin(); it != mounts.rend(); ++it) out.push_back(step::SessionLayer{it->string()});
   std::vector<std::filesystem::path> owners{dir};

@@ -358,6 +358,30 @@ check_workspace_setuid() {
   done
 }
 
+# Two state roots (two platforms, or a test beside production) sharing one workspace: each
+# session needs the workspace nosuid while it lives, and nothing may stay after both. With a
+# guard registry per root, the second root stacked its own guard over the first's; the first's
+# delete found its mount covered and left it, under nobody's record, for good.
+check_two_roots_share_workspace_guard() {
+  local ws=$WORK/ws-shared mounts_live mounts_mid opts_mid mounts_after
+  mkdir -p "$ws" && chmod 777 "$ws"
+  "$S" --root "$R1" --backend gvisor session create wg1-$$ --rootfs "$WORK/rootfs" --workspace "$ws" >/dev/null 2>"$WORK/err" ||
+    return $(fail "root 1 session create: $(cat "$WORK/err")")
+  "$S" --root "$R2" --backend gvisor session create wg2-$$ --rootfs "$WORK/rootfs" --workspace "$ws" >/dev/null 2>"$WORK/err" ||
+    { drop_session wg1-$$; return $(fail "root 2 session create: $(cat "$WORK/err")"); }
+  # Control: the count sees the guard while the sessions live (a leak would be seen the same way).
+  mounts_live=$(awk -v p="$ws" '$5 == p' /proc/self/mountinfo | wc -l)
+  drop_session wg1-$$
+  mounts_mid=$(awk -v p="$ws" '$5 == p' /proc/self/mountinfo | wc -l)
+  opts_mid=$(findmnt -no OPTIONS --target "$ws" 2>/dev/null)
+  "$S" --root "$R2" session delete wg2-$$ >/dev/null 2>&1
+  mounts_after=$(awk -v p="$ws" '$5 == p' /proc/self/mountinfo | wc -l)
+  log "guard mounts at the shared workspace: both live $mounts_live, root 2's alone $mounts_mid ($opts_mid), none live $mounts_after"
+  [ "$mounts_live" -ge 1 ] || return $(fail "control: no guard mount seen while both sessions live")
+  assert_contains "$opts_mid" "nosuid" "root 2's session keeps its nosuid workspace after root 1's delete" || return
+  assert_eq 0 "$mounts_after" "no guard mount left at the workspace after both deletes"
+}
+
 # A fork bomb against --pids 64 (gVisor): the limit is the sandbox's RLIMIT_NPROC, and the host
 # cgroup's backstop must leave the Sentry room for its own tasks (the ptrace platform needs
 # ~55 host tasks per guest process under a bomb): at 16 per process the sandbox died.
@@ -489,6 +513,7 @@ run_check "CLI: nobody is told permission denied; wrong config types, empty and 
 run_check "gVisor: a uid 1000 direct exec has no effective capabilities, uid 0 keeps its own (N11)" check_gvisor_exec_caps
 run_check "pools: a SIGSTOPped member is not handed out; the claim goes cold (N2)" check_pool_stopped_member
 run_check "workspace: a tenant's chmod 4755 is never a set-user-ID root program on the host, both backends" check_workspace_setuid
+run_check "workspace: two state roots sharing a workspace share one guard; nothing stays after both (2026-11-29)" check_two_roots_share_workspace_guard
 run_check "gVisor: a fork bomb against --pids 64 leaves the sandbox running" check_fork_bomb_keeps_sandbox
 run_check "native: the writable layer holds at most half the session's memory, and the session answers" check_native_layer_bounded
 run_check "gVisor: filling /tmp under --memory 128m gives ENOSPC, the session answers" check_gvisor_tmp_fill

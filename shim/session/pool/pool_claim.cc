@@ -352,7 +352,8 @@ Status Pool::ClaimPlan::Move(ClaimPlan& c) {
 
 Status Pool::ClaimPlan::GuardTheWorkspace(ClaimPlan& c) {
   // nosuid (workspace_guard.h)
-  return GuardWorkspace(*c.journal, GuardRegistry(c.self.opts_.root), c.workspace_to, c.req.id, c.self.sys_);
+  return GuardWorkspace(*c.journal, c.self.opts_.config.workspace_guards, c.workspace_to,
+                        GuardHolder(c.self.opts_.root, c.req.id), c.self.sys_);
 }
 
 Status Pool::ClaimPlan::SharedWorkspace(ClaimPlan& c) {

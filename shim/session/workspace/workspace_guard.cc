@@ -17,6 +17,7 @@
 #include "shim/core/ids.h"
 #include "shim/core/log.h"
 #include "shim/core/unique_fd.h"
+#include "shim/session/workspace/idmap.h"
 
 namespace sandshim::session {
 namespace json = boost::json;
@@ -99,8 +100,14 @@ Result<UniqueFd> LockRegistry(const std::filesystem::path& registry) {
 
 }  // namespace
 
+std::string GuardHolder(const std::filesystem::path& root, const std::string& session) {
+  return IdOwner(root, session);
+}
+
 Status GuardWorkspace(SessionJournal& journal, const std::filesystem::path& registry,
                       const std::filesystem::path& workspace, const std::string& holder, native::Sys& sys) {
+  // The default registry's parent is the default state root: traversable, as the store makes it.
+  if (!fs::Exists(registry.parent_path())) TRY(fs::MkdirAll(registry.parent_path(), 0711));
   TRY(fs::MkdirAll(registry, 0700));
   // First: a crash after the mount leaves a step whose undo finds the record and ends it.
   TRY(journal.Append(step::WorkspaceGuard{.path = workspace.string(), .registry = registry.string(), .holder = holder}));

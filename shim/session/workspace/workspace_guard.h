@@ -6,9 +6,12 @@
 // of itself with nosuid (every exec through that path ignores the bits); when the last
 // session using it goes, every file's set-ID bits are cleared, then the mount goes.
 //
-// Sessions of one state root that share a workspace share its guard: a record per path in
-// <root>/@workspace-guards (the mount's id and its holders, under a lock), so a delete never
-// leaves a mount stacked under another session's, nor takes one another session relies on.
+// Sessions that share a workspace share its guard: a record per path in one host-wide registry
+// (runtime::Config::workspace_guards, /run/sandshim/@workspace-guards: the mount's id and its
+// holders, under a lock), so a delete never leaves a mount stacked under another session's, nor
+// takes one another session relies on. Host-wide, not per state root: with a registry per root,
+// a second root's session stacked its own guard over the first's, the first root's delete found
+// its mount covered and left it, and it outlived both sessions. A holder is IdOwner(root, id).
 #pragma once
 
 #include <filesystem>
@@ -21,10 +24,13 @@
 
 namespace sandshim::session {
 
-// The state root's registry of guards.
+// Where sessions made before guards were host-wide hold theirs (by bare session id); their
+// journals name it, so they unguard there; salvage searches it too.
 inline std::filesystem::path GuardRegistry(const std::filesystem::path& state_root) {
   return RootLayout(state_root).workspace_guards();
 }
+// The holder a session of root is in the host-wide registry (IdOwner: two roots' "s1" apart).
+std::string GuardHolder(const std::filesystem::path& root, const std::string& session);
 // Journals holder's step, then joins the path's guard, making it if no one holds it.
 Status GuardWorkspace(SessionJournal& journal, const std::filesystem::path& registry,
                       const std::filesystem::path& workspace, const std::string& holder,

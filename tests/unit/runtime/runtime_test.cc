@@ -279,6 +279,10 @@ TEST_CASE("config: defaults, overrides, bad backend refused") {
   CHECK(c->backend == "gvisor");
   CHECK(c->runsc_flags.size() == 1);
   CHECK(c->cache_dir == "/tmp/c");
+  // The workspace guards' registry is host-wide by default, and a string when given.
+  CHECK(c->workspace_guards == "/run/sandshim/@workspace-guards");
+  CHECK(ParseConfig(R"({"workspace_guards":"/tmp/g"})")->workspace_guards == "/tmp/g");
+  CHECK_FALSE(ParseConfig(R"({"workspace_guards":5})").ok());
   CHECK_FALSE(ParseConfig(R"({"backend":"vm"})").ok());
   CHECK_FALSE(ParseConfig("nope").ok());
   auto missing = LoadConfig("/nonexistent/config.json");

@@ -56,6 +56,7 @@ struct HostFixture {
     o.config.runsc = testing::FakeRunsc();
     o.config.cache_dir = dir.path() / "cache";
     o.config.audit_dir = dir.path() / "audit";
+    o.config.workspace_guards = dir.path() / "guards";
     o.make_backends = sandshim::cli::Backends(netns);
     o.host_sys = &sys;
     return o;
