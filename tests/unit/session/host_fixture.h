@@ -23,6 +23,21 @@
 
 namespace sandshim::testing {
 
+// The options of a session layer over the fake runsc whose every host-side path is below
+// scratch (the workspace guards' registry too: the real one is host-wide).
+inline runtime::Options FakeRunscOptions(const std::filesystem::path& root, const std::filesystem::path& scratch,
+                                         testing::CallerNetns& netns) {
+  runtime::Options o;
+  o.root = root;
+  o.backend_flag = "gvisor";
+  o.config.runsc = testing::FakeRunsc();
+  o.config.cache_dir = scratch / "cache";
+  o.config.audit_dir = scratch / "audit";
+  o.config.workspace_guards = scratch / "guards";
+  o.make_backends = sandshim::cli::Backends(netns);
+  return o;
+}
+
 struct HostFixture {
   testing::TempDir dir;
   std::filesystem::path root = dir.path() / "root", ws = dir.path() / "ws", rootfs = dir.path() / "rootfs";
@@ -50,14 +65,7 @@ struct HostFixture {
     for (const char* v : {"FAKE_RUNSC_PID", "FAKE_RUNSC_LOG"}) ::unsetenv(v);
   }
   runtime::Options Options() {
-    runtime::Options o;
-    o.root = root;
-    o.backend_flag = "gvisor";
-    o.config.runsc = testing::FakeRunsc();
-    o.config.cache_dir = dir.path() / "cache";
-    o.config.audit_dir = dir.path() / "audit";
-    o.config.workspace_guards = dir.path() / "guards";
-    o.make_backends = sandshim::cli::Backends(netns);
+    auto o = FakeRunscOptions(root, dir.path(), netns);
     o.host_sys = &sys;
     return o;
   }

@@ -17,6 +17,7 @@
 #include "tests/unit/test_helpers.h"
 #include "shim/cli/backends.h"
 #include "tests/fakes/caller_netns.h"
+#include "tests/unit/session/host_fixture.h"
 
 using namespace sandshim;
 
@@ -58,14 +59,7 @@ struct Fixture {
     for (const char* v : {"FAKE_RUNSC_PID", "FAKE_RUNSC_LOG"}) ::unsetenv(v);
   }
   session::Sessions Make() {
-    runtime::Options o;
-    o.root = root;
-    o.backend_flag = "gvisor";
-    o.config.runsc = testing::FakeRunsc();
-    o.config.cache_dir = dir.path() / "cache";
-    o.config.audit_dir = dir.path() / "audit";
-    o.make_backends = sandshim::cli::Backends(netns);
-    return session::Sessions(o);
+    return session::Sessions(testing::FakeRunscOptions(root, dir.path(), netns));
   }
   bundle::SessionProfile Profile() {
     bundle::SessionProfile p;
