@@ -18,8 +18,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
-#include <time.h>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -39,17 +37,6 @@ constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2
 void Say(const std::string& s) {
   std::string line = "sandshim-guard: " + s + "\n";
   (void)!::write(2, line.data(), line.size());
-}
-
-// DEBUG-TIMES (temporary, removed before commit): stage stamps under SANDSHIM_GUARD_TIMES.
-bool g_times = false;
-void Stamp(const char* what) {
-  if (!g_times) return;
-  timespec t;
-  rawsys::Sys(__NR_clock_gettime, CLOCK_MONOTONIC, reinterpret_cast<long>(&t));
-  char buf[128];
-  int n = snprintf(buf, sizeof buf, "T %ld.%06ld %s %ld\n", (long)t.tv_sec, (long)(t.tv_nsec / 1000), what, rawsys::Sys(__NR_getpid));
-  rawsys::Sys(__NR_write, 2, reinterpret_cast<long>(buf), n);
 }
 
 void Forward(int sig) {
@@ -73,9 +60,7 @@ bool ReadInt(int fd, int& v) {
 // The tracer: the command's pid, then its wait status, on `report`; then on until no tracee is left.
 // `o.identities` is filled here.
 [[noreturn]] void RunTracer(char** cmd, int report, guard::TraceOptions o) {
-  Stamp("tracer");
   pid_t pid = guard::StartCommand(cmd, &g_mask, Say);
-  Stamp("started");
   // Signals are the guard's to pass on: a terminal's INT, QUIT or TSTP must not end or stop
   // the tracer (the command, started above, keeps the default dispositions).
   for (int sig : kForwarded) ::signal(sig, SIG_IGN);
@@ -88,9 +73,8 @@ bool ReadInt(int fd, int& v) {
   // stop), before anything of it runs: no one without CAP_SYS_PTRACE reads or writes our
   // memory (the guard's too: it is the same). Not before: until then the command shares it,
   // and a tracer without CAP_SYS_PTRACE could not read an undumpable tracee's argv.
-  o.top_execed = [] { Stamp("execed"); if (!getenv("SANDSHIM_GUARD_NOPRCTL")) ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); };
+  o.top_execed = [] { ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); };
   o.top_ended = [report, cmd](int st) {
-    Stamp("ended");
     guard::SayStartFailure(cmd[0], Say);
     WriteInt(report, st);
     ::close(report);
@@ -99,7 +83,6 @@ bool ReadInt(int fd, int& v) {
   // (a stop, which waits for TraceAll below): the two overlap, and nothing of the command has
   // run yet that could move a file under us.
   *o.identities = guard::FindIdentities(policy::DeniedPrograms(*o.rules));
-  Stamp("identities");
   guard::TraceAll(pid, o);
   ::_exit(0);
 }
@@ -169,13 +152,10 @@ int ParseArgs(int argc, char** argv, int& audit_fd) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  g_times = getenv("SANDSHIM_GUARD_TIMES");
-  Stamp("main");
   int audit_fd = -1, i = ParseArgs(argc, argv, audit_fd);
   if (i < 0) return 125;
   if (audit_fd >= 0 && (::fcntl(audit_fd, F_SETFD, FD_CLOEXEC) != 0 || ::fcntl(audit_fd, F_SETFL, O_NONBLOCK) != 0))
     audit_fd = -1;
-  Stamp("parsed");
   // Signals wait until the guard can pass them on (the tracer and the command unblock them).
   sigset_t fwd;
   sigemptyset(&fwd);
@@ -186,15 +166,13 @@ int main(int argc, char** argv) {
   g_tracer.cmd = argv + i;
   g_tracer.audit_fd = audit_fd;
   // From here on: raw syscalls (see the top of this file). The tracer makes the shared memory
-  // undumpable once it has seized the command (RunTracer).
+  // undumpable once the command's exec went through (RunTracer).
   long tracer = rawsys::SpawnVm(TracerMain, stack, false);
-  Stamp("cloned");
   rawsys::Sys(__NR_close, g_tracer.report[1]);
   if (audit_fd >= 0) rawsys::Sys(__NR_close, audit_fd);
   int pid = -1, st = 0;
   if (tracer < 0 || !ReadInt(g_tracer.report[0], pid) || pid < 0) Exit(125);
   g_command = pid;
-  Stamp("pid");
   struct sigaction sa {};
   sa.sa_handler = Forward;
   sa.sa_flags = SA_RESTART;
@@ -203,7 +181,5 @@ int main(int argc, char** argv) {
   ::sigaction(SIGPIPE, &sa, nullptr);
   ::sigprocmask(SIG_SETMASK, &g_mask, nullptr);
   // No status: the tracer died before the command did, and EXITKILL ended the command.
-  bool got = ReadInt(g_tracer.report[0], st);
-  Stamp("status");
-  ExitAs(got ? st : W_EXITCODE(0, SIGKILL));
+  ExitAs(ReadInt(g_tracer.report[0], st) ? st : W_EXITCODE(0, SIGKILL));
 }
