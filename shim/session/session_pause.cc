@@ -87,6 +87,10 @@ Result<SessionRecord> Sessions::PauseLocked(SessionRecord r) {
   fault::Point("session.pause.after-contexts");
   if (auto s = containers_.Checkpoint(r.container_id, snap); !s) {
     (void)fs::RemoveAll(snap);
+    // A checkpoint that failed with the sandbox still up: its contexts run again (the relay
+    // never stopped and keeps their secrets' values).
+    if (auto st = containers_.State(r.container_id); st && st->status == runtime::ContainerStatus::kRunning)
+      if (auto c = RebuildContexts(containers_, dir, r, /*new_relay=*/false); !c) log::Warn("session " + id + ": " + c.error().msg);
     return s.error().Wrap("session " + id + ": checkpoint");
   }
   fault::Point("session.pause.after-checkpoint");
@@ -138,7 +142,7 @@ Result<SessionRecord> Sessions::ResumeLocked(SessionRecord r) {
     (void)containers_.Delete(r.container_id, /*force=*/true);
   });
   // The contexts after the relay is up (their secrets are declared to it) and the sandbox runs.
-  TRY_CTX(RebuildContexts(containers_, dir, r), "session " + id + ": contexts");
+  TRY_CTX(RebuildContexts(containers_, dir, r, /*new_relay=*/true), "session " + id + ": contexts");
   fault::Point("session.resume.after-contexts");
   if (proxy) TRY_CTX(ChargeRelayToSession(r), "session " + id + ": charge the relay to the session");
   r.state = SessionState::kRunning;

@@ -75,7 +75,7 @@ Status EndContextContainers(runtime::Containers& containers, const std::filesyst
 }
 
 Status RebuildContexts(runtime::Containers& containers, const std::filesystem::path& session_dir,
-                       const SessionRecord& s) {
+                       const SessionRecord& s, bool new_relay) {
   auto records = Records(session_dir);
   // "default" first: it is the one every plain exec goes to.
   std::stable_partition(records.begin(), records.end(), [](const auto& r) { return r.second.name == kDefaultContext; });
@@ -83,6 +83,7 @@ Status RebuildContexts(runtime::Containers& containers, const std::filesystem::p
     TRY_CTX(RunContext(containers, session_dir, s, cdir, rec), "context " + rec.name);
     // The new relay learns the context's secrets (names, hosts, placeholders; no values):
     // its placeholder stays guarded against every other context from the first request.
+    if (!new_relay) continue;
     auto text = fs::ReadFile(cdir / layout::kContextSecrets);
     if (!text) continue;
     auto rules = TRY(net::ParseSecretRules(*text));

@@ -13,8 +13,9 @@ namespace sandshim::session {
 // Deletes each context's container (ENOENT is fine: idempotent); keeps the contexts.
 Status EndContextContainers(runtime::Containers& containers, const std::filesystem::path& session_dir);
 // After a restore: runs each context's container again (same id, same spec as it was made
-// with; "default" first) and declares the contexts' secrets to the session's new relay.
+// with; "default" first) and, new_relay, declares the contexts' secrets to the session's new
+// relay (never to the old one: a declaration drops the value it holds).
 Status RebuildContexts(runtime::Containers& containers, const std::filesystem::path& session_dir,
-                       const SessionRecord& s);
+                       const SessionRecord& s, bool new_relay);
 
 }  // namespace sandshim::session
