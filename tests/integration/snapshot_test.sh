@@ -225,6 +225,32 @@ plat running" "$(ss context list "$s" --json | jq -r '.[] | "\(.name) \(.status)
   ss delete "$s" || fail "delete"
 }
 
+# A context claimed from a spare (its container and path key made before it had a name) comes
+# back as itself too: its env, and the relay still knows its connections as its own (egress
+# audit: context "plat"; control: the default context's are "default").
+egress_context_of() { # ID CONTEXT-FLAG...: the relay's name for the context a request came from
+  local s=$1; shift
+  ss exec "$@" "$s" -- sh -c 'wget -q -O- http://t.test/ 2>&1' >/dev/null
+  sleep 0.3
+  jq -r 'select(.event == "egress") | .context' "$WORK/audit/$s.jsonl" | tail -1
+}
+check_pause_spare_context() {
+  local s
+  s=$(uniq_name y)
+  mkdir -p "$WORK/ws-$s" && chmod 777 "$WORK/ws-$s"
+  ss create "$s" --rootfs "$WORK/rootfs" --workspace "$WORK/ws-$s" --memory 128m --network proxy --allow-private \
+    --allow-domain t.test --egress-resolve t.test=127.0.0.1 --context-spares 2 >/dev/null || { fail "create"; return; }
+  K=spare-env ss context create "$s" plat --env K --user 1001 --allow-domain t.test >/dev/null || { fail "context create"; return; }
+  assert_eq "true" "$(jq -r 'select(.event == "context-create" and .context == "plat") | .spare' "$WORK/audit/$s.jsonl")" "claimed from a spare" || return
+  assert_eq plat "$(egress_context_of "$s" --context plat)" "the relay knows the context before" || return
+  assert_eq default "$(egress_context_of "$s")" "control: and the default context as default" || return
+  ss pause "$s" >/dev/null && ss resume "$s" >/dev/null || { fail "pause and resume"; return; }
+  assert_eq "1001 spare-env" "$(ss exec --context plat "$s" -- sh -c 'echo $(id -u) $K')" "its user and env after resume" || return
+  assert_eq plat "$(egress_context_of "$s" --context plat)" "the relay knows the context after resume" || return
+  assert_eq default "$(egress_context_of "$s")" "and the default context after resume" || return
+  ss delete "$s" || fail "delete"
+}
+
 check_paused_delete() {
   local s
   s=$(uniq_name d)
@@ -359,6 +385,7 @@ run_check "snapshot: doctor says whether this runsc's snapshots work ($SNAPSHOTS
 if [ "$SNAPSHOTS" = yes ]; then
   run_check "snapshot: pause ends every host process, resume brings back the kernel, /tmp, the layer" check_pause_resume
   run_check "snapshot: pause/resume keeps a credential context's identity, secrets guard included" check_pause_contexts
+  run_check "snapshot: a context claimed from a spare comes back as itself, egress identity included" check_pause_spare_context
   run_check "snapshot: a paused session deletes" check_paused_delete
   run_check "snapshot: fork, two sessions from one snapshot, each its own" check_fork
   run_check "snapshot: start resumes a paused session; stop drops the snapshot" check_stop_start_paused
