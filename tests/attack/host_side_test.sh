@@ -309,8 +309,10 @@ check_pool_stopped_member() {
   local cid pid
   cid=$("$S" --root "$R1" list -q | grep '^sess-m-' | head -1)
   pid=$("$S" --root "$R1" state "$cid" | jq -r .pid)
-  # Control (runsc runs every sandbox as host nobody; documented): nobody can stop it.
-  as_nobody kill -STOP "$pid" || { "$S" --root "$R1" pool drain --delete pg-$$ >/dev/null 2>&1; return $(fail "control: nobody could not stop the sandbox (no longer nobody's?)"); }
+  # The member stopped as an attacker who can signal it would: host nobody on a runsc that
+  # runs the sandbox as nobody (2022's), root otherwise (2024's runs it as host root, which
+  # nobody cannot signal: check_sandbox_not_nobodys). The claim must notice either way.
+  kill -STOP "$pid" || { "$S" --root "$R1" pool drain --delete pg-$$ >/dev/null 2>&1; return $(fail "control: could not stop the sandbox"); }
   grep -q '^State:.*T' "/proc/$pid/status" || log "sandbox $pid not stopped: $(grep ^State "/proc/$pid/status")"
   OUT=$(timeout 120 "$S" --root "$R1" --backend gvisor session create --pool pg-$$ --json --workspace "$WORK/ws" cl2-$$ 2>&1); RC=$?
   local claimed exec_out
@@ -503,6 +505,37 @@ check_relay_not_nobodys() {
   assert_ne 0 "$RC" "nobody's SIGSTOP of the relay"
 }
 
+# Issue #34 item 2 (N2): the Sentry's host uid. 2022's runsc runs it as host nobody (its
+# user namespace maps nobody to nobody, hard-coded in createSandboxProcess; `create` refuses
+# --rootless and ignores a spec's user namespace unless --network=host), so host nobody can
+# stop every session: open there (docs/RUNSC.md, "The sandbox's host uid"). 2024's runsc
+# (directfs) runs it in the caller's user namespace as root, which nobody cannot signal.
+check_sandbox_not_nobodys() {
+  # Control: nobody's SIGSTOP lands on a process nobody owns (the probe sees the attack work).
+  setpriv --reuid 65534 --regid 65534 --clear-groups sleep 30 & local np=$!
+  wait_until 5 grep -q '^Uid:.*65534' "/proc/$np/status"
+  as_nobody kill -STOP "$np"; local crc=$?
+  wait_until 5 grep -q '^State:.*T' "/proc/$np/status"; local cst=$?
+  kill -9 "$np"; wait "$np" 2>/dev/null
+  assert_eq 00 "$crc$cst" "control: nobody stops a process of nobody's (kill rc, stopped state)" || return
+  "$S" --root "$R1" --backend gvisor session create sn-$$ --rootfs "$WORK/rootfs" --workspace "$WORK/ws" >/dev/null 2>"$WORK/err" ||
+    return $(fail "session create: $(cat "$WORK/err")")
+  local pid uid rc stopped out
+  pid=$("$S" --root "$R1" state sess-sn-$$ | jq -r .pid)
+  uid=$(awk '/^Uid:/{print $2}' "/proc/$pid/status" 2>/dev/null)
+  as_nobody kill -STOP "$pid" 2>/dev/null; rc=$?
+  stopped=$(grep -c '^State:.*T' "/proc/$pid/status" 2>/dev/null)
+  kill -CONT "$pid" 2>/dev/null
+  out=$(timeout 60 "$S" --root "$R1" session exec sn-$$ -- echo alive 2>&1)
+  drop_session sn-$$
+  log "sandbox $pid runs as host uid $uid; nobody's SIGSTOP rc $rc, stopped $stopped"
+  [ -n "$uid" ] || return $(fail "no sandbox process for sess-sn-$$")
+  assert_eq alive "$out" "the session answers after the attempt" || return
+  [ "$uid" != 65534 ] || { skip "N2 open on this runsc: it runs the sandbox as host nobody, who stopped it (rc $rc); no flag or spec moves it (docs/RUNSC.md)"; return; }
+  assert_ne 0 "$rc" "nobody's SIGSTOP of the sandbox (uid $uid)" || return
+  assert_eq 0 "$stopped" "the sandbox was not stopped"
+}
+
 run_check "cgroups: a refused create leaves someone else's cgroup and processes alone (N1, L7)" check_refused_create_leaves_cgroup
 run_check "cgroups: one session id under two state roots, both live (N1)" check_two_roots_same_session
 run_check "rootfs: / or a symlink to it refused, sessions and OCI, both backends (N6)" check_rootfs_host_root
@@ -520,4 +553,5 @@ run_check "gVisor: filling /tmp under --memory 128m gives ENOSPC, the session an
 run_check "gVisor: session exec against a SIGSTOPped sandbox ends at its --timeout and on TERM (N3)" check_exec_on_stopped_sandbox
 run_check "gVisor: a detached exec's keeper is in the container's cgroup, not the caller's (N4)" check_exec_keeper_cgroup
 run_check "relays: not nobody's, so host nobody cannot stop them (N2)" check_relay_not_nobodys
+run_check "gVisor: the sandbox is not nobody's, so host nobody cannot stop it (N2)" check_sandbox_not_nobodys
 finish_checks
