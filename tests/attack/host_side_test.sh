@@ -459,30 +459,57 @@ check_exec_on_stopped_sandbox() {
   assert_eq alive "$OUT" "the session answers once continued"
 }
 
+# The v1 pids and memory cgroups (or the unified one) of PID, one "hierarchy:path" a line.
+# The unified line only on a cgroup2-only host (victim_cgroup_dirs's choice).
+pid_cgroups() {
+  local v2=0
+  [ -f /sys/fs/cgroup/cgroup.controllers ] && v2=1
+  awk -F: -v v2=$v2 '$2 == "pids" || $2 == "memory" || ($2 == "" && v2) {print $2 ":" $3}' "/proc/$1/cgroup" 2>/dev/null
+}
+
+# Review N4: a detached gVisor exec leaves a host process standing for the command (the
+# keeper and its guardian when the control server takes the exec; a background runsc exec
+# when not, e.g. a process without capabilities). Each must count against the container's
+# pids and memory limits, not its caller's.
 check_exec_keeper_cgroup() {
-  local id=ek-$$ caller=$TAG-caller cg=$TAG-ctr kpid vpid
+  local id=ek-$$ caller=$TAG-caller cg=$TAG-ctr vpid
   bundle_in "$WORK/bek" ".linux.cgroupsPath = \"/$cg\" | .linux.resources.pids = {limit: 50}" || return $(fail bundle)
   "$S" --root "$R1" --backend gvisor create --bundle "$WORK/bek" "$id" >/dev/null 2>"$WORK/err" || return $(fail "create: $(cat "$WORK/err")")
   "$S" --root "$R1" start "$id" || { "$S" --root "$R1" delete --force "$id"; return $(fail start); }
-  echo '{"args":["sleep","30"],"cwd":"/","user":{"uid":0,"gid":0},"env":["PATH=/bin"]}' >"$WORK/proc.json"
-  mkdir -p /sys/fs/cgroup/pids/$caller
-  # The caller in a pids cgroup of its own; its children land there (the control: the probe
-  # sees a caller's child in the caller's cgroup).
-  (echo $BASHPID >/sys/fs/cgroup/pids/$caller/cgroup.procs
+  # With capabilities: the control server's exec, a keeper; without: runsc exec.
+  echo '{"args":["sleep","30"],"cwd":"/","user":{"uid":0,"gid":0},"env":["PATH=/bin"],"capabilities":{"bounding":[],"effective":[],"permitted":[]}}' >"$WORK/proc-keeper.json"
+  echo '{"args":["sleep","30"],"cwd":"/","user":{"uid":0,"gid":0},"env":["PATH=/bin"]}' >"$WORK/proc-runsc.json"
+  local d
+  for d in $(victim_cgroup_dirs "$caller"); do mkdir -p "$d"; done
+  # The caller in pids and memory cgroups of its own; its children land there (the control:
+  # the probe sees a caller's child in the caller's cgroups).
+  (for d in $(victim_cgroup_dirs "$caller"); do echo $BASHPID >"$d/cgroup.procs"; done
    sleep 30 & echo $! >"$WORK/victim.pid"
-   "$S" --root "$R1" exec --detach --pid-file "$WORK/keeper.pid" --process "$WORK/proc.json" "$id")
-  kpid=$(cat "$WORK/keeper.pid" 2>/dev/null); vpid=$(cat "$WORK/victim.pid")
-  local kcg vcg
-  kcg=$(awk -F: '$2 == "pids" {print $3}' "/proc/$kpid/cgroup" 2>/dev/null)
-  vcg=$(awk -F: '$2 == "pids" {print $3}' "/proc/$vpid/cgroup" 2>/dev/null)
+   for k in keeper runsc; do
+     "$S" --root "$R1" exec --detach --pid-file "$WORK/$k.pid" --process "$WORK/proc-$k.json" "$id"
+   done)
+  vpid=$(cat "$WORK/victim.pid")
+  local want_c want_v kp gp rp got_c got_k got_g got_r
+  want_c=$(pid_cgroups "$("$S" --root "$R1" state "$id" | jq -r .pid)")
+  got_c=$(pid_cgroups "$vpid")
+  kp=$(cat "$WORK/keeper.pid" 2>/dev/null); rp=$(cat "$WORK/runsc.pid" 2>/dev/null)
+  gp=$(pgrep -P "$kp" | head -1)
+  got_k=$(pid_cgroups "$kp"); got_g=$(pid_cgroups "$gp"); got_r=$(pid_cgroups "$rp")
+  local kcmd rcmd
+  kcmd=$(tr '\0' ' ' <"/proc/$kp/cmdline" 2>/dev/null); rcmd=$(tr '\0' ' ' <"/proc/$rp/cmdline" 2>/dev/null)
   kill "$vpid" 2>/dev/null
   "$S" --root "$R1" delete --force "$id" >/dev/null 2>&1
-  sleep 0.5; rmdir /sys/fs/cgroup/pids/$caller 2>/dev/null
-  log "keeper $kpid in $kcg, the caller's child in $vcg"
-  assert_eq "/$caller" "$vcg" "control: the caller's child is in the caller's cgroup" || return
-  # Open (issue #34 item 5): ProcessSpec.cgroups and the keeper's join are in place, but on
-  # 2026-11-28 the runsc exec process still stayed in the caller's cgroup; not yet traced.
-  [ "/$cg" = "$kcg" ] || { skip "N4 open: the exec's keeper is in $kcg, not /$cg (not yet traced)"; return; }
+  wait_until 10 sh -c "! kill -0 $kp 2>/dev/null && ! kill -0 $rp 2>/dev/null"
+  for d in $(victim_cgroup_dirs "$caller"); do rmdir "$d" 2>/dev/null; done
+  log "container: $(echo $want_c); caller's child: $(echo $got_c)"
+  log "keeper $kp (${kcmd:0:40}...): $(echo $got_k); guardian $gp: $(echo $got_g); runsc exec $rp: $(echo $got_r)"
+  [ -n "$got_c" ] && ! echo "$got_c" | grep -qv ":/$caller\$" ||
+    return $(fail "control: the caller's child is not in the caller's cgroups: $(echo $got_c)")
+  [ -n "$gp" ] || return $(fail "no guardian under keeper $kp (the control server did not take the exec?)")
+  assert_contains "$rcmd" " exec --process" "control: the second exec went through runsc exec" || return
+  assert_eq "$want_c" "$got_k" "the keeper's cgroups" || return
+  assert_eq "$want_c" "$got_g" "the guardian's cgroups" || return
+  assert_eq "$want_c" "$got_r" "the background runsc exec's cgroups"
 }
 
 check_relay_not_nobodys() {
