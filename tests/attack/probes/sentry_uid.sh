@@ -12,6 +12,8 @@
 #   rootless: the plain spec with --rootless
 # and prints the sandbox's Uid line (real, effective, saved, fs), or runsc's error.
 # stdio is never /dev/null (runsc would chown the host's node): a file of our own.
+# PROBE_FLAGS: more runsc flags for every create (after --network=none, so they win), e.g.
+# --network=host or --debug --debug-log=DIR/.
 set -u
 RUNSC=${1:?runsc binary}
 HERE=$(cd "$(dirname "$0")/../../integration" && pwd)
