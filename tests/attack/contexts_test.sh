@@ -39,6 +39,12 @@ t0=$(now_ms)
 IMAGE=$(S rootfs build "$DEBIAN_TOOLS_IMAGE" 2>"$WORK/image.log") ||
   skip_all "rootfs build failed: $(tail -2 "$WORK/image.log")"
 log "image ready in $(( ($(now_ms) - t0) / 1000 )) s: $IMAGE"
+# npm is not in that image (its ~400 packages would slow every suite's first build): its own,
+# built (and cached) only where asked or already cached.
+NPM_IMAGE=
+if [ "${ATTACK_CONTEXTS_NPM:-1}" = 1 ]; then
+  NPM_IMAGE=$(S rootfs build "$DEBIAN_NPM_IMAGE" 2>"$WORK/npm-image.log") || { log "npm image: $(tail -1 "$WORK/npm-image.log")"; NPM_IMAGE=; }
+fi
 
 # --- good.test: the platform's allowed host (plain HTTP in a namespace of its own) ---------
 ip netns add "$TH" || die "ip netns add"
@@ -312,13 +318,15 @@ chk_fifo_include() {
 # 14. (F6) The platform's orchestrator SIGKILLs a `session exec` that overran its deadline:
 # what the exec started must not go on as the platform. Control: --keep (asked to outlive).
 # native: a parent-death signal in the forked exec; gVisor: the client in the sandbox holds a
-# lifeline pipe whose only writer was the killed CLI. (With --keep, gVisor keeps the command
-# too, native ends it: its `sleep 1001` is not counted.)
+# lifeline pipe whose only writer was the killed CLI. With --keep, the command itself ends
+# too (its `sleep 1001`), on both backends; only what it started in the background stays.
+# Control for the probe of what is left: --keep's background process, asked to outlive the
+# exec, shows in `context ps` (sleep 1003), its command (sleep 1001) does not.
 chk_client_killed() {
-  local cmd keep n
+  local cmd keep n ps
   for keep in --keep ""; do
     n=1000 && [ -n "$keep" ] && n=1001
-    cmd='sh -c "sleep 4; echo \$PLATFORM_TOKEN > /workspace/late.\$\$" & exec sleep '$n
+    cmd='sh -c "sleep 4; echo \$PLATFORM_TOKEN > /workspace/late.\$\$; exec sleep 1003" & exec sleep '$n
     # shellcheck disable=SC2086
     timeout -s KILL 2 "$SANDSHIM_BIN" --root "$ROOT" session exec --context platform $keep "$SID" -- sh -c "$cmd" >/dev/null 2>&1
     sleep 5
@@ -326,11 +334,98 @@ chk_client_killed() {
       leaked "$(ux 'cat /workspace/late.* 2>/dev/null; true')" ||
         return $(fail "control: with --keep the background process did not outlive the killed client")
       ux 'rm -f /workspace/late.*'
+      # (context ps shows the command's name only: which sleep is which, from inside)
+      assert_eq 1 "$(S session context ps "$SID" platform 2>&1 | grep -c 'sleep')" \
+        "control: --keep's background process shows in context ps" || return
+      assert_eq "sleep 1003 " "$(px 'for p in /proc/[0-9]*; do tr "\\0" " " < $p/cmdline 2>/dev/null; echo; done' | grep '^sleep')" \
+        "--keep's command (sleep 1001) ended with its killed caller, its background process (sleep 1003) did not" || return
+      px 'for p in /proc/[0-9]*; do [ "$(tr "\\0" " " < $p/cmdline 2>/dev/null)" = "sleep 1003 " ] && kill ${p#/proc/}; done; true'
     else
       ! leaked "$(ux 'cat /workspace/late.* 2>/dev/null; true')" || return $(fail "the killed client's exec went on as the platform")
     fi
   done
-  assert_eq 0 "$(S session context ps "$SID" platform 2>&1 | grep -c 'sleep 1000')" "nothing of the killed execs left in the platform context"
+  assert_eq 0 "$(S session context ps "$SID" platform 2>&1 | grep -c 'sleep')" \
+    "nothing of the killed execs left in the platform context (--keep's command included)"
+}
+
+# 15. A FIFO where git reads first: .git/config, .git/HEAD, a .gitignore in the work tree.
+# git opens them blocking, so the platform's git (and the wrapper's own checks) waited for a
+# writer that never comes. gVisor: another container's FIFO is not visible (does not apply).
+chk_git_fifo() {
+  user_repo || return $(fail "plant")
+  ux 'printf "[safe]\n\tdirectory = *\n" > /workspace/.gitconfig && mkfifo -m 666 /workspace/fifo'
+  if ! px 'test -p /workspace/fifo'; then
+    log "$1: the platform's container does not see another container's FIFO (gVisor): does not apply"
+    return 0
+  fi
+  local f out t
+  for f in .git/config .git/HEAD sub/.gitignore; do
+    ux "cd /workspace/repo && mkdir -p sub && mv -f $f $f.real 2>/dev/null; mkfifo -m 666 $f"
+    nx 'cd /workspace/repo && timeout 5 git status >/dev/null 2>&1'
+    assert_eq 124 "$?" "control: the naive git status hangs on a FIFO at $f" || return
+    t=$(now_ms)
+    out=$(px 'cd /workspace/repo && timeout 10 git status 2>&1')
+    assert_contains "$out" "$f is not a regular file" "the wrapper refuses a FIFO at $f before git opens it" || return
+    [ $(( $(now_ms) - t )) -lt 5000 ] || return $(fail "the trusted git status took $(( $(now_ms) - t )) ms")
+    ux "cd /workspace/repo && rm -f $f && { [ ! -e $f.real ] || mv $f.real $f; }"
+  done
+  assert_contains "$(px 'cd /workspace/repo && git status --short; echo rc=$?' 2>&1)" "rc=0" "the platform's git status works again"
+}
+
+# 16. A FIFO where the platform reads or writes through `session files` (host side: the
+# caller waited for good). gVisor: the files tool's container does not see the user's FIFO.
+chk_files_fifo() {
+  ux 'mkfifo -m 666 /workspace/out.txt'
+  if ! S session files ls "$SID" /workspace/out.txt 2>/dev/null | grep -q fifo; then
+    log "$1: the files tool's container does not see the user's FIFO (gVisor): does not apply"
+    return 0
+  fi
+  nx 'timeout 5 cat /workspace/out.txt >/dev/null'
+  assert_eq 124 "$?" "control: a read of the FIFO hangs" || return
+  local err rc=0
+  err=$(timeout 10 "$SANDSHIM_BIN" --root "$ROOT" session files read "$SID" /workspace/out.txt 2>&1 >/dev/null) || rc=$?
+  assert_contains "$rc:$err" "1:" "files read fails at once (not the deadline's 124)" &&
+    assert_contains "$err" "not a regular file" "files read says why" || return
+  rc=0
+  err=$(echo data | timeout 10 "$SANDSHIM_BIN" --root "$ROOT" session files write "$SID" /workspace/out.txt 2>&1 >/dev/null) || rc=$?
+  assert_contains "$rc:$err" "1:" "files write fails at once" && assert_contains "$err" "not a regular file" "files write says why"
+}
+
+# 17. npm: a project's .npmrc names init-module (code `npm init` runs) and prefix (where
+# `npm install -g` writes). Only with an image that has npm ($DEBIAN_NPM_IMAGE, built once).
+chk_npm() {
+  [ -n "${NPM_IMAGE:-}" ] || { log "no npm image: skipped"; return 0; }
+  local nsid=acn-$1-$$ nws=$WORK/nws-$1
+  mkdir -p "$nws" && chmod 777 "$nws"
+  S --backend "$1" session create "$nsid" --rootfs "$NPM_IMAGE" --workspace "$nws" --network none >/dev/null ||
+    return $(fail "npm session")
+  local c
+  for c in "platform --trusted" "naive --env HOME=/workspace"; do
+    # shellcheck disable=SC2086
+    PLATFORM_TOKEN=$(cat "$WORK/values/token") S session context create "$nsid" $c --user 2000 --env PLATFORM_TOKEN >/dev/null ||
+      return $(fail "npm context $c")
+  done
+  S session exec "$nsid" -- sh -c 'mkdir -p /workspace/proj /workspace/.p && chmod 777 /workspace/proj /workspace/.p &&
+    printf "%s\n" "require(\"fs\").writeFileSync(\"/workspace/.p/stolen.\" + process.pid, JSON.stringify(process.env)); module.exports = {name: \"x\"}" > /workspace/.p/init.js &&
+    printf "{\"name\":\"proj\",\"version\":\"1.0.0\",\"bin\":{\"projbin\":\"b.js\"}}\n" > /workspace/proj/package.json && echo > /workspace/proj/b.js &&
+    printf "init-module=/workspace/.p/init.js\nprefix=/workspace/.p/pfx\n" > /workspace/proj/.npmrc && chmod -R a+rwX /workspace'
+  local nst='cat /workspace/.p/stolen.* 2>/dev/null; ls /workspace/.p/pfx/lib/node_modules 2>/dev/null; true'
+  S session exec --context naive "$nsid" -- sh -c 'cd /workspace/proj && rm -f package.json.bak && cp package.json package.json.bak &&
+    npm init -y >/dev/null 2>&1; cp package.json.bak package.json; npm install -g --offline --no-audit --no-fund . >/dev/null 2>&1' 
+  local got=$(S session exec "$nsid" -- sh -c "$nst")
+  leaked "$got" || { S session delete "$nsid" >/dev/null 2>&1; return $(fail "control: the project's init-module did not run in the naive context"); }
+  assert_contains "$got" "proj" "control: the naive npm install -g wrote under the project's prefix" ||
+    { S session delete "$nsid" >/dev/null 2>&1; return 1; }
+  S session exec "$nsid" -- sh -c 'rm -rf /workspace/.p/stolen.* /workspace/.p/pfx'
+  local out
+  out=$(S session exec --context platform "$nsid" -- sh -c 'cd /workspace/proj && cp package.json package.json.bak && npm init -y >/dev/null 2>&1; echo init=$?;
+    cp package.json.bak package.json; npm install -g --offline --no-audit --no-fund . >/dev/null 2>&1; echo install=$?; ls ~/.npm-global/lib/node_modules' 2>&1)
+  got=$(S session exec "$nsid" -- sh -c "$nst")
+  S session delete "$nsid" >/dev/null 2>&1; rm -rf "$nws"
+  assert_contains "$out" "init=0" "the trusted platform's npm init works" &&
+    assert_contains "$out" "proj" "the trusted platform's npm install -g went to its own prefix" || return
+  ! leaked "$got" || return $(fail "the project's init-module ran as the trusted platform")
+  assert_not_contains "$got" "proj" "nothing written under the project's prefix"
 }
 
 # What every context's identity is: its own HOME, nowhere in the workspace.
@@ -360,6 +455,9 @@ for be in $backends; do
   run_check "contexts on $be: symlinked COMMIT_EDITMSG into the context's home; ~/.gitconfig include" with_backend "$be" chk_gitlinks
   run_check "contexts on $be: a FIFO as include.path vs the wrapper" with_backend "$be" chk_fifo_include
   run_check "contexts on $be: the session exec client SIGKILLed: its command ends" with_backend "$be" chk_client_killed
+  run_check "contexts on $be: a FIFO at .git/config, .git/HEAD, a .gitignore vs git status" with_backend "$be" chk_git_fifo
+  run_check "contexts on $be: a FIFO vs session files read/write" with_backend "$be" chk_files_fifo
+  run_check "contexts on $be: a project's .npmrc init-module and prefix vs npm" with_backend "$be" chk_npm
 done
 for be in $backends; do S session delete "ac-$be-$$" >/dev/null 2>&1; done
 finish_checks
