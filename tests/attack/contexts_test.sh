@@ -348,7 +348,8 @@ chk_client_killed() {
     "nothing of the killed execs left in the platform context (--keep's command included)"
 }
 
-# 15. A FIFO where git reads first: .git/config, .git/HEAD, a .gitignore in the work tree.
+# 15. A FIFO where git reads first: .git/config, .git/HEAD, a .gitignore in the work tree,
+# packed-refs under a clone of the repository (its upload-pack).
 # git opens them blocking, so the platform's git (and the wrapper's own checks) waited for a
 # writer that never comes. gVisor: another container's FIFO is not visible (does not apply).
 chk_git_fifo() {
@@ -369,6 +370,15 @@ chk_git_fifo() {
     [ $(( $(now_ms) - t )) -lt 5000 ] || return $(fail "the trusted git status took $(( $(now_ms) - t )) ms")
     ux "cd /workspace/repo && rm -f $f && { [ ! -e $f.real ] || mv $f.real $f; }"
   done
+  # The documented copy (pattern 1): upload-pack in the user's repository reads packed-refs.
+  ux 'mkfifo -m 666 /workspace/repo/.git/packed-refs'
+  nx 'rm -rf /tmp/c; timeout 5 git clone -q --no-local /workspace/repo /tmp/c >/dev/null 2>&1'
+  assert_eq 124 "$?" "control: the naive clone of the repository hangs on a FIFO packed-refs" || return
+  t=$(now_ms)
+  out=$(px 'rm -rf ~/c; timeout 10 git clone -q --no-local /workspace/repo ~/c 2>&1; rm -rf ~/c')
+  assert_contains "$out" "packed-refs is not a regular file" "the clone's upload-pack refuses it" || return
+  [ $(( $(now_ms) - t )) -lt 5000 ] || return $(fail "the trusted clone took $(( $(now_ms) - t )) ms")
+  ux 'rm -f /workspace/repo/.git/packed-refs'
   assert_contains "$(px 'cd /workspace/repo && git status --short; echo rc=$?' 2>&1)" "rc=0" "the platform's git status works again"
 }
 
