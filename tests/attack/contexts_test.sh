@@ -39,12 +39,6 @@ t0=$(now_ms)
 IMAGE=$(S rootfs build "$DEBIAN_TOOLS_IMAGE" 2>"$WORK/image.log") ||
   skip_all "rootfs build failed: $(tail -2 "$WORK/image.log")"
 log "image ready in $(( ($(now_ms) - t0) / 1000 )) s: $IMAGE"
-# npm is not in that image (its ~400 packages would slow every suite's first build): its own,
-# built (and cached) only where asked or already cached.
-NPM_IMAGE=
-if [ "${ATTACK_CONTEXTS_NPM:-1}" = 1 ]; then
-  NPM_IMAGE=$(S rootfs build "$DEBIAN_NPM_IMAGE" 2>"$WORK/npm-image.log") || { log "npm image: $(tail -1 "$WORK/npm-image.log")"; NPM_IMAGE=; }
-fi
 
 # --- good.test: the platform's allowed host (plain HTTP in a namespace of its own) ---------
 ip netns add "$TH" || die "ip netns add"
@@ -401,41 +395,47 @@ chk_files_fifo() {
   assert_contains "$rc:$err" "1:" "files write fails at once" && assert_contains "$err" "not a regular file" "files write says why"
 }
 
-# 17. npm: a project's .npmrc names init-module (code `npm init` runs) and prefix (where
-# `npm install -g` writes). Only with an image that has npm ($DEBIAN_NPM_IMAGE, built once).
+# 17. npm: a project's .npmrc names init-module (code `npm init` require()s) and cache (where
+# npm writes, logs included). npm is not in the test image (debootstrap cannot resolve
+# bookworm's npm): the host's node and npm, bound read-only, where they run in the image (a
+# node linked against glibc alone, as nodesource's); otherwise skipped.
 chk_npm() {
-  [ -n "${NPM_IMAGE:-}" ] || { log "no npm image: skipped"; return 0; }
-  local nsid=acn-$1-$$ nws=$WORK/nws-$1
-  mkdir -p "$nws" && chmod 777 "$nws"
-  S --backend "$1" session create "$nsid" --rootfs "$NPM_IMAGE" --workspace "$nws" --network none >/dev/null ||
-    return $(fail "npm session")
+  local npmdir
+  npmdir=$(dirname "$(dirname "$(readlink -f "$(command -v npm 2>/dev/null || echo /nonexistent/x/y)")")")
+  if ! command -v node >/dev/null || [ ! -f "$npmdir/bin/npm-cli.js" ]; then log "$1: no node and npm on the host: skipped"; return 0; fi
+  local nsid=acn-$1-$$ nws=$WORK/nws-$1 nb=$WORK/nodebin
+  mkdir -p "$nws" "$nb" && chmod 777 "$nws" && { [ -x "$nb/node" ] || cp "$(readlink -f "$(command -v node)")" "$nb/node"; } &&
+    printf '#!/bin/sh\nexec /opt/nodebin/node /opt/npm/bin/npm-cli.js "$@"\n' >"$nb/npm" && chmod 755 "$nb/npm" "$nb" || return $(fail "node dir")
+  S --backend "$1" session create "$nsid" --rootfs "$IMAGE" --workspace "$nws" --network none \
+    --mount "$nb:/opt/nodebin:ro" --mount "$npmdir:/opt/npm:ro" >/dev/null || return $(fail "npm session")
   local c
   for c in "platform --trusted" "naive --env HOME=/workspace"; do
     # shellcheck disable=SC2086
     PLATFORM_TOKEN=$(cat "$WORK/values/token") S session context create "$nsid" $c --user 2000 --env PLATFORM_TOKEN >/dev/null ||
       return $(fail "npm context $c")
   done
+  if ! S session exec --context platform "$nsid" -- /opt/nodebin/node --version >/dev/null 2>&1; then
+    log "$1: the host's node does not run in the image: skipped"; S session delete "$nsid" >/dev/null 2>&1; rm -rf "$nws"; return 0
+  fi
   S session exec "$nsid" -- sh -c 'mkdir -p /workspace/proj /workspace/.p && chmod 777 /workspace/proj /workspace/.p &&
     printf "%s\n" "require(\"fs\").writeFileSync(\"/workspace/.p/stolen.\" + process.pid, JSON.stringify(process.env)); module.exports = {name: \"x\"}" > /workspace/.p/init.js &&
-    printf "{\"name\":\"proj\",\"version\":\"1.0.0\",\"bin\":{\"projbin\":\"b.js\"}}\n" > /workspace/proj/package.json && echo > /workspace/proj/b.js &&
-    printf "init-module=/workspace/.p/init.js\nprefix=/workspace/.p/pfx\n" > /workspace/proj/.npmrc && chmod -R a+rwX /workspace'
-  local nst='cat /workspace/.p/stolen.* 2>/dev/null; ls /workspace/.p/pfx/lib/node_modules 2>/dev/null; true'
-  S session exec --context naive "$nsid" -- sh -c 'cd /workspace/proj && rm -f package.json.bak && cp package.json package.json.bak &&
-    npm init -y >/dev/null 2>&1; cp package.json.bak package.json; npm install -g --offline --no-audit --no-fund . >/dev/null 2>&1' 
-  local got=$(S session exec "$nsid" -- sh -c "$nst")
-  leaked "$got" || { S session delete "$nsid" >/dev/null 2>&1; return $(fail "control: the project's init-module did not run in the naive context"); }
-  assert_contains "$got" "proj" "control: the naive npm install -g wrote under the project's prefix" ||
-    { S session delete "$nsid" >/dev/null 2>&1; return 1; }
-  S session exec "$nsid" -- sh -c 'rm -rf /workspace/.p/stolen.* /workspace/.p/pfx'
-  local out
-  out=$(S session exec --context platform "$nsid" -- sh -c 'cd /workspace/proj && cp package.json package.json.bak && npm init -y >/dev/null 2>&1; echo init=$?;
-    cp package.json.bak package.json; npm install -g --offline --no-audit --no-fund . >/dev/null 2>&1; echo install=$?; ls ~/.npm-global/lib/node_modules' 2>&1)
+    printf "init-module=/workspace/.p/init.js\ncache=/workspace/.p/cache\n" > /workspace/proj/.npmrc && chmod -R a+rwX /workspace/proj /workspace/.p'
+  local nst='cat /workspace/.p/stolen.* 2>/dev/null; ls -d /workspace/.p/cache/_logs 2>/dev/null; true' got out
+  S session exec --context naive "$nsid" -- sh -c 'cd /workspace/proj && /opt/nodebin/npm init -y >/dev/null 2>&1; rm -f package.json'
+  got=$(S session exec "$nsid" -- sh -c "$nst")
+  if ! leaked "$got" || [[ $got != *cache/_logs* ]]; then
+    S session delete "$nsid" >/dev/null 2>&1; rm -rf "$nws"
+    return $(fail "control: the naive npm did not run the project's init-module or write into its cache ($got)")
+  fi
+  S session exec --context naive "$nsid" -- sh -c 'rm -rf /workspace/.p/stolen.* /workspace/.p/cache'  # (its files)
+  out=$(S session exec --context platform "$nsid" -- sh -c 'cd /workspace/proj && /opt/nodebin/npm init -y >/dev/null 2>&1; echo init=$?;
+    grep -c "\"name\": \"proj\"" package.json; rm -f package.json; ls -d ~/.npm/_logs' 2>&1)
   got=$(S session exec "$nsid" -- sh -c "$nst")
   S session delete "$nsid" >/dev/null 2>&1; rm -rf "$nws"
   assert_contains "$out" "init=0" "the trusted platform's npm init works" &&
-    assert_contains "$out" "proj" "the trusted platform's npm install -g went to its own prefix" || return
+    assert_contains "$out" "/home/context/.npm/_logs" "its logs go to its own cache" || return
   ! leaked "$got" || return $(fail "the project's init-module ran as the trusted platform")
-  assert_not_contains "$got" "proj" "nothing written under the project's prefix"
+  assert_not_contains "$got" "_logs" "nothing written under the project's cache"
 }
 
 # What every context's identity is: its own HOME, nowhere in the workspace.
@@ -467,7 +467,7 @@ for be in $backends; do
   run_check "contexts on $be: the session exec client SIGKILLed: its command ends" with_backend "$be" chk_client_killed
   run_check "contexts on $be: a FIFO at .git/config, .git/HEAD, a .gitignore vs git status" with_backend "$be" chk_git_fifo
   run_check "contexts on $be: a FIFO vs session files read/write" with_backend "$be" chk_files_fifo
-  run_check "contexts on $be: a project's .npmrc init-module and prefix vs npm" with_backend "$be" chk_npm
+  run_check "contexts on $be: a project's .npmrc init-module and cache vs npm" with_backend "$be" chk_npm
 done
 for be in $backends; do S session delete "ac-$be-$$" >/dev/null 2>&1; done
 finish_checks

@@ -17,8 +17,6 @@ RUNC_FOR_SPEC=${RUNC_FOR_SPEC:-runc}
 # A Debian image with the tools attacks go through (git, curl, python3), built by sandshim's
 # rootfs builder with debootstrap and cached by it (one spec, so suites share the cache entry).
 DEBIAN_TOOLS_IMAGE="debootstrap:bookworm+git,curl,ca-certificates,python3-minimal"
-# The same with npm (attack_contexts' npm check; nodejs and its modules: a longer first build).
-DEBIAN_NPM_IMAGE="debootstrap:bookworm+git,curl,ca-certificates,python3-minimal,npm"
 
 build_rootfs() { # DIR
   local r=$1
