@@ -364,6 +364,14 @@ chk_git_fifo() {
     [ $(( $(now_ms) - t )) -lt 5000 ] || return $(fail "the trusted git status took $(( $(now_ms) - t )) ms")
     ux "cd /workspace/repo && rm -f $f && { [ ! -e $f.real ] || mv $f.real $f; }"
   done
+  # A loose object: git opens it to read it (objects are checked too, not only the names).
+  ux 'cd /workspace/repo && o=$(find .git/objects -type f -path "*/objects/??/*" | head -1) && mv "$o" /workspace/obj.real &&
+      mkfifo -m 666 "$o" && echo "$o" > /workspace/obj.path'
+  nx 'cd /workspace/repo && timeout 5 git log -p >/dev/null 2>&1'
+  assert_eq 124 "$?" "control: the naive git log -p hangs on a FIFO loose object" || return
+  assert_contains "$(px 'cd /workspace/repo && timeout 10 git log -p 2>&1')" "is not a regular file" \
+    "the wrapper refuses a FIFO loose object" || return
+  ux 'cd /workspace/repo && o=$(cat /workspace/obj.path) && rm -f "$o" && mv /workspace/obj.real "$o" && rm -f /workspace/obj.path'
   # The documented copy (pattern 1): upload-pack in the user's repository reads packed-refs.
   ux 'mkfifo -m 666 /workspace/repo/.git/packed-refs'
   nx 'rm -rf /tmp/c; timeout 5 git clone -q --no-local /workspace/repo /tmp/c >/dev/null 2>&1'
