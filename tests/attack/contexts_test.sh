@@ -285,7 +285,7 @@ chk_gitlinks() {
     "control: the naive context's commit wrote through the link into its own /tmp" || return
   ux 'ln -sfn /home/context/.gitconfig /workspace/repo/.git/COMMIT_EDITMSG'
   assert_contains "$(px 'cd /workspace/repo && git -c user.name=p -c user.email=p@x commit -q --allow-empty -m planted-write 2>&1')" \
-    "COMMIT_EDITMSG in the git directory is not a regular file" "the wrapper refuses the link" || return
+    "COMMIT_EDITMSG is not a regular file" "the wrapper refuses the link" || return
   assert_eq absent "$(px 'test -e ~/.gitconfig && echo present || echo absent')" "nothing written in the platform's home" || return
   # The context's own ~/.gitconfig (a second line of defence): no include, no driver.
   assert_contains "$(px 'printf "[include]\n\tpath = /workspace/x\n" > ~/.gitconfig; cd /workspace && git status 2>&1; rm -f ~/.gitconfig')" \
