@@ -332,7 +332,7 @@ chk_client_killed() {
       # context init has a `sleep 3600` of its own: which sleep is which, from inside)
       assert_eq 1 "$(S session context ps "$SID" platform 2>&1 | grep -cE '(sleep|sleep 1003)$')" \
         "control: --keep's background process shows in context ps" || return
-      assert_eq "sleep 1003 " "$(px 'for p in /proc/[0-9]*; do tr "\\0" " " < $p/cmdline 2>/dev/null; echo; done' | grep '^sleep')" \
+      assert_eq "sleep 1003 " "$(px 'for p in /proc/[0-9]*; do tr "\\0" " " < $p/cmdline 2>/dev/null; echo; done' | grep '^sleep 100')" \
         "--keep's command (sleep 1001) ended with its killed caller, its background process (sleep 1003) did not" || return
       px 'for p in /proc/[0-9]*; do [ "$(tr "\\0" " " < $p/cmdline 2>/dev/null)" = "sleep 1003 " ] && kill ${p#/proc/}; done; true'
     else
