@@ -52,17 +52,10 @@ constexpr const char* kDeniedGlobalKeys =
     "include.*|includeif.*|filter.*|alias.*|diff.*.textconv|diff.*.command|merge.*.driver|"
     "uploadpack.packobjectshook";
 
-// The checks before git runs (sh functions): guard N ARGS... with the caller's first N
-// arguments being git's own options. Each reads with the real git, as the command will.
-std::string GuardFunctions() {
-  return "tab=$(printf '\\t')\n"
-         "refuse() { echo \"sandshim trusted git: refusing: $*, which a trusted context does not run or write through (docs/CONTEXTS.md)\" >&2; exit 128; }\n"
-         "globalbad() { # what the context's own ~/.gitconfig may not set: it names files or commands\n"
-         "  case $1 in " + std::string(kDeniedGlobalKeys) + ") return 0 ;; esac\n"
-         "  return 1\n"
-         "}\n"
-         "zone() { case $1 in \"$HOME\"|\"$HOME\"/*|/tmp|/tmp/*) echo own ;; *) echo shared ;; esac; }\n"
-         "# Where git will look for its repository (git's options: -C, --git-dir; GIT_DIR), found as\n"
+// The checks before any git runs against what git opens blocking (sh functions, used by guard
+// and by the transports): a FIFO of the user's where git reads hangs it.
+std::string FifoFunctions() {
+  return "# Where git will look for its repository (git's options: -C, --git-dir; GIT_DIR), found as\n"
          "# git finds it but by lstat only: the git directory, a .git file, or nothing.\n"
          "gitdir_of() {\n"
          "  s=$PWD; g=${GIT_DIR:-}\n"
@@ -118,7 +111,20 @@ std::string GuardFunctions() {
          "  for a; do last=$a; done\n"
          "  d=${last:-.}; { [ -e \"$d/.git\" ] || [ -L \"$d/.git\" ]; } && d=$d/.git\n"
          "  nonregular \"$d\"\n"
+         "}\n";
+}
+
+// The checks before git runs (sh functions): guard N ARGS... with the caller's first N
+// arguments being git's own options. Each reads with the real git, as the command will.
+std::string GuardFunctions() {
+  return "tab=$(printf '\\t')\n"
+         "refuse() { echo \"sandshim trusted git: refusing: $*, which a trusted context does not run or write through (docs/CONTEXTS.md)\" >&2; exit 128; }\n"
+         "globalbad() { # what the context's own ~/.gitconfig may not set: it names files or commands\n"
+         "  case $1 in " + std::string(kDeniedGlobalKeys) + ") return 0 ;; esac\n"
+         "  return 1\n"
          "}\n"
+         "zone() { case $1 in \"$HOME\"|\"$HOME\"/*|/tmp|/tmp/*) echo own ;; *) echo shared ;; esac; }\n"
+         + FifoFunctions() +
          "guard() {\n"
          "  k=$1; shift; i=0\n"
          "  for a; do shift; [ $i -lt $k ] && set -- \"$@\" \"$a\"; i=$((i+1)); done\n"
