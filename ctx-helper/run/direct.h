@@ -2,9 +2,10 @@
 // the direct path. Where the Sentry lets a process setns() into another's network namespace
 // (runsc 2024; 2022 answers EOPNOTSUPP, measured: docs/CONTEXTS.md), the client enters the
 // broker's namespace itself and the command starts here, with no hand-off to the broker:
-//   - the exec keeps what it starts (--keep, the default context): the client becomes the
-//     command (one process start, as a plain exec: its pid, signals and status are the
-//     command's own);
+//   - the exec keeps what it starts (the default context): the client becomes the command
+//     (one process start, as a plain exec: its pid, signals and status are the command's own);
+//   - a named context's --keep exec (a lifeline): the client forks the command and stays its
+//     parent, only to end it (alone) when the caller goes; what it started stays;
 //   - a named context's exec ends what it starts: the client stays as the command's parent,
 //     a sub-reaper (PR_SET_CHILD_SUBREAPER, which 2024 allows a non-init process), so every
 //     orphan of the command's, a setsid'd daemon included, becomes its child; when the
@@ -189,8 +190,12 @@ alignas(16) char g_command_stack[64 * 1024];
 // forwarded signals, blocked.
 void TryDirect(const char* cwd, char** argv, char** envp, bool end, bool tty, int sigfd, uint64_t forwarded) {
   if (!EnterBrokerNetns()) return;
-  if (!end) BecomeCommand(cwd, argv, envp, false);  // (our terminal stays the command's, as a plain exec's)
-  Sys(__NR_prctl, PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+  // Keeping what it starts, with nobody to watch for (no lifeline: the default context, an
+  // older sandshim): become the command (our terminal stays the command's, as a plain
+  // exec's). With a lifeline (a named context's --keep) we stay as its parent, to end it
+  // alone when the caller goes; what it started is not ours to end (no sub-reaper).
+  if (!end && g_lifeline < 0) BecomeCommand(cwd, argv, envp, false);
+  if (end) Sys(__NR_prctl, PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
   Sys(__NR_prctl, PR_SET_DUMPABLE, 0, 0, 0, 0);  // (root, with the init's capabilities: not the command's to read)
   uint64_t mask = forwarded | (uint64_t{1} << (kSIGCHLD - 1));
   Sys(__NR_rt_sigprocmask, kSIG_BLOCK, reinterpret_cast<long>(&mask), 0, 8);
@@ -211,7 +216,7 @@ void TryDirect(const char* cwd, char** argv, char** envp, bool end, bool tty, in
   for (;;) {
     PollFd lp[2] = {{sigfd, kPOLLIN, 0}, {g_lifeline, 0, 0}};
     if (Sys(__NR_poll, reinterpret_cast<long>(lp), 2, -1) < 0) continue;
-    if (g_lifeline >= 0 && LifelineGone(lp[1].revents)) {  // nobody waits: the command goes, then its leftovers
+    if (g_lifeline >= 0 && LifelineGone(lp[1].revents)) {  // nobody waits: the command goes (then its leftovers, unless kept)
       Sys(__NR_kill, child, 9);
       g_lifeline = -1;
     }
@@ -227,6 +232,7 @@ void TryDirect(const char* cwd, char** argv, char** envp, bool end, bool tty, in
     int st;
     long w;
     while ((w = Sys(__NR_wait4, -1, reinterpret_cast<long>(&st), kWNOHANG, 0)) > 0)
-      if (w == child) EndWithLeftovers(st);
+      if (w == child && end) EndWithLeftovers(st);
+      else if (w == child) EndAs(st);
   }
 }
