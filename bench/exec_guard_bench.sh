@@ -7,7 +7,8 @@
 # Targets (#33): exec <= 1.10x, process start <= 1.20x. The policy: the 40 shell deny rules of
 # policy_bench.sh's 200-rule policy. Medians; the machine is shared, so the load is printed.
 # Usage: bench/exec_guard_bench.sh [RUNS]  (default 15; BACKENDS="gvisor native";
-#   SANDSHIM_TEST_RUNSC=/path/to/runsc for another runsc)
+#   SANDSHIM_TEST_RUNSC=/path/to/runsc for another runsc; BASELINE_BIN=/path/to/old/sandshim
+#   for an older build's guard beside ours, interleaved)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../tests/integration/lib/image.sh"
@@ -25,7 +26,7 @@ export SANDSHIM_CONFIG=$W/config.json
 jq -n --arg a "$W/audit" --arg r "$RUNSC" '{audit_dir: $a, runsc: $r}' >"$SANDSHIM_CONFIG"
 install_traps
 on_exit 'rm -rf "$W" "$R"'
-on_exit 'for s in $("$BIN" --root "$R/ss" session list --json 2>/dev/null | jq -r ".[].id"); do "$BIN" --root "$R/ss" session delete "$s" >/dev/null 2>&1; done'
+on_exit 'for r in "$R"/ss*; do for s in $("$BIN" --root "$r" session list --json 2>/dev/null | jq -r ".[].id"); do "$BIN" --root "$r" session delete "$s" >/dev/null 2>&1; done; done'
 build_rootfs "$W/rootfs" >/dev/null 2>&1 || die "rootfs"
 {
   printf '{"permissions": {"allow": ["shell(sh:*)"], "deny": ["shell(sudo:*)", "shell(curl:*)", "shell(rm -rf /:*)", "shell(nsenter:*)"'
@@ -37,23 +38,43 @@ LOOP="for i in $(seq -s ' ' 200); do /bin/true; done"
 echo "# exec guard (#33), $RUNS runs each, medians, guard on vs off interleaved (host: $(nproc) cores, $(uptime | sed 's/.*load/load/'))"
 echo "# $("$RUNSC" --version </dev/zero 2>&1 | head -1) ($(command -v "$RUNSC"))"
 per_start() { echo "scale=4; ($1 - $2) / 200" | bc; }
+# BASELINE_BIN (e.g. a build of main): its own session beside ours, its runs interleaved with
+# ours, reported below ours; its guard-on exec is then also put beside ours against the guard-
+# off times of both sessions pooled (the same code path), which differ run to run on a busy host.
+BINS=("$BIN")
+[ -n "${BASELINE_BIN:-}" ] && BINS+=("$BASELINE_BIN")
+med() { printf '%s\n' $1 | median; }
 for be in ${BACKENDS:-gvisor native}; do
-  SS=("$BIN" --root "$R/ss" --backend "$be")
-  if ! "${SS[@]}" session create "g-$be" --rootfs "$W/rootfs" --workspace "$W/ws" --policy "$W/policy.json" >/dev/null; then
-    echo "$be: session create failed"
-    continue
-  fi
-  on=() off=() lon=() loff=()
-  for ((i = 0; i < RUNS; i++)); do
-    on+=("$(time_runs 1 "${SS[@]}" session exec "g-$be" -- true)")
-    off+=("$(SANDSHIM_TEST_NO_EXEC_GUARD=1 time_runs 1 "${SS[@]}" session exec "g-$be" -- true)")
-    lon+=("$(time_runs 1 "${SS[@]}" session exec "g-$be" -- sh -c "$LOOP")")
-    loff+=("$(SANDSHIM_TEST_NO_EXEC_GUARD=1 time_runs 1 "${SS[@]}" session exec "g-$be" -- sh -c "$LOOP")")
+  declare -A T=()
+  live=()
+  for k in "${!BINS[@]}"; do
+    if "${BINS[$k]}" --root "$R/ss$k" --backend "$be" session create "g-$be" --rootfs "$W/rootfs" --workspace "$W/ws" --policy "$W/policy.json" >/dev/null; then
+      live+=("$k")
+    else
+      echo "$be: session create failed (${BINS[$k]})"
+    fi
   done
-  e_on=$(printf '%s\n' "${on[@]}" | median) e_off=$(printf '%s\n' "${off[@]}" | median)
-  l_on=$(printf '%s\n' "${lon[@]}" | median) l_off=$(printf '%s\n' "${loff[@]}" | median)
-  report "$be: session exec true" "guard off" "$e_off" "$e_on" 1.10
-  report "$be: process start (200 in one exec)" "guard off" "$(per_start "$l_off" "$e_off")" "$(per_start "$l_on" "$e_on")" 1.20
-  "${SS[@]}" session delete "g-$be" >/dev/null 2>&1
+  for ((i = 0; i < RUNS; i++)); do
+    for k in "${live[@]}"; do
+      SS=("${BINS[$k]}" --root "$R/ss$k" --backend "$be")
+      T[$k,on]+="$(time_runs 1 "${SS[@]}" session exec "g-$be" -- true) "
+      T[$k,off]+="$(SANDSHIM_TEST_NO_EXEC_GUARD=1 time_runs 1 "${SS[@]}" session exec "g-$be" -- true) "
+      T[$k,lon]+="$(time_runs 1 "${SS[@]}" session exec "g-$be" -- sh -c "$LOOP") "
+      T[$k,loff]+="$(SANDSHIM_TEST_NO_EXEC_GUARD=1 time_runs 1 "${SS[@]}" session exec "g-$be" -- sh -c "$LOOP") "
+    done
+  done
+  for k in "${live[@]}"; do
+    tag=$([ "$k" = 0 ] && echo "$be" || echo "$be baseline")
+    e_on=$(med "${T[$k,on]}") e_off=$(med "${T[$k,off]}") l_on=$(med "${T[$k,lon]}") l_off=$(med "${T[$k,loff]}")
+    report "$tag: session exec true" "guard off" "$e_off" "$e_on" 1.10
+    report "$tag: process start (200 in one exec)" "guard off" "$(per_start "$l_off" "$e_off")" "$(per_start "$l_on" "$e_on")" 1.20
+  done
+  if [ "${#live[@]}" = 2 ]; then
+    pooled=$(med "${T[0,off]} ${T[1,off]}")
+    report "$be: exec, guard off pooled" "guard off (both)" "$pooled" "$(med "${T[0,on]}")" 1.10
+    report "$be baseline: exec, guard off pooled" "guard off (both)" "$pooled" "$(med "${T[1,on]}")" 1.10
+  fi
+  for k in "${live[@]}"; do "${BINS[$k]}" --root "$R/ss$k" session delete "g-$be" >/dev/null 2>&1; done
+  unset T
 done
 echo "# after: $(uptime | sed 's/.*load/load/')"

@@ -1,6 +1,7 @@
 // The command's seccomp filter (guard.h). Every ABI's execve stops for the tracer, which
 // judges only the native one and refuses the rest (a 32-bit or x32 execve is never read
-// with the wrong layout).
+// with the wrong layout). Raw syscalls only: it runs in the command's child, which shares the
+// tracer's memory until its exec (main.cc).
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -10,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "ctx-helper/clone_vm.h"
 #include "exec-guard/guard.h"
 
 #if !defined(__x86_64__)
@@ -23,8 +25,7 @@ constexpr unsigned kX32 = 0x40000000;
 constexpr unsigned kI386Execve = 11, kI386Execveat = 358;
 
 int Install(const sock_fprog& prog) {
-  if (::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0) return 0;
-  return errno;
+  return static_cast<int>(-rawsys::Sys(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, reinterpret_cast<long>(&prog)));
 }
 
 }  // namespace
@@ -54,7 +55,7 @@ int InstallExecFilter() {
   int err = Install(prog);
   if (err != EACCES) return err;
   // No CAP_SYS_ADMIN: a filter needs no_new_privs (set-user-ID programs then run unprivileged).
-  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return errno;
+  if (long r = rawsys::Sys(__NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); r != 0) return static_cast<int>(-r);
   return Install(prog);
 }
 

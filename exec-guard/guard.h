@@ -2,7 +2,7 @@
 // "Which layer enforces what"). A session exec whose session has deny rules runs
 //   /.sshim/guard [--rule shell(...)]... [--block MANAGER:PKG]... [--audit-fd N] -- CMD [ARG]...
 // The guard (the exec's process, which stands in for the command: signals passed on, its exit
-// status and fatal signal taken) forks the tracer, which forks the command, seizes it
+// status and fatal signal taken) starts the tracer, which starts the command, seizes it
 // (PTRACE_SEIZE with TRACESECCOMP, TRACEFORK, TRACEVFORK, TRACECLONE, EXITKILL), and traces it
 // and all it starts, after the command ended too. The command installs a filter that stops every
 // execve/execveat for the tracer (SECCOMP_RET_TRACE, which the kernel and gVisor's Sentry both
@@ -10,11 +10,15 @@
 // the path and argv and judges them (shim/policy/exec_judge.h); a refused exec fails with EPERM
 // and is written to the audit descriptor as one JSON line. Fail closed: the filter outlives the
 // tracer, and an execve with no tracer fails (ENOSYS); if the tracer dies, EXITKILL ends every
-// tracee. The tracer is the command's parent, so no ptrace scope stands in its way.
+// tracee. The tracer is the command's parent, so no ptrace scope stands in its way (a sibling
+// tracer, CLONE_PARENT, is refused by gVisor's ptrace rules). Neither start copies an address
+// space (main.cc, command.cc: clone(CLONE_VM) onto a stack of its own), the costly part of a
+// fork in the Sentry.
 // Static (it runs in the sandbox's root filesystem, which has nothing of the host's), embedded
 // into sandshim like ctx-helper/.
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <functional>
@@ -28,7 +32,8 @@ namespace sandshim::guard {
 // The filter the command installs before its exec: execve/execveat (and any call of another
 // ABI) stop for the tracer; ptrace and process_vm_writev fail (a tracee must not reach the
 // guard). Returns 0 or an errno; sets no_new_privs only when the caller cannot install it
-// without (no CAP_SYS_ADMIN).
+// without (no CAP_SYS_ADMIN). Raw syscalls only (no errno, no heap): the caller shares the
+// tracer's memory.
 int InstallExecFilter();
 
 // A denied program's file, by which a byte-identical copy of it is recognised.
@@ -45,6 +50,14 @@ std::vector<Identity> FindIdentities(const std::vector<std::string>& programs);
 // The program `path` is a copy of, or "".
 std::string IdentityOf(const std::vector<Identity>& ids, const std::string& path);
 
+// The command (CMD [ARG]..., found on PATH as execvp finds it), started as the caller's child
+// with the exec's signal mask `mask` and seized before it installs the exec filter and execs
+// (command.cc), with PTRACE_O_TRACEEXEC until its first exec went through (TraceAll). Its
+// pid, or -1 (said through `say`).
+pid_t StartCommand(char** cmd, const sigset_t* mask, const std::function<void(const std::string&)>& say);
+// Once the command ended: what failed before its exec (the filter, the exec itself), if anything.
+void SayStartFailure(const char* name, const std::function<void(const std::string&)>& say);
+
 // What a tracee stopped at the entry of execve/execveat asks for. False: unreadable (or not
 // an execve of this ABI), which is refused. file: a path the guard can open to reach it.
 bool ReadExec(pid_t pid, policy::ExecFacts& out, std::string& file);
@@ -53,10 +66,13 @@ bool FailSyscall(pid_t pid, int err);
 
 struct TraceOptions {
   const policy::Policy* rules = nullptr;
-  const std::vector<Identity>* identities = nullptr;
+  std::vector<Identity>* identities = nullptr;
   int audit_fd = -1;                         // one JSON line per refusal (-1: none)
   std::function<void(int status)> top_ended;  // the command's wait status, when it ends
+  std::function<void()> top_execed;           // its first exec went through (PTRACE_O_TRACEEXEC)
 };
+// The options every tracee has (StartCommand; the top's first exec, TRACEEXEC, aside).
+long TraceOptionsInUse();
 // Traces the command (pid `top`, seized, our child) and everything it starts until no tracee
 // is left: what it leaves running stays under the guard after it ended.
 void TraceAll(pid_t top, const TraceOptions& o);

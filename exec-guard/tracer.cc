@@ -98,6 +98,11 @@ void TraceAll(pid_t top, const TraceOptions& o) {
     } else if (ev == PTRACE_EVENT_STOP) {
       // A new tracee's first stop (let go), or a group-stop (kept, still traced).
       if (!known || !IsStopSignal(sig) || ::ptrace(PTRACE_LISTEN, p, 0, 0) != 0) ::ptrace(PTRACE_CONT, p, 0, 0);
+    } else if (ev == PTRACE_EVENT_EXEC) {
+      // Only the top's first exec reports one: its options lose TRACEEXEC here (StartCommand).
+      if (p == top && o.top_execed) o.top_execed();
+      ::ptrace(PTRACE_SETOPTIONS, p, 0, TraceOptionsInUse());
+      ::ptrace(PTRACE_CONT, p, 0, 0);
     } else if (ev) {
       ::ptrace(PTRACE_CONT, p, 0, 0);  // fork, vfork, clone: the child reports on its own
     } else {

@@ -17,52 +17,6 @@ constexpr long kCLONE_NEWNET = 0x40000000, kCLONE_NEWIPC = 0x08000000, kSIGCHLD 
 constexpr int kO_DIRECTORY = 0200000, kSIG_SETMASK = 2;
 constexpr unsigned long kTIOCSCTTY = 0x540E;
 
-// clone(CLONE_VM | CLONE_VFORK) onto STACK_TOP (16-byte aligned), the child calling FN there,
-// which must never return (it execs or exits). The parent sleeps until then, so nothing of
-// ours runs beside the child; sharing our memory, the child starts without the copy of our
-// address space a fork makes, the costly part of a fork on gVisor's systrap (docs/CONTEXTS.md).
-// In assembly: a C vfork's child would return through the parent's stack frames.
-constexpr long kCLONE_VM = 0x100, kCLONE_VFORK = 0x4000;
-long SpawnVfork(void (*fn)(), void* stack_top) {
-  long flags = kCLONE_VM | kCLONE_VFORK | kSIGCHLD;
-#if defined(__x86_64__)
-  long ret;
-  register long r10 __asm__("r10") = 0;
-  register long r8 __asm__("r8") = 0;
-  __asm__ volatile(
-      "syscall\n\t"
-      "test %%rax, %%rax\n\t"
-      "jnz 1f\n\t"
-      "xor %%ebp, %%ebp\n\t"
-      "call *%%rbx\n\t"
-      "ud2\n\t"
-      "1:\n\t"
-      : "=a"(ret)
-      : "a"(long{__NR_clone}), "D"(flags), "S"(stack_top), "d"(0L), "r"(r10), "r"(r8), "b"(fn)
-      : "rcx", "r11", "memory");
-  return ret;
-#else
-  register long x8 __asm__("x8") = __NR_clone;
-  register long x0 __asm__("x0") = flags;
-  register long x1 __asm__("x1") = reinterpret_cast<long>(stack_top);
-  register long x2 __asm__("x2") = 0;
-  register long x3 __asm__("x3") = 0;
-  register long x4 __asm__("x4") = 0;
-  register long x9 __asm__("x9") = reinterpret_cast<long>(fn);
-  __asm__ volatile(
-      "svc 0\n\t"
-      "cbnz x0, 1f\n\t"
-      "mov x29, xzr\n\t"
-      "blr x9\n\t"
-      "brk #0\n\t"
-      "1:\n\t"
-      : "+r"(x0)
-      : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x9)
-      : "x30", "memory");
-  return x0;
-#endif
-}
-
 // The broker's pid from its file, or 0.
 long BrokerPid() {
   char buf[16];
@@ -224,7 +178,7 @@ bool KillChildren(long self) {
   EndAs(status);
 }
 
-// The command's side of SpawnVfork: what TryDirect hands it, set before the clone (the child
+// The command's side of SpawnVm: what TryDirect hands it, set before the clone (the child
 // shares our memory and we sleep until it execs).
 struct CommandArgs {
   const char* cwd;
@@ -256,7 +210,8 @@ void TryDirect(const char* cwd, char** argv, char** envp, bool end, bool tty, in
     Sys(__NR_rt_sigaction, kSIGHUP, reinterpret_cast<long>(&dfl), 0, 8);
   }
   g_command = {cwd, argv, envp, tty};
-  long child = SpawnVfork(CommandChild, g_command_stack + sizeof(g_command_stack));
+  // (clone_vm.h: the child shares our memory, we sleep until it execs: no copy of ours)
+  long child = sandshim::rawsys::SpawnVm(CommandChild, g_command_stack + sizeof(g_command_stack), true);
   if (child < 0) {
     Say("fork", "", -child);
     Exit(125);

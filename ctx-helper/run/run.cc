@@ -20,33 +20,12 @@
 #include <cstdint>
 #include <initializer_list>
 
+#include "ctx-helper/clone_vm.h"
+
 namespace {
 
 // ---- syscalls -------------------------------------------------------------------------
-#if defined(__x86_64__)
-long Sys(long n, long a = 0, long b = 0, long c = 0, long d = 0, long e = 0, long f = 0) {
-  long ret;
-  register long r10 __asm__("r10") = d;
-  register long r8 __asm__("r8") = e;
-  register long r9 __asm__("r9") = f;
-  __asm__ volatile("syscall" : "=a"(ret) : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9) : "rcx", "r11", "memory");
-  return ret;
-}
-#elif defined(__aarch64__)
-long Sys(long n, long a = 0, long b = 0, long c = 0, long d = 0, long e = 0, long f = 0) {
-  register long x8 __asm__("x8") = n;
-  register long x0 __asm__("x0") = a;
-  register long x1 __asm__("x1") = b;
-  register long x2 __asm__("x2") = c;
-  register long x3 __asm__("x3") = d;
-  register long x4 __asm__("x4") = e;
-  register long x5 __asm__("x5") = f;
-  __asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5) : "memory");
-  return x0;
-}
-#else
-#error "sandshim-ctx-run: no syscall stub for this architecture"
-#endif
+using sandshim::rawsys::Sys;  // (ctx-helper/clone_vm.h, shared with exec-guard)
 
 // The kernel's numbers and layouts (uapi; the ones its headers do not give without libc).
 constexpr long kEINTR = 4, kENOENT = 2, kECONNREFUSED = 111;
