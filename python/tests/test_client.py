@@ -96,6 +96,52 @@ def t_run(env, be):
         expect((st.st_uid, st.st_gid) == (0, 0), "owned by the workspace's owner, not uid 1000")
 
 
+def host_argv_holding(value):
+    """Host processes whose command line holds value (what any host user's ps shows)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                if value.encode() in f.read():
+                    found.append(pid)
+        except OSError:
+            pass
+    return found
+
+
+def t_env_off_argv(env, be):
+    # The values of env= (create, run, a background command, a context) reach the sandbox
+    # and never sandshim's argv. Control: a host process with the value on its argv is found.
+    canary = "canary-%s" % os.urandom(6).hex()
+    ctl = subprocess.Popen(["sh", "-c", "sleep 30", canary])
+    try:
+        deadline = time.monotonic() + 5
+        while not host_argv_holding(canary) and time.monotonic() < deadline:  # until it has exec'd
+            time.sleep(0.05)
+        expect(host_argv_holding(canary), "control: the argv scan sees a process holding the value")
+    finally:
+        ctl.kill()
+        ctl.wait()
+    with env.session(be, be + "-envargv", env={"A": canary + "-create"}) as s:
+        p = s.start_process(["sh", "-c", 'echo "$A $B"; sleep 3'], env={"B": canary + "-bg"})
+        time.sleep(1)
+        held = host_argv_holding(canary)
+        out = p.stdout.read().decode()
+        p.wait()
+        expect(not held, "env values on a host argv: %s" % held)
+        expect(canary + "-create " + canary + "-bg" in out, "the values reach the command: %r" % out)
+        r = s.run(["sh", "-c", 'echo "$C"'], env={"C": canary + "-run"})
+        expect(r.stdout == (canary + "-run\n").encode(), repr(r))
+        s.create_context("envctx", env={"D": canary + "-ctx"})
+        r = s.run(["sh", "-c", 'echo "$D"'], context="envctx")
+        expect(r.stdout == (canary + "-ctx\n").encode(), repr(r))
+        try:
+            s.run("true", env={"E": "two\nlines"})
+            expect(False, "a value with a newline was accepted")
+        except ValueError:
+            pass
+
+
 def t_timeout_and_streaming(env, be):
     with env.session(be, be + "-stream") as s:
         t0 = time.monotonic()
@@ -417,6 +463,7 @@ def main():
             if be == "gvisor" and not shutil.which("runsc"):
                 continue
             check(f"{be}: run, env, cwd, exit code; a root-made workspace", t_run, env, be)
+            check(f"{be}: env values reach the sandbox, never a host argv", t_env_off_argv, env, be)
             check(f"{be}: timeout, streaming, background", t_timeout_and_streaming, env, be)
             check(f"{be}: files both ways, 1000 files, 100 MB, tar streams", t_files, env, be)
             check(f"{be}: typed errors with the CLI's line", t_errors, env, be)
