@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "shim/policy/options.h"
+#include "shim/policy/program_files.h"
 #include "shim/policy/wrappers.h"
 
 namespace sandshim::policy {
@@ -239,6 +240,9 @@ PathsFound PathsUsed(std::string_view name, const std::vector<Word>& argv) {
         return c.found;
       }
   }
+  // Interpreters of their own program text, which names files (program_files.h).
+  if (name == "sed") return SedPaths(argv);
+  if (In(name, {"awk", "gawk", "mawk", "nawk"})) return AwkPaths(argv);
   std::string_view grammar = In(name, {"egrep", "fgrep"}) ? "grep" : name;
   if (const OptionGrammar* g = GrammarOf(grammar); g && !In(name, {"env", "nice", "timeout", "stdbuf", "setsid", "nohup", "exec", "command", "ionice"})) {
     Modeled(grammar, argv, ParseOptions(*g, argv), c);
@@ -275,6 +279,7 @@ PathsFound PathsUsed(std::string_view name, const std::vector<Word>& argv) {
     auto ops = LooseOperandsMoved(argv, 0);
     if (ReadsCwd(name, argv)) ops.push_back(Word{.text = ".", .raw = "."});
     c.AddAll(ops, std::nullopt, true);  // a directory may be read or written whole (tar, zip)
+    if (name == "git") AddGitObjectReads(argv, c.found);
   }
   return c.found;
 }
