@@ -241,8 +241,13 @@ PathsFound PathsUsed(std::string_view name, const std::vector<Word>& argv) {
       }
   }
   // Interpreters of their own program text, which names files (program_files.h).
-  if (name == "sed") return SedPaths(argv);
-  if (In(name, {"awk", "gawk", "mawk", "nawk"})) return AwkPaths(argv);
+  if (name == "sed" || In(name, {"awk", "gawk", "mawk", "nawk"})) {
+    auto found = name == "sed" ? SedPaths(argv) : AwkPaths(argv);
+    // Asked about: every word may still be a path a deny rule names (awk -E secret.txt).
+    if (!found.uncertain.empty())
+      for (const auto& w : LooseOperands(argv, 0)) found.uses.push_back({w, std::nullopt, false});
+    return found;
+  }
   std::string_view grammar = In(name, {"egrep", "fgrep"}) ? "grep" : name;
   if (const OptionGrammar* g = GrammarOf(grammar); g && !In(name, {"env", "nice", "timeout", "stdbuf", "setsid", "nohup", "exec", "command", "ionice"})) {
     Modeled(grammar, argv, ParseOptions(*g, argv), c);
