@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "shim/policy/shell_options.h"
+
 namespace sandshim::policy {
 namespace {
 
@@ -57,26 +59,23 @@ NamesSet Test(const std::vector<Word>& words, bool bracket) {
   return Unknown("a word known only at run time where test may read a name (bash -v)");
 }
 
-// set: -k / -o keyword make later NAME=V arguments assignments; other -o names change how the
-// shell reads what follows (only these are known not to).
+// set: options from the one table of those known not to change how the shell reads what
+// follows (shell_options.h); -k / -o keyword, -H / -o history and the rest ask.
 NamesSet Set(const std::vector<Word>& words) {
   for (size_t i = 1; i < words.size(); ++i) {
     const auto& w = words[i];
     if (w.dynamic) return Unknown("set with an option known only at run time: " + w.raw);
     if (w.text == "--" || w.text == "-" || w.text.size() < 2 || (w.text[0] != '-' && w.text[0] != '+')) return {};
+    bool on = w.text[0] == '-';
     for (size_t k = 1; k < w.text.size(); ++k) {
       char c = w.text[k];
       if (c == 'o') {
         if (i + 1 >= words.size()) return {};  // set -o: lists
         const auto& o = words[++i];
-        if (o.dynamic || !In(o.text, {"errexit", "nounset", "pipefail", "xtrace", "verbose", "noclobber", "noglob",
-                                      "allexport", "errtrace", "functrace", "monitor", "notify", "ignoreeof", "noexec",
-                                      "hashall", "braceexpand", "emacs", "vi", "history", "posix"}))
-          return Unknown("set -o we do not model: " + o.raw);
-        break;
+        if (o.dynamic || !IsKnownShellOptionName(o.text, on)) return Unknown("set -o we do not model: " + o.raw);
+        continue;
       }
-      if (std::string_view("abefhmnptuvxBCEHPT").find(c) == std::string_view::npos)
-        return Unknown("set option we do not model: " + w.raw);
+      if (!IsKnownShellLetter(c, on)) return Unknown("set option we do not model: " + w.raw);
     }
   }
   return {};

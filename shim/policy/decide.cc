@@ -82,7 +82,10 @@ class Judge {
     for (const auto& use : paths.uses) Path(use.word, use.access, text, use.recursive);
     if (cn.name == "cd") ctx_.cwd.Cd(CdTarget(words));
     bool needs_own_rule = true;
-    auto inners = InnerCommands(cn.name, words);
+    // A wrapper is unwrapped only when it is the system's own (a bare name or a path in the
+    // system bin directories): ./tools/env or /tmp/sh may be any program, and is judged as
+    // the program it is, never as what its name would run (polred2 F3).
+    auto inners = cn.system ? InnerCommands(cn.name, words) : std::vector<Inner>{};
     for (const auto& in : inners) {
       if (!in.uncertain.empty()) Raise(Decision::kAsk, "", text, in.uncertain);
       for (const auto& a : in.assignments) Assignment(a, text);
@@ -91,6 +94,12 @@ class Judge {
       needs_own_rule = needs_own_rule && (!in.transparent || !in.uncertain.empty());
     }
     if (inners.empty() || needs_own_rule) OwnRule(cn, words, text);
+  }
+
+  // The exec's own environment (session exec -e NAME=V, --env-file) is judged as a prefix
+  // assignment of the whole command (polred2 F11).
+  void Environment(const std::vector<std::string>& env, const std::string& text) {
+    for (const auto& kv : env) Assignment(Word{.text = kv, .raw = kv}, text);
   }
 
   Verdict verdict;
@@ -117,7 +126,10 @@ class Judge {
 
   void SimpleIn(const SimpleCommand& c, int depth) {
     auto text = JoinWords(c.argv);
-    for (const auto& a : c.assignments) Assignment(a, text.empty() ? a.raw : text);
+    // `IFS= read -r line`: IFS given to the read builtin only changes how it splits its input.
+    bool read = !c.argv.empty() && !c.argv[0].dynamic && c.argv[0].text == "read";
+    for (const auto& a : c.assignments)
+      if (!(read && a.text.rfind("IFS=", 0) == 0)) Assignment(a, text.empty() ? a.raw : text);
     for (const auto& r : c.redirects) {
       // `<>` opens for reading and writing: both rules apply.
       if (r.kind == RedirectKind::kRead || r.kind == RedirectKind::kReadWrite) Path(r.target, Access::kRead, text);
@@ -127,7 +139,7 @@ class Judge {
   }
 
   void Assignment(const Word& a, const std::string& text) {
-    if (IsDangerousAssignment(a.text)) Raise(Decision::kAsk, "", text, "assigning " + a.text.substr(0, a.text.find('=')) + " changes what runs");
+    if (!IsInertAssignment(a.text, !a.dynamic)) Raise(Decision::kAsk, "", text, "assigning " + a.text.substr(0, a.text.find('=')) + " may change what runs (not a variable known to be inert)");
   }
 
   void Refusals(const std::vector<Word>& words, const std::string& text) {
@@ -229,12 +241,14 @@ Verdict DecideArgv(const Policy& p, const std::vector<std::string>& argv, ExecCo
   std::vector<Word> words;
   for (const auto& a : argv) words.push_back(Word{.text = a, .raw = a});
   Judge j(p, ctx);
+  j.Environment(ctx.env, JoinWords(words));
   j.Argv(words, 0);
   return Finish(j, JoinWords(words));
 }
 
 Verdict DecideScript(const Policy& p, std::string_view script, ExecContext ctx) {
   Judge j(p, ctx);
+  j.Environment(ctx.env, std::string(script));
   j.Script(Word{.text = std::string(script), .raw = std::string(script)}, 0);
   return Finish(j, std::string(script));
 }

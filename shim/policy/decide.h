@@ -25,6 +25,9 @@ struct ExecContext {
   // Writes below these are asked about whatever the rules say (--shell's saved state, which
   // the next --shell exec sources).
   std::vector<std::string> guarded;
+  // NAME=VALUE the exec starts with besides the sandbox's own (session exec -e): judged as
+  // assignments before the command.
+  std::vector<std::string> env;
 };
 
 // A command given as argv (session exec -- CMD ARGS...).

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "shim/policy/options.h"
+#include "shim/policy/program_files.h"
 #include "shim/policy/wrappers.h"
 
 namespace sandshim::policy {
@@ -239,6 +240,14 @@ PathsFound PathsUsed(std::string_view name, const std::vector<Word>& argv) {
         return c.found;
       }
   }
+  // Interpreters of their own program text, which names files (program_files.h).
+  if (name == "sed" || In(name, {"awk", "gawk", "mawk", "nawk"})) {
+    auto found = name == "sed" ? SedPaths(argv) : AwkPaths(argv);
+    // Asked about: every word may still be a path a deny rule names (awk -E secret.txt).
+    if (!found.uncertain.empty())
+      for (const auto& w : LooseOperands(argv, 0)) found.uses.push_back({w, std::nullopt, false});
+    return found;
+  }
   std::string_view grammar = In(name, {"egrep", "fgrep"}) ? "grep" : name;
   if (const OptionGrammar* g = GrammarOf(grammar); g && !In(name, {"env", "nice", "timeout", "stdbuf", "setsid", "nohup", "exec", "command", "ionice"})) {
     Modeled(grammar, argv, ParseOptions(*g, argv), c);
@@ -275,6 +284,7 @@ PathsFound PathsUsed(std::string_view name, const std::vector<Word>& argv) {
     auto ops = LooseOperandsMoved(argv, 0);
     if (ReadsCwd(name, argv)) ops.push_back(Word{.text = ".", .raw = "."});
     c.AddAll(ops, std::nullopt, true);  // a directory may be read or written whole (tar, zip)
+    if (name == "git") AddGitObjectReads(argv, c.found);
   }
   return c.found;
 }

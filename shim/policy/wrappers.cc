@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "shim/policy/options.h"
+#include "shim/policy/shell_options.h"
 
 namespace sandshim::policy {
 namespace {
@@ -91,28 +92,36 @@ std::vector<Inner> Xargs(const std::vector<Word>& argv) {
   return {std::move(in)};
 }
 
-// sh -c SCRIPT, bash -lc SCRIPT, ...: the script; `sh FILE` or `sh` reading stdin: unknown.
 // sh -c SCRIPT, bash -ec SCRIPT, ...: the script. A shell reading a file or stdin, an
-// interactive or login shell (it runs its start-up files first), or an option we do not
-// know: what runs cannot be seen.
+// interactive or login shell (it runs its start-up files first), or an option not in the
+// table of those known not to change how it reads what follows (shell_options.h: the same
+// table as `set`'s, for letters, -o NAME and bash's -O NAME): what runs cannot be seen.
 std::vector<Inner> Shell(const std::vector<Word>& argv) {
   bool dash_c = false;
   std::string unseen;
   size_t i = 1;
+  auto named = [&](char kind, bool on) {
+    if (i + 1 >= argv.size() || argv[i + 1].dynamic) return false;
+    const auto& n = argv[++i].text;
+    return kind == 'o' ? IsKnownShellOptionName(n, on) : IsKnownShoptName(n, on);
+  };
   for (; i < argv.size(); ++i) {
     const auto& w = argv[i];
     if (w.dynamic) return {Uncertain("a shell with options known only at run time")};
     const auto& t = w.text;
     if (t == "--" || t == "-") { ++i; break; }
     if (t.size() < 2 || (t[0] != '-' && t[0] != '+')) break;
-    if (t == "-o" || t == "+o" || t == "-O" || t == "+O") { ++i; continue; }
     if (In(t, {"--norc", "--noprofile", "--posix", "--noediting", "--restricted", "--verbose"})) continue;
     // An interactive or login shell, or one told to read a file first, runs code we cannot see
     // before its script: asked about, and its script judged all the same (a deny in it wins).
-    if (t[1] == '-' || t[0] == '+') { unseen = "a shell option we do not model: " + w.raw; continue; }
+    if (t[1] == '-') { unseen = "a shell option we do not model: " + w.raw; continue; }
+    bool on = t[0] == '-';
+    size_t at = i;
     for (char c : t.substr(1)) {
-      if (c == 'c') dash_c = true;
-      else if (std::string_view("aefhmnuvxBCEHPT").find(c) == std::string_view::npos) unseen = "a shell option we do not model: " + w.raw;
+      if (c == 'c' && on) dash_c = true;
+      else if (c == 'o' || c == 'O') {
+        if (!named(c, on)) unseen = "a shell option we do not model: " + w.raw + " " + (i < argv.size() ? argv[i].raw : "");
+      } else if (!IsKnownShellLetter(c, on)) unseen = "a shell option we do not model: " + argv[at].raw;
     }
   }
   if (!dash_c || i >= argv.size()) return {Uncertain("a shell reading a script we cannot see")};
@@ -179,7 +188,16 @@ std::vector<Inner> InnerCommands(std::string_view name, const std::vector<Word>&
       return {Uncertain(std::string(name) + " with an option we do not model")};
     return One(ArgvFrom(argv, 1));
   }
-  if (In(name, {"exec", "nice", "stdbuf", "setsid", "time"})) return Wrapped(name, argv);
+  if (name == "exec") {
+    // argv[0] starting with `-` makes a shell a login shell, which first runs the profile
+    // files in $HOME (the workspace in a session: polred2 F6), as `bash -l` does.
+    auto args = ParseOptions(*GrammarOf("exec"), argv);
+    for (const auto& v : args.Values("-a"))
+      if (v.dynamic || (!v.text.empty() && v.text[0] == '-')) return {Uncertain("exec -a " + v.raw + " may start a login shell")};
+    if (args.Has("-l")) return {Uncertain("exec -l starts a login shell")};
+    return Wrapped(name, argv);
+  }
+  if (In(name, {"nice", "stdbuf", "setsid", "time"})) return Wrapped(name, argv);
   if (name == "timeout") return Wrapped(name, argv, 1);  // after the duration
   if (name == "ionice") {
     auto args = ParseOptions(*GrammarOf("ionice"), argv);
@@ -213,26 +231,10 @@ std::vector<Inner> InnerCommands(std::string_view name, const std::vector<Word>&
 
 bool IsInertBuiltin(std::string_view name) {
   return In(name, {"cd", "pwd", "true", "false", ":", "echo", "printf", "test", "[", "export", "unset", "set", "shift", "exit",
-                   "return", "wait", "read", "umask", "type", "local", "readonly",
+                   "return", "break", "continue", "wait", "read", "umask", "type", "local", "readonly",
                    // Only when they run nothing (exec 2>/dev/null, command -v x): what they do
                    // run is judged as the command it is.
                    "exec", "command", "builtin"});
-}
-
-bool IsDangerousAssignment(std::string_view kv) {
-  // NAME+=VALUE appends to NAME; NAME[KEY]=VALUE sets an element (BASH_CMDS[ls]: bash's
-  // command table, which says where `ls` is).
-  auto name = kv.substr(0, std::min(kv.find('='), kv.find('[')));
-  if (!name.empty() && name.back() == '+') name.remove_suffix(1);
-  // POSIXLY_CORRECT changes where the tools' options end (options.h); SHELL, EDITOR, PAGER,
-  // LESSOPEN... name programs that tools run; TMPDIR where they write.
-  if (In(name, {"PATH", "IFS", "ENV", "BASH_ENV", "CDPATH", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "HOME",
-                "POSIXLY_CORRECT", "SHELL", "EDITOR", "VISUAL", "PAGER", "MANPAGER", "LESSOPEN", "LESSCLOSE",
-                "GREP_OPTIONS", "TMPDIR"}))
-    return true;
-  for (std::string_view p : {"LD_", "GIT_", "PYTHON", "NODE_", "PERL5", "RUBY", "BASH"})
-    if (name.rfind(p, 0) == 0) return true;
-  return false;
 }
 
 }  // namespace sandshim::policy

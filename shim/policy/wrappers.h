@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "shim/policy/assignments.h"
 #include "shim/policy/shell_parse.h"
 
 namespace sandshim::policy {
@@ -37,7 +38,5 @@ std::vector<Inner> InnerCommands(std::string_view name, const std::vector<Word>&
 
 // Shell builtins that only change the shell's own state or print: allowed unless denied.
 bool IsInertBuiltin(std::string_view name);
-// Variables whose value changes what later words run (PATH, LD_PRELOAD, BASH_ENV...).
-bool IsDangerousAssignment(std::string_view name_eq_value);
 
 }  // namespace sandshim::policy

@@ -68,6 +68,14 @@ expect_ask() {
   [ "$rc" = 78 ] || { echo "status $rc: $out"; return 1; }
   jq -er 'select(.decision == "ask") | .approval' <<<"$out"
 }
+# approve_ask CMD...: CMD (an awk program that opens or runs what it names) is asked about
+# by the front door (polred2 F5); approved once, it runs: what is tested is the layer below,
+# which must hold whatever a human approved.
+approve_ask() {
+  local id
+  id=$(expect_ask "$@") || { echo "not asked: $id"; return 1; }
+  px approve "$PX_ID" "$id" --once >/dev/null
+}
 
 p_deny() {
   local out rc=0
@@ -245,6 +253,7 @@ p_file_mounts() {
   # Reads the command policy lets through (each is allowed: no path it names is denied).
   for cmd in 'cat /proc/self/root/workspace/secret.txt' 'cat /workspace/soft' 'cat /workspace/hard' \
              "awk 'BEGIN{while((getline l < (\"/workspace/sec\" \"ret.txt\"))>0) print l}'"; do
+    case $cmd in awk*) approve_ask sh -c "$cmd" || { fail "awk getline: not asked"; return; } ;; esac
     out=$(px exec "$PX_ID" -- sh -c "$cmd" 2>/dev/null)
     case $out in *KEY-S3CRET*) n=$((n + 1)) ;; esac
   done
@@ -257,6 +266,7 @@ p_file_mounts() {
   n=0
   for cmd in 'echo changed > /proc/self/root/workspace/locked.txt' 'echo changed > /workspace/hardw' \
              "awk 'BEGIN{print \"changed\" > (\"/workspace/lo\" \"cked.txt\")}'"; do
+    case $cmd in awk*) approve_ask sh -c "$cmd" || { fail "awk print >: not asked"; return; } ;; esac
     px exec "$PX_ID" -- sh -c "$cmd" >/dev/null 2>&1
     grep -q changed "$PX_WS/locked.txt" && n=$((n + 1))
     echo original >"$PX_WS/locked.txt"
@@ -264,7 +274,8 @@ p_file_mounts() {
   assert_eq "$want_write" "$n" "writes of the denied file that changed it (of 3)"
 }
 
-# #33: deny rules at execve. `id` is denied; sh and awk are allowed. Each way below reaches id
+# #33: deny rules at execve. `id` is denied; sh and awk are allowed (awk programs that run
+# something are asked about, and approved here). Each way below reaches id
 # past the front door — a script file run by sh (approved: sh FILE asks), `env id` inside it, a
 # copy of the busybox binary under another name (busybox-copy: busybox runs argv[1]'s applet
 # under a name that starts with its own), awk's system() — and the guard refuses it
@@ -300,6 +311,7 @@ p_exec_deny() {
   id=$(expect_ask sh /workspace/all.sh) || { fail "sh FILE was not asked about: $id"; return; }
   px approve "$PX_ID" "$id" --always >/dev/null || { fail "approve"; return; }
   gx sh /workspace/all.sh >/dev/null 2>&1
+  approve_ask awk 'BEGIN { system("id > /workspace/ran-awk") }' || { fail "awk system() was not asked about"; return; }
   gx awk 'BEGIN { system("id > /workspace/ran-awk") }' >/dev/null 2>&1
   for way in wrapper env copy awk; do
     if [ "$GX_OFF" = 1 ]; then
@@ -365,7 +377,10 @@ p_exec_python() {
 p_exec_loader() {
   local ld=/lib64/ld-linux-x86-64.so.2 way
   GX_OFF=$1
+  approve_ask awk "BEGIN { system(\"$ld /usr/bin/id > /workspace/ran-ld\") }" || { fail "awk system() not asked"; return; }
   gx awk "BEGIN { system(\"$ld /usr/bin/id > /workspace/ran-ld\") }" >/dev/null 2>&1
+  approve_ask awk "BEGIN { system(\"$ld --inhibit-cache --argv0 ls /usr/bin/id > /workspace/ran-ldopt\") }" ||
+    { fail "awk system() not asked"; return; }
   gx awk "BEGIN { system(\"$ld --inhibit-cache --argv0 ls /usr/bin/id > /workspace/ran-ldopt\") }" >/dev/null 2>&1
   for way in ld ldopt; do
     if [ "$GX_OFF" = 1 ]; then

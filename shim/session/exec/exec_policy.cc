@@ -105,12 +105,16 @@ static std::string Script(const SessionExec& e) {
 }
 
 std::string ApprovalKey(const SessionExec& e) {
-  if (e.shell) return "shell:" + Script(e);
-  return "argv:" + json::serialize(json::value_from(e.overrides.args));
+  // The exec's own variables are part of what was approved (-e BASH_ENV=... asks): an
+  // approval of the command alone does not cover it with other variables.
+  std::string env = e.overrides.env.empty() ? "" : " env:" + json::serialize(json::value_from(e.overrides.env));
+  if (e.shell) return "shell:" + Script(e) + env;
+  return "argv:" + json::serialize(json::value_from(e.overrides.args)) + env;
 }
 
 policy::Verdict JudgeExec(const policy::Policy& rules, const SessionExec& e, const std::string& workspace) {
   policy::ExecContext ctx;
+  ctx.env = e.overrides.env;
   const auto& cwd = e.overrides.cwd;
   if (cwd.empty()) ctx.cwd = policy::CwdSet(workspace);
   else if (cwd.front() == '/') ctx.cwd = policy::CwdSet(cwd);  // a relative --cwd: unknown, left so

@@ -3,7 +3,7 @@
 #include <boost/json.hpp>
 
 #include "shim/core/fs.h"
-#include "shim/policy/wrappers.h"
+#include "shim/policy/assignments.h"
 #include "shim/session/store/layout.h"
 
 namespace sandshim::session {
@@ -23,17 +23,14 @@ std::vector<std::string> ShellArgv(const std::string& script, const std::string&
 
 bool IsCarried(const std::string& name, const std::set<std::string>& authoritative) {
   if (authoritative.contains(name)) return false;
-  // The policy's list of names that change what later words run (PATH, IFS, ENV, BASH_ENV,
-  // CDPATH, HOME, LD_*, GIT_*, PYTHON*, NODE_*, PERL5*, RUBY*, BASH_FUNC*...).
-  if (policy::IsDangerousAssignment(name + "=")) return false;
-  // The loader's and libc's own (a module path is code), and the JVM's options.
-  for (std::string_view n : {"GCONV_PATH", "GLIBC_TUNABLES", "LOCPATH", "NLSPATH", "HOSTALIASES", "JAVA_TOOL_OPTIONS",
-                             "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "ZDOTDIR", "PS1", "PS2", "PS3",
-                             // The shell's own: it sets them itself.
-                             "_", "PWD", "SHLVL", "PPID", "OPTIND"})
+  // Only a variable the policy lets through as an assignment without asking (assignments.h:
+  // an allow-list) comes back: the next exec is judged without seeing it, so one that may
+  // move a program's configuration (XDG_CONFIG_HOME, polred2 F2), options or code, or a
+  // shell's (PATH, BASH_ENV), stays with the exec that set it, approved or not.
+  if (!policy::IsInertAssignment(name + "=")) return false;
+  // The shell's own: it sets them itself.
+  for (std::string_view n : {"_", "PWD", "SHLVL", "PPID", "OPTIND"})
     if (name == n) return false;
-  for (std::string_view p : {"MALLOC_", "LUA_INIT", "PERLLIB"})
-    if (name.rfind(p, 0) == 0) return false;
   std::string upper;
   for (char c : name) upper += static_cast<char>(c >= 'a' && c <= 'z' ? c - 32 : c);
   return !upper.ends_with("_PROXY");  // the session's egress, in either case
@@ -47,7 +44,8 @@ ShellState Carried(ShellState s, const std::set<std::string>& authoritative) {
   size_t total = 0;
   std::erase_if(s.env, [&](const auto& kv) {
     size_t n = kv.first.size() + kv.second.size() + 2;
-    if (!IsCarried(kv.first, authoritative) || n > kOne || total + n > kAll) return true;
+    bool inert = policy::IsInertAssignment(kv.first + "=" + kv.second);  // LANG=/x.locale: a path
+    if (!IsCarried(kv.first, authoritative) || !inert || n > kOne || total + n > kAll) return true;
     total += n;
     return false;
   });

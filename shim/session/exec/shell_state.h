@@ -35,8 +35,10 @@ std::vector<std::string> ShellArgv(const std::string& script, const std::string&
 // the directory on the last line. Anything else is an error: the report is not used.
 Result<ShellState> ParseShellReport(std::string_view report);
 
-// Whether a variable may come back into the next exec: never one that makes a shell or the
-// dynamic loader run code (BASH_ENV, ENV, LD_*, PATH...), the shell's own (PWD, SHLVL, _),
+// Whether a variable may come back into the next exec: only one the policy lets through as an
+// assignment without asking (policy/assignments.h; its value is checked by Carried): never one
+// that may move a program's configuration or run code (XDG_CONFIG_HOME, BASH_ENV, LD_*, PATH,
+// any name not known to be inert), the shell's own (PWD, SHLVL, _),
 // proxy variables, nor one sandshim sets for the exec itself (`authoritative`: the names in
 // the exec's spec environment: proxies with their token, secrets' placeholders...). Carried
 // also drops what execve would refuse (a variable over 128 KiB, or past 1 MiB in all).

@@ -57,8 +57,11 @@ const Case kTable[] = {
     {"grep foo a.txt 2>&1", Decision::kAllow},
     {"/usr/bin/grep foo a.txt", Decision::kAllow},
     {"\\grep foo a.txt", Decision::kAllow},
-    {"FOO=1 grep x a", Decision::kAllow},
-    {"env FOO=1 grep x a", Decision::kAllow},
+    {"CI=1 grep x a", Decision::kAllow},
+    {"env CI=1 LC_ALL=C grep x a", Decision::kAllow},
+    // A variable not known to be inert may move a program's configuration (polred2 F2).
+    {"FOO=1 grep x a", Decision::kAsk},
+    {"env FOO=1 grep x a", Decision::kAsk},
     {"timeout 5 git status", Decision::kAllow},
     {"sh -c 'grep x a.txt'", Decision::kAllow},
     {"echo hello", Decision::kAllow},

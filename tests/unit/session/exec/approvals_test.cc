@@ -112,6 +112,25 @@ TEST_CASE("exec policy: approvals key the exact command; --shell is judged as a 
   CHECK(session::JudgeExec(*p->rules, e, p->workspace).decision == policy::Decision::kDeny);
 }
 
+TEST_CASE("exec policy: the exec's own variables are judged and part of the approval key (polred2 F11)") {
+  auto p = session::CompileExecPolicy(R"J({"permissions": {"allow": ["shell(ls:*)", "shell(sh:*)"]}})J", "", "/workspace");
+  REQUIRE(p.ok());
+  session::SessionExec e;
+  e.overrides.args = {"sh", "-c", "ls"};
+  e.overrides.env = {"CI=1", "LANG=C.UTF-8"};
+  CHECK(session::JudgeExec(*p->rules, e, p->workspace).decision == policy::Decision::kAllow);
+  auto with_inert = session::ApprovalKey(e);
+  e.overrides.env = {"BASH_ENV=/workspace/e.sh"};
+  CHECK(session::JudgeExec(*p->rules, e, p->workspace).decision == policy::Decision::kAsk);
+  CHECK(session::ApprovalKey(e) != with_inert);
+  e.overrides.env = {"ENV=/workspace/e.sh"};
+  auto other = session::ApprovalKey(e);
+  e.overrides.env = {"BASH_ENV=/workspace/e.sh"};
+  CHECK(session::ApprovalKey(e) != other);
+  e.overrides.env.clear();
+  CHECK(session::ApprovalKey(e) == "argv:[\"sh\",\"-c\",\"ls\"]");  // unchanged without variables
+}
+
 TEST_CASE("exec policy: sources.json alone refuses blocked installs and nothing else") {
   auto p = session::CompileExecPolicy("", R"J({"blocked_packages": ["evil"]})J", "/workspace");
   REQUIRE(p.ok());

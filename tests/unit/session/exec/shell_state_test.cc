@@ -109,26 +109,30 @@ TEST_CASE("shell state: names that run code, the shell's own and sandshim's neve
                            "LD_AUDIT", "GCONV_PATH", "GLIBC_TUNABLES", "PYTHONSTARTUP", "NODE_OPTIONS", "PERL5OPT",
                            "RUBYOPT", "GIT_SSH_COMMAND", "BASH_FUNC_x%%", "PS4", "PROMPT_COMMAND", "SHELLOPTS",
                            "JAVA_TOOL_OPTIONS", "MALLOC_CHECK_", "_", "PWD", "SHLVL", "https_proxy", "NO_PROXY",
-                           "HTTP_PROXY", "API_TOKEN", "TERM"}) {
+                           "HTTP_PROXY", "API_TOKEN", "TERM",
+                           // Not known to be inert (polred2 F2): the next exec is judged without them.
+                           "XDG_CONFIG_HOME", "OPENSSL_CONF", "TAR_OPTIONS", "CARRIED", "VIRTUAL_ENV_NAME"}) {
     CAPTURE(name);
     CHECK_FALSE(session::IsCarried(name, spec));
   }
-  for (const char* name : {"DEBUG", "CARRIED", "OLDPWD", "VIRTUAL_ENV_NAME", "LANG", "proxy_host"}) {
+  for (const char* name : {"DEBUG", "CI", "OLDPWD", "LANG", "proxy_host", "my_var"}) {
     CAPTURE(name);
     CHECK(session::IsCarried(name, spec));
   }
-  auto s = session::Carried({.env = {{"A", "1"}, {"LD_PRELOAD", "/x.so"}, {"TERM", "dumb"}}, .cwd = "relative"}, spec);
+  auto s = session::Carried({.env = {{"CI", "1"}, {"LD_PRELOAD", "/x.so"}, {"TERM", "dumb"}, {"LANG", "/ws/loc"}},
+                             .cwd = "relative"},
+                            spec);
   REQUIRE(s.env.size() == 1);
-  CHECK(s.env[0].first == "A");
+  CHECK(s.env[0].first == "CI");
   CHECK(s.cwd.empty());  // a directory that is not absolute is ignored
   // What execve would refuse (E2BIG on the next exec, for good) is not carried.
   std::string big(200000, 'x'), part(100000, 'y');
-  session::ShellState many{.env = {{"BIG", big}, {"OK", "1"}}, .cwd = "/"};
-  for (int i = 0; i < 12; ++i) many.env.emplace_back("P" + std::to_string(i), part);
+  session::ShellState many{.env = {{"big", big}, {"ok", "1"}}, .cwd = "/"};
+  for (int i = 0; i < 12; ++i) many.env.emplace_back("p" + std::to_string(i), part);
   auto kept = session::Carried(many, spec);
-  REQUIRE(kept.env.size() == 11);  // OK and P0..P9: 1 MiB in all
-  CHECK(kept.env[0].first == "OK");
-  CHECK(kept.env.back().first == "P9");
+  REQUIRE(kept.env.size() == 11);  // ok and p0..p9: 1 MiB in all
+  CHECK(kept.env[0].first == "ok");
+  CHECK(kept.env.back().first == "p9");
 }
 
 TEST_CASE("shell state: kept in the session directory, 0600, and read back as written") {
