@@ -16,7 +16,8 @@ bool InertName(std::string_view n) {
                 "CLICOLOR_FORCE", "DEBIAN_FRONTEND", "NODE_ENV", "RAILS_ENV", "RACK_ENV", "APP_ENV", "FLASK_DEBUG", "PORT",
                 "RUST_LOG", "RUST_BACKTRACE", "CARGO_TERM_COLOR", "GOOS", "GOARCH", "CGO_ENABLED", "PYTHONUNBUFFERED",
                 "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "PYTHONIOENCODING", "PYTHONUTF8", "SOURCE_DATE_EPOCH",
-                "TZ", "TIMEFORMAT", "GREP_COLOR", "GREP_COLORS", "OLDPWD"});
+                "TZ", "TIMEFORMAT", "GREP_COLOR", "GREP_COLORS", "OLDPWD", "LOG_LEVEL", "ENVIRONMENT", "FLASK_ENV",
+                "NODE_NO_WARNINGS"});
 }
 
 // Locale names: a value with `/` is a path glibc reads a locale from.
