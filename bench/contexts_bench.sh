@@ -79,7 +79,7 @@ if [ -n "${SANDSHIM_OLD_BIN:-}" ]; then
     "${B[@]}" session context create "vs$1" "$2" --user 2000 "${@:3}" >/dev/null || echo "bench: create $2 failed" >&2
     ms_since "$t0"
   }
-  : >"$W/vnew"; : >"$W/vold"; : >"$W/vtrusted"; : >"$W/enew"; : >"$W/eold"
+  : >"$W/vnew"; : >"$W/vold"; : >"$W/vtrusted"; : >"$W/enew"; : >"$W/eold"; : >"$W/knew"; : >"$W/kold"
   for ((i = 0; i < RUNS; i++)); do
     if ((i % 2)); then create_in OS "o$i" >>"$W/vold"; create_in SS "n$i" >>"$W/vnew"
     else create_in SS "n$i" >>"$W/vnew"; create_in OS "o$i" >>"$W/vold"; fi
@@ -92,10 +92,18 @@ if [ -n "${SANDSHIM_OLD_BIN:-}" ]; then
     else time_runs 1 "${SS[@]}" session exec --context c0 vsSS -- true >>"$W/enew"
       time_runs 1 "${OS[@]}" session exec --context c0 vsOS -- true >>"$W/eold"; fi
   done
+  # --keep in a named context (a lifeline since #31's third round: the command forked, not become)
+  for ((i = 0; i < 3 * RUNS; i++)); do
+    if ((i % 2)); then time_runs 1 "${OS[@]}" session exec --keep --context c0 vsOS -- true >>"$W/kold"
+      time_runs 1 "${SS[@]}" session exec --keep --context c0 vsSS -- true >>"$W/knew"
+    else time_runs 1 "${SS[@]}" session exec --keep --context c0 vsSS -- true >>"$W/knew"
+      time_runs 1 "${OS[@]}" session exec --keep --context c0 vsOS -- true >>"$W/kold"; fi
+  done
   echo "this binary vs $SANDSHIM_OLD_BIN (same run, interleaved):"
   report "  context create, spare ready" "old" "$(median <"$W/vold")" "$(median <"$W/vnew")" 1.10
   report "  context create --trusted, spare ready" "old (plain)" "$(median <"$W/vold")" "$(median <"$W/vtrusted")" 1.10
   report "  exec true in a context" "old" "$(median <"$W/eold")" "$(median <"$W/enew")" 1.10
+  report "  exec --keep true in a context" "old" "$(median <"$W/kold")" "$(median <"$W/knew")" 1.10
   "${OS[@]}" session delete vsOS >/dev/null 2>&1
   "${SS[@]}" session delete vsSS >/dev/null 2>&1
   [ "${VS_ONLY:-0}" = 1 ] && exit 0

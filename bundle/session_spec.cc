@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <sstream>
 
 #include "bundle/default_spec.h"
+#include "shim/core/fs.h"
 
 namespace sandshim::bundle {
 namespace json = boost::json;
@@ -16,6 +18,19 @@ Result<std::pair<std::string, std::string>> ParseEnv(std::string_view kv) {
   for (unsigned char c : key) ok &= std::isalnum(c) || c == '_';
   if (eq == std::string_view::npos || !ok) return MakeError("invalid --env \"" + std::string(kv) + "\": want KEY=VALUE", EINVAL);
   return std::pair{key, std::string(kv.substr(eq + 1))};
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> ReadEnvFiles(const std::vector<std::string>& files) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& f : files) {
+    auto text = TRY_CTX(fs::ReadFile(f), "--env-file " + f);
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.empty() || line[0] == '#') continue;
+      out.push_back(TRY_CTX(ParseEnv(line), "--env-file " + f));
+    }
+  }
+  return out;
 }
 
 Result<ExtraMount> ParseMount(std::string_view spec) {

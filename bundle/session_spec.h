@@ -124,6 +124,9 @@ int64_t HostMemoryWithHeadroom(int64_t inside);
 
 // Parses "K=V"; the key must be a valid environment name.
 Result<std::pair<std::string, std::string>> ParseEnv(std::string_view kv);
+// --env-file FILE...: KEY=VALUE lines ('#' comments and blank lines skipped), in order, each
+// checked as ParseEnv does: values kept off argv, where any host user's `ps` reads them.
+Result<std::vector<std::pair<std::string, std::string>>> ReadEnvFiles(const std::vector<std::string>& files);
 // Parses "SRC:DST[:ro]".
 Result<ExtraMount> ParseMount(std::string_view spec);
 // Parses sizes like "512m", "2g", "1048576".

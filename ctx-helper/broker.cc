@@ -450,7 +450,10 @@ struct Broker {
 }  // namespace
 
 [[noreturn]] void RunBroker(const Forward& f, int link, uint64_t init_caps) {
-  if (::unshare(CLONE_NEWNET) != 0) Die("a network namespace of the context's own");
+  // Its own network namespace, and its own SysV IPC namespace: every context container of a
+  // gVisor sandbox is in the sandbox's one IPC namespace otherwise, so a key the platform's
+  // code uses (shmget, msgget, semget) could be read or squatted first by another context's.
+  if (::unshare(CLONE_NEWNET | CLONE_NEWIPC) != 0) Die("network and IPC namespaces of the context's own");
   LoopbackUp();
   // Before anything else: a command forked without it can never get it back (bounding set).
   if (!DropCaps(init_caps & (uint64_t{1} << 21))) Die("dropping CAP_SYS_ADMIN");

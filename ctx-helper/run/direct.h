@@ -1,10 +1,11 @@
 // Included by run.cc inside its anonymous namespace (its syscall stubs, Say, EndAs, Exit):
-// the direct path. Where the Sentry lets a process setns() into another's network namespace
+// the direct path. Where the Sentry lets a process setns() into another's network and IPC namespaces
 // (runsc 2024; 2022 answers EOPNOTSUPP, measured: docs/CONTEXTS.md), the client enters the
-// broker's namespace itself and the command starts here, with no hand-off to the broker:
-//   - the exec keeps what it starts (--keep, the default context): the client becomes the
-//     command (one process start, as a plain exec: its pid, signals and status are the
-//     command's own);
+// broker's namespaces itself and the command starts here, with no hand-off to the broker:
+//   - the exec keeps what it starts (the default context): the client becomes the command
+//     (one process start, as a plain exec: its pid, signals and status are the command's own);
+//   - a named context's --keep exec (a lifeline): the client forks the command and stays its
+//     parent, only to end it (alone) when the caller goes; what it started stays;
 //   - a named context's exec ends what it starts: the client stays as the command's parent,
 //     a sub-reaper (PR_SET_CHILD_SUBREAPER, which 2024 allows a non-init process), so every
 //     orphan of the command's, a setsid'd daemon included, becomes its child; when the
@@ -13,7 +14,7 @@
 // holds for itself (what it needs here: setns, the user, the bounding set); --drop-caps names
 // them, and the command never gets them (nor does the broker's request: PutCredentials).
 
-constexpr long kCLONE_NEWNET = 0x40000000, kSIGCHLD = 17, kWNOHANG = 1, kECHILD = 10, kENOENT_ = 2, kENOTDIR = 20;
+constexpr long kCLONE_NEWNET = 0x40000000, kCLONE_NEWIPC = 0x08000000, kSIGCHLD = 17, kWNOHANG = 1, kECHILD = 10, kENOENT_ = 2, kENOTDIR = 20;
 constexpr int kO_DIRECTORY = 0200000, kSIG_SETMASK = 2;
 constexpr unsigned long kTIOCSCTTY = 0x540E;
 
@@ -30,22 +31,30 @@ long BrokerPid() {
   return ParseU32(buf, pid) ? pid : 0;
 }
 
-// Into the broker's network namespace; false where the Sentry refuses (the broker's path then).
-bool EnterBrokerNetns() {
-  long pid = BrokerPid();
-  if (pid <= 0) return false;
+// Into one of the broker's namespaces (NAME: "net", "ipc"); false where the Sentry refuses.
+bool EnterBrokerNs(long pid, const char* name, long type) {
   char path[40] = "/proc/";
   size_t n = 6;
   char digits[12];
   int d = 0;
   for (long v = pid; v; v /= 10) digits[d++] = static_cast<char>('0' + v % 10);
   while (d) path[n++] = digits[--d];
-  memcpy(path + n, "/ns/net", 8);
+  memcpy(path + n, "/ns/", 4);
+  n += 4;
+  for (const char* c = name; *c; ++c) path[n++] = *c;
+  path[n] = 0;
   int fd = static_cast<int>(Sys(__NR_openat, kAT_FDCWD, reinterpret_cast<long>(path), kO_RDONLY | kO_CLOEXEC));
   if (fd < 0) return false;
-  long rc = Sys(__NR_setns, fd, kCLONE_NEWNET);
+  long rc = Sys(__NR_setns, fd, type);
   Sys(__NR_close, fd);
   return rc == 0;
+}
+
+// Into the broker's network and SysV IPC namespaces (both the context's own: broker.cc);
+// false where the Sentry refuses either (the broker's path then: it forks the command in both).
+bool EnterBrokerNamespaces() {
+  long pid = BrokerPid();
+  return pid > 0 && EnterBrokerNs(pid, "net", kCLONE_NEWNET) && EnterBrokerNs(pid, "ipc", kCLONE_NEWIPC);
 }
 
 // The exec's user and capabilities, its directory, then the command (PATH searched as
@@ -188,9 +197,13 @@ alignas(16) char g_command_stack[64 * 1024];
 // Returns only where the Sentry refuses setns (the caller goes to the broker). sigfd holds the
 // forwarded signals, blocked.
 void TryDirect(const char* cwd, char** argv, char** envp, bool end, bool tty, int sigfd, uint64_t forwarded) {
-  if (!EnterBrokerNetns()) return;
-  if (!end) BecomeCommand(cwd, argv, envp, false);  // (our terminal stays the command's, as a plain exec's)
-  Sys(__NR_prctl, PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+  if (!EnterBrokerNamespaces()) return;
+  // Keeping what it starts, with nobody to watch for (no lifeline: the default context, an
+  // older sandshim): become the command (our terminal stays the command's, as a plain
+  // exec's). With a lifeline (a named context's --keep) we stay as its parent, to end it
+  // alone when the caller goes; what it started is not ours to end (no sub-reaper).
+  if (!end && g_lifeline < 0) BecomeCommand(cwd, argv, envp, false);
+  if (end) Sys(__NR_prctl, PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
   Sys(__NR_prctl, PR_SET_DUMPABLE, 0, 0, 0, 0);  // (root, with the init's capabilities: not the command's to read)
   uint64_t mask = forwarded | (uint64_t{1} << (kSIGCHLD - 1));
   Sys(__NR_rt_sigprocmask, kSIG_BLOCK, reinterpret_cast<long>(&mask), 0, 8);
@@ -211,7 +224,7 @@ void TryDirect(const char* cwd, char** argv, char** envp, bool end, bool tty, in
   for (;;) {
     PollFd lp[2] = {{sigfd, kPOLLIN, 0}, {g_lifeline, 0, 0}};
     if (Sys(__NR_poll, reinterpret_cast<long>(lp), 2, -1) < 0) continue;
-    if (g_lifeline >= 0 && LifelineGone(lp[1].revents)) {  // nobody waits: the command goes, then its leftovers
+    if (g_lifeline >= 0 && LifelineGone(lp[1].revents)) {  // nobody waits: the command goes (then its leftovers, unless kept)
       Sys(__NR_kill, child, 9);
       g_lifeline = -1;
     }
@@ -227,6 +240,7 @@ void TryDirect(const char* cwd, char** argv, char** envp, bool end, bool tty, in
     int st;
     long w;
     while ((w = Sys(__NR_wait4, -1, reinterpret_cast<long>(&st), kWNOHANG, 0)) > 0)
-      if (w == child) EndWithLeftovers(st);
+      if (w == child && end) EndWithLeftovers(st);
+      else if (w == child) EndAs(st);
   }
 }

@@ -266,13 +266,20 @@ bool SendRequest(int sock, bool fd3) {
 // signal that comes before the command runs goes on the socket after the request, where
 // the broker reads it once it has started the command, and sends it on then. Returns our
 // exit code, or ends as the command ended.
-int AwaitEnd(int sock, int sigfd) {
+int AwaitEnd(int sock, int sigfd, bool end) {
   for (;;) {
     PollFd p[3] = {{sock, kPOLLIN, 0}, {sigfd, kPOLLIN, 0}, {g_lifeline, 0, 0}};
     long rc = Sys(__NR_poll, reinterpret_cast<long>(p), 3, -1);
     if (rc == -kEINTR) continue;
     if (rc < 0) return 125;
-    if (g_lifeline >= 0 && LifelineGone(p[2].revents)) return 137;  // the broker ends a gone client's tree
+    if (g_lifeline >= 0 && LifelineGone(p[2].revents)) {
+      if (end) return 137;  // the broker ends a gone client's tree
+      // --keep: the command alone (a SIGKILL sent on as a forwarded signal); what it started
+      // stays, kept by the broker when the command's end is reaped. Then we end as it did.
+      g_lifeline = -1;
+      unsigned char kill9 = 9;
+      if (!WriteAll(sock, reinterpret_cast<char*>(&kill9), 1)) return 137;
+    }
     if (p[1].revents & kPOLLIN) {
       SignalfdInfo info[8];
       long n = Sys(__NR_read, sigfd, reinterpret_cast<long>(info), sizeof(info));
@@ -322,7 +329,7 @@ int Run(int argc, char** argv, char** envp) {
   if (tty) LetGoOfTerminal();
   int sock = ConnectBroker();
   if (sock < 0 || !SendRequest(sock, fd3)) return 125;
-  return AwaitEnd(sock, sigfd);
+  return AwaitEnd(sock, sigfd, args.end);
 }
 
 }  // namespace

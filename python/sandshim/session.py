@@ -51,12 +51,12 @@ def _command(cmd):
     return ["sh", "-c", cmd] if isinstance(cmd, str) else [str(a) for a in cmd]
 
 
-def _exec_args(sid, cmd, timeout, env, cwd, context, user, shell):
+def _exec_args(sid, cmd, timeout, env_fd, cwd, context, user, shell):
     args = ["session", "exec"]
     if timeout is not None:
         args += ["--timeout", _duration(timeout)]
-    for k, v in (env or {}).items():
-        args += ["-e", "%s=%s" % (k, v)]
+    if env_fd is not None:
+        args += ["--env-file", "/dev/fd/%d" % env_fd]
     if cwd:
         args += ["--cwd", cwd]
     if context:
@@ -198,8 +198,6 @@ class Session:
                              ("--secret", secrets), ("--egress-resolve", egress_resolve)):
             for v in values:
                 opt(flag, v)
-        for k, v in (env or {}).items():
-            opt("--env", "%s=%s" % (k, v))
         for k, v in (secret_files or {}).items():
             opt("--secret-file", "%s=%s" % (k, v))
         for k, v in (secret_envs or {}).items():
@@ -220,6 +218,10 @@ class Session:
                 fd = _value_pipe(v)
                 fds.append(fd)
                 opt("--secret-fd", "%s=%d" % (k, fd))
+            env_fd = _env_fd(env)
+            if env_fd is not None:
+                fds.append(env_fd)
+                opt("--env-file", "/dev/fd/%d" % env_fd)
             if id:
                 args.append(id)
             doc = client.json(args, pass_fds=tuple(fds))
@@ -289,22 +291,29 @@ class Session:
         (seconds) ends the command's whole tree (exit 124, timed_out). on_stdout/on_stderr get
         the output as it comes (bytes chunks); the Result still holds all of it. A command the
         policy refuses raises PolicyDenied or ApprovalRequired; nothing ran."""
-        opts, tail = _exec_args(self.id, cmd, timeout, env, cwd, context, user, shell)
-        if on_stdout is None and on_stderr is None:
-            p = self.client.call(opts + ["--json"] + tail, input=input, stdin=subprocess.DEVNULL, check=False)
-            if p.returncode != 0 and not p.stdout.strip():
-                raise error_from(p.stderr, p.returncode, self.client.argv(opts + tail))
-            doc = json.loads(p.stdout)
-            if "policy" in doc:
-                raise _refusal(doc, self.client.argv(opts + tail))
-            return Result(doc["exit"], doc["stdout"].encode(), doc["stderr"].encode(), doc.get("timed_out", False),
-                          doc.get("duration_ms", 0))
-        return self._stream(opts + tail, timeout, on_stdout, on_stderr, input)
+        env_fd = _env_fd(env)
+        fds = () if env_fd is None else (env_fd,)
+        try:
+            opts, tail = _exec_args(self.id, cmd, timeout, env_fd, cwd, context, user, shell)
+            if on_stdout is None and on_stderr is None:
+                p = self.client.call(opts + ["--json"] + tail, input=input, stdin=subprocess.DEVNULL, check=False,
+                                     pass_fds=fds)
+                if p.returncode != 0 and not p.stdout.strip():
+                    raise error_from(p.stderr, p.returncode, self.client.argv(opts + tail))
+                doc = json.loads(p.stdout)
+                if "policy" in doc:
+                    raise _refusal(doc, self.client.argv(opts + tail))
+                return Result(doc["exit"], doc["stdout"].encode(), doc["stderr"].encode(), doc.get("timed_out", False),
+                              doc.get("duration_ms", 0))
+            return self._stream(opts + tail, timeout, on_stdout, on_stderr, input, fds)
+        finally:
+            for fd in fds:
+                os.close(fd)
 
-    def _stream(self, args, timeout, on_stdout, on_stderr, input):
+    def _stream(self, args, timeout, on_stdout, on_stderr, input, fds=()):
         t0 = time.monotonic()
         p = self.client.popen(args, stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=fds)
         if input is not None:
             p.stdin.write(input)
             p.stdin.close()
@@ -331,9 +340,15 @@ class Session:
     def start_process(self, cmd, env=None, cwd=None, context=None, user=None, stdin=False):
         """Starts cmd in the background: a Process (pipes for stdout and stderr, and stdin
         with stdin=True). Session.background is the same."""
-        opts, tail = _exec_args(self.id, cmd, None, env, cwd, context, user, False)
-        return Process(self.client.popen(opts + tail, stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+        env_fd = _env_fd(env)
+        fds = () if env_fd is None else (env_fd,)
+        try:
+            opts, tail = _exec_args(self.id, cmd, None, env_fd, cwd, context, user, False)
+            return Process(self.client.popen(opts + tail, stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+                                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=fds))
+        finally:
+            for fd in fds:
+                os.close(fd)
 
     background = start_process
 
@@ -341,8 +356,6 @@ class Session:
     def create_context(self, name, env=None, user=None, allow_domains=(), deny_domains=(), secrets=(),
                        secret_values=None):
         args = ["session", "context", "create", "--json"]
-        for k, v in (env or {}).items():
-            args += ["-e", "%s=%s" % (k, v)]
         if user is not None:
             args += ["-u", str(user)]
         for d in allow_domains:
@@ -356,6 +369,10 @@ class Session:
             for k, v in (secret_values or {}).items():
                 fds.append(_value_pipe(v))
                 args += ["--secret-fd", "%s=%d" % (k, fds[-1])]
+            env_fd = _env_fd(env)
+            if env_fd is not None:
+                fds.append(env_fd)
+                args += ["--env-file", "/dev/fd/%d" % env_fd]
             return self.client.json(args + [self.id, name], pass_fds=tuple(fds))
         finally:
             for fd in fds:
@@ -387,6 +404,25 @@ class Session:
 
     def reject(self, approval):
         return self.client.json(["session", "reject", "--json", self.id, approval])
+
+
+def _env_fd(env):
+    """A memfd of KEY=VALUE lines, for --env-file /dev/fd/N: environment values never go on
+    sandshim's argv, where any host user's `ps` reads them. None for no env."""
+    if not env:
+        return None
+    text = ""
+    for k, v in env.items():
+        v = str(v)
+        if "\n" in v or "\0" in v:
+            raise ValueError("the value of %s holds a newline or NUL: an environment value cannot" % k)
+        text += "%s=%s\n" % (k, v)
+    fd = os.memfd_create("sandshim-env", 0)  # inheritable: handed on through pass_fds
+    data = text.encode()
+    while data:
+        data = data[os.write(fd, data):]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
 
 
 def _value_pipe(value):

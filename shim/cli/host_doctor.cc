@@ -19,6 +19,9 @@ std::string Lacks(const runsc::ProbeResult& p) {
         "and credential contexts' pod containers are unavailable");
   if (!p.HasFlag("overlay2"))
     add("no --overlay2: a docker/podman container's root filesystem writes follow this runsc's default");
+  if (p.sandbox_uid == 65534)
+    add("a sandbox user of its own: it runs every sandbox as host uid 65534, so host nobody can stop or kill any "
+        "session's sandbox (no flag or spec changes that on this runsc: docs/RUNSC.md)");
   if (p.platform != "systrap") add("platform " + p.platform + " (systrap, the fastest on most hosts, did not boot)");
   return out;
 }
@@ -36,7 +39,8 @@ Finding Gvisor(const Config& c) {
     return f;
   }
   f.detail = p.version + ", platform " + p.platform + ", control server " +
-             (p.control.empty() ? std::string("none") : p.control);
+             (p.control.empty() ? std::string("none") : p.control) +
+             (p.sandbox_uid < 0 ? std::string() : ", sandbox uid " + std::to_string(p.sandbox_uid));
   // #35: what session pause needs, probed by doing it (a few seconds, once per binary).
   auto ck = runsc::ProbeCheckpoint(p, c.cache_dir);
   f.detail += std::string(", snapshots ") + (ck.works ? "work (session pause/resume)" : "do not work");

@@ -16,13 +16,14 @@ namespace {
 
 struct ContextArgs {
   std::string session, name, user;
-  std::vector<std::string> env, secrets, secret_files, secret_fds, secret_envs, allow_domains, deny_domains;
+  std::vector<std::string> env, env_files, secrets, secret_files, secret_fds, secret_envs, allow_domains, deny_domains;
   bool json = false, trusted = false;
 };
 
 Result<session::ContextOptions> OptionsFrom(const ContextArgs& a) {
   session::ContextOptions o{.name = a.name, .allow_domains = a.allow_domains, .deny_domains = a.deny_domains};
   o.trusted = a.trusted;
+  for (auto& [k, v] : TRY(bundle::ReadEnvFiles(a.env_files))) o.env[k] = std::move(v);  // then --env: a later key wins
   for (const auto& raw : a.env) {
     auto kv = TRY(bundle::ParseEnv(TRY(ResolveEnvArg(raw, /*forget=*/true))));
     o.env[kv.first] = kv.second;
@@ -86,6 +87,7 @@ void AddCreate(Verbs& v, CLI::App* group) {
   sub->add_option("name", a->name, "context name")->required();
   sub->add_option("-e,--env", a->env, "KEY=VALUE, or KEY: its value from sandshim's environment (repeatable)")
       ->allow_extra_args(false);
+  sub->add_option("--env-file", a->env_files, "file of KEY=VALUE lines, kept off argv (repeatable)")->allow_extra_args(false);
   sub->add_option("-u,--user", a->user, "uid[:gid] the context's commands run as (default: the session's)");
   sub->add_option("--secret", a->secrets,
                   "NAME:host=HOST[:header=...]: a secret of this context's own; the proxy puts its value only into "

@@ -2,14 +2,12 @@
 // stay apart, stdin is passed through, and its exit status is ours (128+n for a signal,
 // 124 when --timeout ended it).
 #include <iostream>
-#include <sstream>
 
 #include "bundle/process.h"
 #include "bundle/session_profile.h"
 #include "bundle/session_spec.h"
 #include "shim/cli/env_arg.h"
 #include "shim/cli/session_common.h"
-#include "shim/core/fs.h"
 
 namespace sandshim::cli {
 
@@ -20,22 +18,6 @@ struct SessionExecArgs {
   std::string context;
   std::vector<std::string> env_files;
 };
-
-// --env-file: KEY=VALUE lines (# comments, blank lines skipped), before --env (a later key
-// wins): values that must not sit on argv where `ps` shows them (issue #34, L3).
-static Result<std::vector<std::string>> EnvFileLines(const std::vector<std::string>& files) {
-  std::vector<std::string> out;
-  for (const auto& f : files) {
-    auto text = TRY_CTX(fs::ReadFile(f), "--env-file " + f);
-    std::istringstream lines(text);
-    for (std::string line; std::getline(lines, line);) {
-      if (line.empty() || line[0] == '#') continue;
-      TRY_CTX(bundle::ParseEnv(line), "--env-file " + f);
-      out.push_back(line);
-    }
-  }
-  return out;
-}
 
 // The policy's answer: its JSON line on stdout (inside --json's document), a line for
 // people on stderr; the status says denied or ask.
@@ -62,9 +44,12 @@ void RegisterSessionExec(Verbs& v, CLI::App* parent) {
     session::SessionExec e;
     e.overrides = a->o;
     e.overrides.args = std::move(rest);
-    auto from_files = EnvFileLines(a->env_files);
+    // --env-file before --env (a later key wins).
+    auto from_files = bundle::ReadEnvFiles(a->env_files);
     if (!from_files) return ExitWith(Status(from_files.error().Wrap("session exec")));
-    e.overrides.env.insert(e.overrides.env.begin(), from_files->begin(), from_files->end());
+    std::vector<std::string> lines;
+    for (const auto& [k, v] : *from_files) lines.push_back(k + "=" + v);
+    e.overrides.env.insert(e.overrides.env.begin(), lines.begin(), lines.end());
     for (auto& kv : e.overrides.env) {
       auto r = ResolveEnvArg(kv);
       if (!r) return ExitWith(Status(r.error().Wrap("session exec")));

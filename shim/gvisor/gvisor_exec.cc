@@ -327,7 +327,8 @@ Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecDetached(const Contain
     tty = TRY(std::move(opened));
   }
   auto internal = dir / ("exec-" + std::to_string(::getpid()) + "-" + RandomSuffix() + ".pid");
-  auto pid = ClientFor(c).ExecDetached(RunscId(root_, c.id), {.process_file = process_file}, internal);
+  auto pid = ClientFor(c).ExecDetached(RunscId(root_, c.id), {.process_file = process_file}, internal,
+                                       SandboxCgroupDirs(c));
   tty.reset();
   ::unlink(process_file.c_str());
   ::unlink(internal.c_str());

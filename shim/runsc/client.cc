@@ -225,7 +225,8 @@ Result<process::ProcessSpec> Client::ExecLaunch(std::string_view id, const std::
 }
 
 Result<pid_t> Client::ExecDetached(std::string_view id, const ExecOpts& opts,
-                                   const std::filesystem::path& internal_pid_file) {
+                                   const std::filesystem::path& internal_pid_file,
+                                   const std::vector<std::filesystem::path>& cgroups) {
   ProtectStdio();
   PrivateStdioDevices(error_log_.parent_path());  // the background runsc exec gets our stdio
   ExecOpts fg = opts;
@@ -237,7 +238,7 @@ Result<pid_t> Client::ExecDetached(std::string_view id, const ExecOpts& opts,
   auto argv = WithErrorLog(ExecArgv(g_, fg, id), error_log_);
   LogArgv(argv);
   // In the background, in a session of its own: our caller's job signals do not reach it.
-  auto child = TRY(process::Spawn({.argv = argv, .new_session = true, .netns = g_.netns}));
+  auto child = TRY(process::Spawn({.argv = argv, .new_session = true, .netns = g_.netns, .cgroups = cgroups}));
   // runsc writes the internal pid once the process runs in the sandbox; if the runsc exec
   // exits first, the exec failed (or the process was very short-lived and already done).
   auto started = fs::WaitForFile(internal_pid_file, child.pidfd(), process::Clock::now() + std::chrono::seconds(30));

@@ -42,7 +42,10 @@ class Client {
   // Detached exec done by sandshim itself (this runsc's --detach drops every argument that
   // contains "detach", container ids included): a background `runsc exec` whose pid is the
   // exec'd process as the caller sees it. Returns once the process runs inside the sandbox.
-  Result<pid_t> ExecDetached(std::string_view id, const ExecOpts& o, const std::filesystem::path& internal_pid_file);
+  // It joins cgroups (the container's) before it runs: it stands for the command for as long
+  // as that runs, so it counts against the container's limits, not the caller's (review N4).
+  Result<pid_t> ExecDetached(std::string_view id, const ExecOpts& o, const std::filesystem::path& internal_pid_file,
+                             const std::vector<std::filesystem::path>& cgroups = {});
   Result<std::string> Ps(std::string_view id, bool json);
   Result<std::string> Stats(std::string_view id);
   // Removes everything of this container: runsc delete --force, then the processes, state

@@ -50,16 +50,28 @@ Status ExecTrue(ControlConnection& conn, const std::string& id) {
   return Ok();
 }
 
+// The real uid of /proc/<pid>/status's "Uid:" line (-1: unreadable).
+int64_t SandboxUid(pid_t pid) {
+  auto status = fs::ReadFile("/proc/" + std::to_string(pid) + "/status");
+  if (!status) return -1;
+  auto at = status->find("\nUid:");
+  if (at == std::string::npos) return -1;
+  char* end = nullptr;
+  long long uid = std::strtoll(status->c_str() + at + 5, &end, 10);
+  return end == status->c_str() + at + 5 ? -1 : uid;
+}
+
 ControlProbe AskSandbox(const Global& g, const std::string& id, const std::filesystem::path& pid_file) {
   pid_t pid = static_cast<pid_t>(std::atoi(fs::ReadFile(pid_file).value_or("0").c_str()));
   auto start = proc::StartTime(pid);
   if (pid <= 0 || !start) return {"", "no sandbox pid"};
+  int64_t uid = SandboxUid(pid);
   ControlAddress at{.kind = ControlSocket::kAbstract, .sandbox_id = id, .runsc_root = g.root, .netns = g.netns};
   if (fs::Exists(ControlSocketPath(g.root, id))) at.kind = ControlSocket::kPath;
   auto conn = ControlConnection::Connect(at, {pid, *start});
-  if (!conn) return {"", "control server: " + conn.error().msg};
-  if (auto ok = ExecTrue(*conn, id); !ok) return {"", "control exec: " + ok.error().msg};
-  return {std::string(at.kind == ControlSocket::kPath ? kControlPath : kControlAbstract), ""};
+  if (!conn) return {"", "control server: " + conn.error().msg, uid};
+  if (auto ok = ExecTrue(*conn, id); !ok) return {"", "control exec: " + ok.error().msg, uid};
+  return {std::string(at.kind == ControlSocket::kPath ? kControlPath : kControlAbstract), "", uid};
 }
 
 }  // namespace

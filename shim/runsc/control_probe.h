@@ -5,6 +5,7 @@
 // Part of the probe (probe.h): once per runsc binary, cached with its verdict.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
@@ -15,6 +16,9 @@ namespace sandshim::runsc {
 struct ControlProbe {
   std::string protocol;  // kControlPath or kControlAbstract (control.h); empty: none works
   std::string why;       // when empty
+  // The host uid the sandbox process (the Sentry) runs as, seen while it runs (-1: not seen).
+  // 65534 is host nobody's, who can then stop or kill every sandbox (docs/RUNSC.md).
+  int64_t sandbox_uid = -1;
 };
 
 // g: the probe's runsc, its private root (0700) and namespace, the platform that booted.

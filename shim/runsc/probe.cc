@@ -103,6 +103,7 @@ void ProbePlatforms(ProbeResult& r, const std::string& forced, const std::filesy
   auto c = ProbeControl(ProbeGlobal(r.binary, r.platform, dir, netns), dir / "sleeper" / "bundle",
                         "probe-" + std::to_string(::getpid()) + "-control");
   r.control = c.protocol;
+  r.sandbox_uid = c.sandbox_uid;
   if (c.protocol.empty()) r.notes.push_back("control server: " + c.why + " (every exec through runsc exec)");
 }
 
@@ -146,7 +147,7 @@ json::object ToJson(const ProbeResult& r, const std::string& identity) {
   for (const auto& f : r.flags) flags.emplace_back(f);
   return {{"identity", identity}, {"usable", r.usable}, {"platform", r.platform}, {"version", r.version},
           {"binary", r.binary},   {"error", r.error},   {"notes", std::move(notes)}, {"control", r.control},
-          {"flags", std::move(flags)}};
+          {"flags", std::move(flags)}, {"sandbox_uid", r.sandbox_uid}};
 }
 
 std::optional<ProbeResult> FromCache(const std::filesystem::path& file, const std::string& identity) {
@@ -165,6 +166,7 @@ std::optional<ProbeResult> FromCache(const std::filesystem::path& file, const st
   r.notes = bundle::GetStrings(o, "notes");
   r.control = bundle::GetString(o, "control");
   r.flags = bundle::GetStrings(o, "flags");
+  if (const auto* u = o.if_contains("sandbox_uid"); u && u->is_int64()) r.sandbox_uid = u->as_int64();
   return r;
 }
 
@@ -211,8 +213,9 @@ ProbeResult Probe(const std::string& runsc, const std::filesystem::path& cache_d
                   ControlNetnsKeeper& keeper) {
   std::string binary = process::FindOnHost(runsc);
   if (binary.empty()) return ProbeResult{.error = "runsc (\"" + runsc + "\") is not installed or not executable"};
-  // "v2": the verdict's fields (control, flags); a cache written before them is probed again.
-  std::string identity = "v2|" + BinaryIdentity(binary) + (forced.empty() ? "" : "|" + forced);
+  // "v3": the verdict's fields (control, flags, sandbox_uid); a cache written before them is
+  // probed again.
+  std::string identity = "v3|" + BinaryIdentity(binary) + (forced.empty() ? "" : "|" + forced);
   // One file per binary (and forced platform): hosts and test runs with two runsc versions
   // keep both verdicts instead of probing again at every switch.
   uint64_t h = 1469598103934665603ull;

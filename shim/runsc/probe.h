@@ -7,6 +7,7 @@
 // the runsc binary's identity (path, size, mtime), so a runsc upgrade triggers a new probe.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -26,6 +27,7 @@ struct ProbeResult {
   std::vector<std::string> notes;  // e.g. "kvm: timed out after 5s"
   std::string control;             // the control server its sandboxes have (control.h); empty: none
   std::vector<std::string> flags;  // names of the global flags it takes (`runsc flags`)
+  int64_t sandbox_uid = -1;        // host uid of its sandbox process (control_probe.h); -1: not seen
   bool HasFlag(std::string_view name) const;
 };
 

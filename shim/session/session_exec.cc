@@ -147,12 +147,14 @@ Result<RunnerOutcome> Sessions::Exec(const SessionRecord& r, const SessionExec& 
   RunnerOptions ro{.timeout = e.timeout.count() > 0 ? e.timeout : gate.timeout,
                    .capture_limit = e.capture_limit,
                    .channel = e.shell && !ov.tty};  // --shell reports its state on fd 3
-  // What a named context's exec started ends when this process does, however it ends (an
+  // A named context's command ends when this process does, however it ends (an
   // orchestrator's SIGKILL included): the client in the sandbox holds the read end of a pipe
-  // whose only writer is ours, and ends the command when it closes (run.cc --lifeline). Not
-  // with a terminal (runsc exec takes no extra descriptors) nor --keep.
+  // whose only writer is ours, and ends the command when it closes (run.cc --lifeline): with
+  // what it started, or, --keep, the command alone (what it started was asked to outlive it,
+  // and shows in `context ps`). Not with a terminal (runsc exec takes no extra descriptors).
+  bool named = !e.context.empty() && e.context != kDefaultContext;
   UniqueFd lifeline_r, lifeline_w;
-  if (brokered && !keep && !ov.tty && OwnRunClient(spec.doc)) TRY(OpenLifeline(lifeline_r, lifeline_w));
+  if (brokered && named && !ov.tty && OwnRunClient(spec.doc)) TRY(OpenLifeline(lifeline_r, lifeline_w));
   if (brokered)
     req.process = TRY(ThroughBroker(std::move(req.process), spec.doc, ov.cap_add, /*end_leftovers=*/!keep,
                                     lifeline_r.valid() ? (ro.channel ? 4 : 3) : 0));

@@ -45,6 +45,7 @@ SessionGcReport Sessions::Gc(std::optional<std::chrono::milliseconds> idle) {
     rep.removed.push_back("session " + id + " (" + why + ")");
     if (r) (void)AppendAudit(r->audit, "delete", {{"session", id}, {"backend", r->backend}, {"reason", why}});
   }
+  GcSnapshotLeftovers(rep);
   // What sessions leave to the runtime (their containers) is the runtime gc's business.
   auto rt = containers_.Gc();
   rep.removed.insert(rep.removed.end(), rt.removed.begin(), rt.removed.end());

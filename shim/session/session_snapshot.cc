@@ -5,7 +5,12 @@
 // give the same mounts: the source's flags). Root's, 0700: an image holds a sandbox's memory,
 // never another tenant's to read. A snapshot is made in .tmp-<name> and renamed into place, so
 // a name never names half an image; a crash leaves .tmp-<name>, which the next snapshot of that
-// name and RemoveSnapshot remove.
+// name, RemoveSnapshot and gc remove. Who owns a .tmp-: a snapshot being made holds a shared
+// flock on the snapshots directory from before its .tmp- exists until it is renamed or
+// removed; gc removes .tmp- directories only under the exclusive lock, taken without waiting
+// (a snapshot in flight: the next gc).
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +20,7 @@
 #include "shim/core/fs.h"
 #include "shim/core/ids.h"
 #include "shim/core/log.h"
+#include "shim/core/unique_fd.h"
 #include "shim/session/store/audit.h"
 #include "shim/session/contexts/context_spare.h"
 #include "shim/session/sessions.h"
@@ -39,6 +45,14 @@ Status KeepImage(const std::filesystem::path& from, const std::filesystem::path&
   return Ok();
 }
 
+// The snapshots directory, flocked (how: LOCK_SH or LOCK_EX, maybe | LOCK_NB).
+Result<UniqueFd> LockSnapshots(const std::filesystem::path& dir, int how) {
+  UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd.valid()) return ErrnoError("open " + dir.string());
+  if (::flock(fd.get(), how) != 0) return ErrnoError("lock " + dir.string());
+  return fd;
+}
+
 }  // namespace
 
 Result<std::filesystem::path> Sessions::ForkImage(const std::string& name) const {
@@ -57,8 +71,10 @@ Result<SessionRecord> Sessions::Snapshot(const std::string& ref, const std::stri
   auto refill = TRY(WaitForRefill(Dir(id)));  // a spare being made (context_spare.h: lock order)
   auto lock = TRY(store_.Lock(id));
   auto r = TRY(PauseLocked(TRY(Load(id))));
+  UniqueFd building;  // a live snapshot's claim on its .tmp- (gc leaves it), to the end of this call
   auto kept = [&]() -> Status {
     TRY(fs::MkdirAll(SnapshotsDir(), 0700));
+    building = TRY(LockSnapshots(SnapshotsDir(), LOCK_SH));
     TRY(fs::RemoveAll(tmp));  // what a snapshot of this name that died left
     if (::mkdir(tmp.c_str(), 0700) != 0) return ErrnoError("mkdir " + tmp.string());
     TRY(KeepImage(SnapshotDir(Dir(id)), tmp / layout::kSnapshotImage));
@@ -93,6 +109,22 @@ json::array Sessions::ListSnapshots() const {
     out.push_back(std::move(o));
   }
   return out;
+}
+
+void Sessions::GcSnapshotLeftovers(SessionGcReport& rep) {
+  if (!fs::Exists(SnapshotsDir())) return;
+  auto lock = LockSnapshots(SnapshotsDir(), LOCK_EX | LOCK_NB);
+  if (!lock) {
+    if (lock.error().err_no != EWOULDBLOCK) rep.errors.push_back("snapshots: " + lock.error().msg);
+    return;  // a snapshot is being made: its .tmp- is its own; the next gc looks again
+  }
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(SnapshotsDir(), ec)) {
+    auto n = e.path().filename().string();
+    if (!n.starts_with(".tmp-")) continue;
+    if (auto s = fs::RemoveAll(e.path()); !s) rep.errors.push_back("snapshot " + n + ": " + s.error().msg);
+    else rep.removed.push_back("snapshot " + n + " (a snapshot that did not finish)");
+  }
 }
 
 Status Sessions::RemoveSnapshot(const std::string& name) {

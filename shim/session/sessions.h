@@ -146,6 +146,8 @@ class Sessions : public SessionLookup {
   Result<std::filesystem::path> ForkImage(const std::string& name) const;
   // gc's part (the lock held): what a pause or resume that died left (session_pause.cc).
   void RecoverPause(const std::string& id, const SessionRecord& r, SessionGcReport& rep);
+  // .tmp-NAME images that snapshots which died left (session_snapshot.cc), unless one is being made.
+  void GcSnapshotLeftovers(SessionGcReport& rep);
   Result<uint32_t> SetUpIdmap(SessionJournal& journal, const std::string& id, bundle::SessionProfile& p);
   Status Undo(const SessionStep& s);
   // Replays the journal and removes the directory; the caller holds the lock. force (delete

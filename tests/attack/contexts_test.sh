@@ -285,7 +285,7 @@ chk_gitlinks() {
     "control: the naive context's commit wrote through the link into its own /tmp" || return
   ux 'ln -sfn /home/context/.gitconfig /workspace/repo/.git/COMMIT_EDITMSG'
   assert_contains "$(px 'cd /workspace/repo && git -c user.name=p -c user.email=p@x commit -q --allow-empty -m planted-write 2>&1')" \
-    "COMMIT_EDITMSG in the git directory is not a regular file" "the wrapper refuses the link" || return
+    "COMMIT_EDITMSG is not a regular file" "the wrapper refuses the link" || return
   assert_eq absent "$(px 'test -e ~/.gitconfig && echo present || echo absent')" "nothing written in the platform's home" || return
   # The context's own ~/.gitconfig (a second line of defence): no include, no driver.
   assert_contains "$(px 'printf "[include]\n\tpath = /workspace/x\n" > ~/.gitconfig; cd /workspace && git status 2>&1; rm -f ~/.gitconfig')" \
@@ -312,13 +312,15 @@ chk_fifo_include() {
 # 14. (F6) The platform's orchestrator SIGKILLs a `session exec` that overran its deadline:
 # what the exec started must not go on as the platform. Control: --keep (asked to outlive).
 # native: a parent-death signal in the forked exec; gVisor: the client in the sandbox holds a
-# lifeline pipe whose only writer was the killed CLI. (With --keep, gVisor keeps the command
-# too, native ends it: its `sleep 1001` is not counted.)
+# lifeline pipe whose only writer was the killed CLI. With --keep, the command itself ends
+# too (its `sleep 1001`), on both backends; only what it started in the background stays.
+# Control for the probe of what is left: --keep's background process, asked to outlive the
+# exec, shows in `context ps` (sleep 1003), its command (sleep 1001) does not.
 chk_client_killed() {
-  local cmd keep n
+  local cmd keep n ps
   for keep in --keep ""; do
     n=1000 && [ -n "$keep" ] && n=1001
-    cmd='sh -c "sleep 4; echo \$PLATFORM_TOKEN > /workspace/late.\$\$" & exec sleep '$n
+    cmd='sh -c "sleep 4; echo \$PLATFORM_TOKEN > /workspace/late.\$\$; exec sleep 1003" & exec sleep '$n
     # shellcheck disable=SC2086
     timeout -s KILL 2 "$SANDSHIM_BIN" --root "$ROOT" session exec --context platform $keep "$SID" -- sh -c "$cmd" >/dev/null 2>&1
     sleep 5
@@ -326,11 +328,135 @@ chk_client_killed() {
       leaked "$(ux 'cat /workspace/late.* 2>/dev/null; true')" ||
         return $(fail "control: with --keep the background process did not outlive the killed client")
       ux 'rm -f /workspace/late.*'
+      # (context ps shows the command's name on gVisor, its command line on native, whose
+      # context init has a `sleep 3600` of its own: which sleep is which, from inside)
+      assert_eq 1 "$(S session context ps "$SID" platform 2>&1 | grep -cE '(sleep|sleep 1003)$')" \
+        "control: --keep's background process shows in context ps" || return
+      assert_eq "sleep 1003 " "$(px 'for p in /proc/[0-9]*; do tr "\\0" " " < $p/cmdline 2>/dev/null; echo; done' | grep '^sleep 100')" \
+        "--keep's command (sleep 1001) ended with its killed caller, its background process (sleep 1003) did not" || return
+      px 'for p in /proc/[0-9]*; do [ "$(tr "\\0" " " < $p/cmdline 2>/dev/null)" = "sleep 1003 " ] && kill ${p#/proc/}; done; true'
     else
       ! leaked "$(ux 'cat /workspace/late.* 2>/dev/null; true')" || return $(fail "the killed client's exec went on as the platform")
     fi
   done
-  assert_eq 0 "$(S session context ps "$SID" platform 2>&1 | grep -c 'sleep 1000')" "nothing of the killed execs left in the platform context"
+  assert_eq 0 "$(S session context ps "$SID" platform 2>&1 | grep -cE '(sleep|sleep 100[0-3])$')" \
+    "nothing of the killed execs left in the platform context (--keep's command included)"
+}
+
+# 15. A FIFO where git reads first: .git/config, .git/HEAD, a .gitignore in the work tree,
+# packed-refs under a clone of the repository (its upload-pack).
+# git opens them blocking, so the platform's git (and the wrapper's own checks) waited for a
+# writer that never comes. gVisor: another container's FIFO is not visible (does not apply).
+chk_git_fifo() {
+  user_repo || return $(fail "plant")
+  ux 'printf "[safe]\n\tdirectory = *\n" > /workspace/.gitconfig && mkfifo -m 666 /workspace/fifo'
+  if ! px 'test -p /workspace/fifo'; then
+    log "$1: the platform's container does not see another container's FIFO (gVisor): does not apply"
+    return 0
+  fi
+  local f out t
+  for f in .git/config .git/HEAD sub/.gitignore; do
+    ux "cd /workspace/repo && mkdir -p sub && mv -f $f $f.real 2>/dev/null; mkfifo -m 666 $f"
+    nx 'cd /workspace/repo && timeout 5 git status >/dev/null 2>&1'
+    assert_eq 124 "$?" "control: the naive git status hangs on a FIFO at $f" || return
+    t=$(now_ms)
+    out=$(px 'cd /workspace/repo && timeout 10 git status 2>&1')
+    assert_contains "$out" "$f is not a regular file" "the wrapper refuses a FIFO at $f before git opens it" || return
+    [ $(( $(now_ms) - t )) -lt 5000 ] || return $(fail "the trusted git status took $(( $(now_ms) - t )) ms")
+    ux "cd /workspace/repo && rm -f $f && { [ ! -e $f.real ] || mv $f.real $f; }"
+  done
+  # From inside a linked directory: git finds the repository above the link's target, not
+  # above the link (a walk over the logical path missed it).
+  ux 'mkdir -p /workspace/x/y && cd /workspace/x && git init -q . && ln -s /workspace/x/y /workspace/lk &&
+      mv .git/config .git/config.real && mkfifo -m 666 .git/config && chmod -R a+rwX /workspace/x'
+  nx 'cd /workspace/lk && timeout 5 git status >/dev/null 2>&1'
+  assert_eq 124 "$?" "control: the naive git status in a linked directory hangs" || return
+  assert_contains "$(px 'cd /workspace/lk && timeout 10 git status 2>&1')" "/workspace/x/.git/config is not a regular file" \
+    "the wrapper finds the repository as git does (physical path)" || return
+  ux 'rm -rf /workspace/x /workspace/lk'
+  # A loose object: git opens it to read it (objects are checked too, not only the names).
+  ux 'cd /workspace/repo && o=$(find .git/objects -type f -path "*/objects/??/*" | head -1) && mv "$o" /workspace/obj.real &&
+      mkfifo -m 666 "$o" && echo "$o" > /workspace/obj.path'
+  nx 'cd /workspace/repo && timeout 5 git log -p >/dev/null 2>&1'
+  assert_eq 124 "$?" "control: the naive git log -p hangs on a FIFO loose object" || return
+  assert_contains "$(px 'cd /workspace/repo && timeout 10 git log -p 2>&1')" "is not a regular file" \
+    "the wrapper refuses a FIFO loose object" || return
+  ux 'cd /workspace/repo && o=$(cat /workspace/obj.path) && rm -f "$o" && mv /workspace/obj.real "$o" && rm -f /workspace/obj.path'
+  # The documented copy (pattern 1): upload-pack in the user's repository reads packed-refs.
+  ux 'mkfifo -m 666 /workspace/repo/.git/packed-refs'
+  nx 'rm -rf /tmp/c; timeout 5 git clone -q --no-local /workspace/repo /tmp/c >/dev/null 2>&1'
+  assert_eq 124 "$?" "control: the naive clone of the repository hangs on a FIFO packed-refs" || return
+  t=$(now_ms)
+  out=$(px 'rm -rf ~/c; timeout 10 git clone -q --no-local /workspace/repo ~/c 2>&1; rm -rf ~/c')
+  assert_contains "$out" "packed-refs is not a regular file" "the clone's upload-pack refuses it" || return
+  [ $(( $(now_ms) - t )) -lt 5000 ] || return $(fail "the trusted clone took $(( $(now_ms) - t )) ms")
+  ux 'rm -f /workspace/repo/.git/packed-refs'
+  assert_contains "$(px 'cd /workspace/repo && git status --short; echo rc=$?' 2>&1)" "rc=0" "the platform's git status works again"
+}
+
+# 16. A FIFO where the platform reads or writes through `session files` (host side: the
+# caller waited for good). gVisor 2022: the files tool's container does not see the user's
+# FIFO (does not apply); 2024's does.
+chk_files_fifo() {
+  ux 'mkfifo -m 666 /workspace/out.txt'
+  if ! S session files ls "$SID" /workspace/out.txt 2>/dev/null | grep -q fifo; then
+    log "$1: the files tool's container does not see the user's FIFO (gVisor): does not apply"
+    return 0
+  fi
+  ux 'timeout 5 cat /workspace/out.txt >/dev/null'  # (in its maker's view: gVisor 2024's files tool sees it, another context may not)
+  assert_eq 124 "$?" "control: a read of the FIFO hangs" || return
+  local err rc=0
+  err=$(timeout 10 "$SANDSHIM_BIN" --root "$ROOT" session files read "$SID" /workspace/out.txt 2>&1 >/dev/null) || rc=$?
+  assert_contains "$rc:$err" "1:" "files read fails at once (not the deadline's 124)" &&
+    assert_contains "$err" "not a regular file" "files read says why" || return
+  rc=0
+  err=$(echo data | timeout 10 "$SANDSHIM_BIN" --root "$ROOT" session files write "$SID" /workspace/out.txt 2>&1 >/dev/null) || rc=$?
+  assert_contains "$rc:$err" "1:" "files write fails at once" && assert_contains "$err" "not a regular file" "files write says why"
+}
+
+# 17. npm: a project's .npmrc names init-module (code `npm init` require()s) and cache (where
+# npm writes, logs included). npm is not in the test image (debootstrap cannot resolve
+# bookworm's npm): the host's node and npm, bound read-only, where they run in the image (a
+# node linked against glibc alone, as nodesource's); otherwise skipped.
+chk_npm() {
+  local npmdir
+  npmdir=$(dirname "$(dirname "$(readlink -f "$(command -v npm 2>/dev/null || echo /nonexistent/x/y)")")")
+  if ! command -v node >/dev/null || [ ! -f "$npmdir/bin/npm-cli.js" ]; then log "$1: no node and npm on the host: skipped"; return 0; fi
+  local nsid=acn-$1-$$ nws=$WORK/nws-$1 nb=$WORK/nodebin
+  mkdir -p "$nws" "$nb" && chmod 777 "$nws" && { [ -x "$nb/node" ] || cp "$(readlink -f "$(command -v node)")" "$nb/node"; } &&
+    printf '#!/bin/sh\nexec /opt/nodebin/node /opt/npm/bin/npm-cli.js "$@"\n' >"$nb/npm" && chmod 755 "$nb/npm" "$nb" || return $(fail "node dir")
+  S --backend "$1" session create "$nsid" --rootfs "$IMAGE" --workspace "$nws" --network none \
+    --mount "$nb:/opt/nodebin:ro" --mount "$npmdir:/opt/npm:ro" >/dev/null || return $(fail "npm session")
+  local c
+  for c in "platform --trusted" "naive --env HOME=/workspace"; do
+    # shellcheck disable=SC2086
+    PLATFORM_TOKEN=$(cat "$WORK/values/token") S session context create "$nsid" $c --user 2000 --env PLATFORM_TOKEN >/dev/null ||
+      return $(fail "npm context $c")
+  done
+  if ! S session exec --context platform "$nsid" -- /opt/nodebin/node --version >/dev/null 2>&1; then
+    log "$1: the host's node does not run in the image: skipped"; S session delete "$nsid" >/dev/null 2>&1; rm -rf "$nws"; return 0
+  fi
+  S session exec "$nsid" -- sh -c 'mkdir -p /workspace/proj /workspace/.p && chmod 777 /workspace/proj /workspace/.p &&
+    printf "%s\n" "require(\"fs\").writeFileSync(\"/workspace/.p/stolen.\" + process.pid, JSON.stringify(process.env)); module.exports = {name: \"x\"}" > /workspace/.p/init.js &&
+    printf "init-module=/workspace/.p/init.js\ncache=/workspace/.p/cache\n" > /workspace/proj/.npmrc && chmod -R a+rwX /workspace/proj /workspace/.p'
+  # (read host side: gVisor's view of a directory another container just made can fail EINVAL)
+  nst() { cat "$nws"/.p/stolen.* 2>/dev/null; ls -d "$nws/.p/cache/_logs" 2>/dev/null; true; }
+  local got out
+  S session exec --context naive "$nsid" -- sh -c 'cd /workspace/proj && /opt/nodebin/npm init -y >/dev/null 2>&1; rm -f package.json'
+  got=$(nst)
+  if ! leaked "$got" || [[ $got != *cache/_logs* ]]; then
+    S session delete "$nsid" >/dev/null 2>&1; rm -rf "$nws"
+    return $(fail "control: the naive npm did not run the project's init-module or write into its cache ($got)")
+  fi
+  rm -rf "$nws"/.p/stolen.* "$nws/.p/cache"
+  out=$(S session exec --context platform "$nsid" -- sh -c 'cd /workspace/proj && /opt/nodebin/npm init -y >/dev/null 2>&1; echo init=$?;
+    grep -c "\"name\": \"proj\"" package.json; rm -f package.json; ls -d ~/.npm/_logs' 2>&1)
+  got=$(nst)
+  S session delete "$nsid" >/dev/null 2>&1; rm -rf "$nws"
+  assert_contains "$out" "init=0" "the trusted platform's npm init works" &&
+    assert_contains "$out" "/home/context/.npm/_logs" "its logs go to its own cache" || return
+  ! leaked "$got" || return $(fail "the project's init-module ran as the trusted platform")
+  assert_not_contains "$got" "_logs" "nothing written under the project's cache"
 }
 
 # What every context's identity is: its own HOME, nowhere in the workspace.
@@ -342,9 +468,24 @@ chk_home() {
   assert_eq mine "$(px 'cat "$HOME/.netrc"; rm -f "$HOME/.netrc"')" "the platform's file unchanged"
 }
 
+# SysV IPC keys (ctxred2 F3): on gVisor every context container is in the sandbox's one IPC
+# namespace unless the context's init makes its own; a key the platform uses could be
+# squatted (the user's 0666 segment handed to the platform's IPC_CREAT|0600) or read.
+shm_has() { echo "perl -e 'exit(defined shmget(0x$1, 0, 0) ? 0 : 3)'"; }  # KEY: exit 0 if it exists
+chk_sysv_ipc() {
+  ux "perl -e 'defined shmget(0x5e11, 4096, 01666) or die \"shmget: \$!\"'" || return $(fail "the user's shmget")
+  ux "$(shm_has 5e11)" || return $(fail "control: the user's next exec does not see its own segment")
+  px "$(shm_has 5e11)"; assert_eq 3 "$?" "the platform sees the user's segment (squattable key)" || return
+  px "perl -e 'defined shmget(0x5e12, 4096, 01666) or die \"shmget: \$!\"'" || return $(fail "the platform's shmget")
+  px "$(shm_has 5e12)" || return $(fail "control: the platform's next exec does not see its own segment")
+  ux "$(shm_has 5e12)"; assert_eq 3 "$?" "the user sees the platform's segment" || return
+  ux "perl -e 'shmctl(shmget(0x5e11,0,0), 0, 0)'"; px "perl -e 'shmctl(shmget(0x5e12,0,0), 0, 0)'"; true
+}
+
 backends=${ATTACK_CONTEXTS_BACKENDS:-gvisor native}
 for be in $backends; do
   run_check "contexts on $be: a context's HOME is its own" with_backend "$be" chk_home
+  run_check "contexts on $be: SysV IPC keys are a context's own (shm squat)" with_backend "$be" chk_sysv_ipc
   run_check "contexts on $be: planted ~/.gitconfig (fsmonitor, safe.directory=*) vs git status" with_backend "$be" chk_gitconfig
   run_check "contexts on $be: planted pre-push hook vs git commit + push" with_backend "$be" chk_hook
   run_check "contexts on $be: fsmonitor appended to a --shared repo's .git/config" with_backend "$be" chk_repo_config
@@ -360,6 +501,9 @@ for be in $backends; do
   run_check "contexts on $be: symlinked COMMIT_EDITMSG into the context's home; ~/.gitconfig include" with_backend "$be" chk_gitlinks
   run_check "contexts on $be: a FIFO as include.path vs the wrapper" with_backend "$be" chk_fifo_include
   run_check "contexts on $be: the session exec client SIGKILLed: its command ends" with_backend "$be" chk_client_killed
+  run_check "contexts on $be: a FIFO at .git/config, .git/HEAD, a .gitignore vs git status" with_backend "$be" chk_git_fifo
+  run_check "contexts on $be: a FIFO vs session files read/write" with_backend "$be" chk_files_fifo
+  run_check "contexts on $be: a project's .npmrc init-module and cache vs npm" with_backend "$be" chk_npm
 done
 for be in $backends; do S session delete "ac-$be-$$" >/dev/null 2>&1; done
 finish_checks

@@ -309,8 +309,10 @@ check_pool_stopped_member() {
   local cid pid
   cid=$("$S" --root "$R1" list -q | grep '^sess-m-' | head -1)
   pid=$("$S" --root "$R1" state "$cid" | jq -r .pid)
-  # Control (runsc runs every sandbox as host nobody; documented): nobody can stop it.
-  as_nobody kill -STOP "$pid" || { "$S" --root "$R1" pool drain --delete pg-$$ >/dev/null 2>&1; return $(fail "control: nobody could not stop the sandbox (no longer nobody's?)"); }
+  # The member stopped as an attacker who can signal it would: host nobody on a runsc that
+  # runs the sandbox as nobody (2022's), root otherwise (2024's runs it as host root, which
+  # nobody cannot signal: check_sandbox_not_nobodys). The claim must notice either way.
+  kill -STOP "$pid" || { "$S" --root "$R1" pool drain --delete pg-$$ >/dev/null 2>&1; return $(fail "control: could not stop the sandbox"); }
   grep -q '^State:.*T' "/proc/$pid/status" || log "sandbox $pid not stopped: $(grep ^State "/proc/$pid/status")"
   OUT=$(timeout 120 "$S" --root "$R1" --backend gvisor session create --pool pg-$$ --json --workspace "$WORK/ws" cl2-$$ 2>&1); RC=$?
   local claimed exec_out
@@ -457,30 +459,57 @@ check_exec_on_stopped_sandbox() {
   assert_eq alive "$OUT" "the session answers once continued"
 }
 
+# The v1 pids and memory cgroups (or the unified one) of PID, one "hierarchy:path" a line.
+# The unified line only on a cgroup2-only host (victim_cgroup_dirs's choice).
+pid_cgroups() {
+  local v2=0
+  [ -f /sys/fs/cgroup/cgroup.controllers ] && v2=1
+  awk -F: -v v2=$v2 '$2 == "pids" || $2 == "memory" || ($2 == "" && v2) {print $2 ":" $3}' "/proc/$1/cgroup" 2>/dev/null
+}
+
+# Review N4: a detached gVisor exec leaves a host process standing for the command (the
+# keeper and its guardian when the control server takes the exec; a background runsc exec
+# when not, e.g. a process without capabilities). Each must count against the container's
+# pids and memory limits, not its caller's.
 check_exec_keeper_cgroup() {
-  local id=ek-$$ caller=$TAG-caller cg=$TAG-ctr kpid vpid
+  local id=ek-$$ caller=$TAG-caller cg=$TAG-ctr vpid
   bundle_in "$WORK/bek" ".linux.cgroupsPath = \"/$cg\" | .linux.resources.pids = {limit: 50}" || return $(fail bundle)
   "$S" --root "$R1" --backend gvisor create --bundle "$WORK/bek" "$id" >/dev/null 2>"$WORK/err" || return $(fail "create: $(cat "$WORK/err")")
   "$S" --root "$R1" start "$id" || { "$S" --root "$R1" delete --force "$id"; return $(fail start); }
-  echo '{"args":["sleep","30"],"cwd":"/","user":{"uid":0,"gid":0},"env":["PATH=/bin"]}' >"$WORK/proc.json"
-  mkdir -p /sys/fs/cgroup/pids/$caller
-  # The caller in a pids cgroup of its own; its children land there (the control: the probe
-  # sees a caller's child in the caller's cgroup).
-  (echo $BASHPID >/sys/fs/cgroup/pids/$caller/cgroup.procs
+  # With capabilities: the control server's exec, a keeper; without: runsc exec.
+  echo '{"args":["sleep","30"],"cwd":"/","user":{"uid":0,"gid":0},"env":["PATH=/bin"],"capabilities":{"bounding":[],"effective":[],"permitted":[]}}' >"$WORK/proc-keeper.json"
+  echo '{"args":["sleep","30"],"cwd":"/","user":{"uid":0,"gid":0},"env":["PATH=/bin"]}' >"$WORK/proc-runsc.json"
+  local d
+  for d in $(victim_cgroup_dirs "$caller"); do mkdir -p "$d"; done
+  # The caller in pids and memory cgroups of its own; its children land there (the control:
+  # the probe sees a caller's child in the caller's cgroups).
+  (for d in $(victim_cgroup_dirs "$caller"); do echo $BASHPID >"$d/cgroup.procs"; done
    sleep 30 & echo $! >"$WORK/victim.pid"
-   "$S" --root "$R1" exec --detach --pid-file "$WORK/keeper.pid" --process "$WORK/proc.json" "$id")
-  kpid=$(cat "$WORK/keeper.pid" 2>/dev/null); vpid=$(cat "$WORK/victim.pid")
-  local kcg vcg
-  kcg=$(awk -F: '$2 == "pids" {print $3}' "/proc/$kpid/cgroup" 2>/dev/null)
-  vcg=$(awk -F: '$2 == "pids" {print $3}' "/proc/$vpid/cgroup" 2>/dev/null)
+   for k in keeper runsc; do
+     "$S" --root "$R1" exec --detach --pid-file "$WORK/$k.pid" --process "$WORK/proc-$k.json" "$id"
+   done)
+  vpid=$(cat "$WORK/victim.pid")
+  local want_c want_v kp gp rp got_c got_k got_g got_r
+  want_c=$(pid_cgroups "$("$S" --root "$R1" state "$id" | jq -r .pid)")
+  got_c=$(pid_cgroups "$vpid")
+  kp=$(cat "$WORK/keeper.pid" 2>/dev/null); rp=$(cat "$WORK/runsc.pid" 2>/dev/null)
+  gp=$(pgrep -P "$kp" | head -1)
+  got_k=$(pid_cgroups "$kp"); got_g=$(pid_cgroups "$gp"); got_r=$(pid_cgroups "$rp")
+  local kcmd rcmd
+  kcmd=$(tr '\0' ' ' <"/proc/$kp/cmdline" 2>/dev/null); rcmd=$(tr '\0' ' ' <"/proc/$rp/cmdline" 2>/dev/null)
   kill "$vpid" 2>/dev/null
   "$S" --root "$R1" delete --force "$id" >/dev/null 2>&1
-  sleep 0.5; rmdir /sys/fs/cgroup/pids/$caller 2>/dev/null
-  log "keeper $kpid in $kcg, the caller's child in $vcg"
-  assert_eq "/$caller" "$vcg" "control: the caller's child is in the caller's cgroup" || return
-  # Open (issue #34 item 5): ProcessSpec.cgroups and the keeper's join are in place, but on
-  # 2026-11-28 the runsc exec process still stayed in the caller's cgroup; not yet traced.
-  [ "/$cg" = "$kcg" ] || { skip "N4 open: the exec's keeper is in $kcg, not /$cg (not yet traced)"; return; }
+  wait_until 10 sh -c "! kill -0 $kp 2>/dev/null && ! kill -0 $rp 2>/dev/null"
+  for d in $(victim_cgroup_dirs "$caller"); do rmdir "$d" 2>/dev/null; done
+  log "container: $(echo $want_c); caller's child: $(echo $got_c)"
+  log "keeper $kp (${kcmd:0:40}...): $(echo $got_k); guardian $gp: $(echo $got_g); runsc exec $rp: $(echo $got_r)"
+  [ -n "$got_c" ] && ! echo "$got_c" | grep -qv ":/$caller\$" ||
+    return $(fail "control: the caller's child is not in the caller's cgroups: $(echo $got_c)")
+  [ -n "$gp" ] || return $(fail "no guardian under keeper $kp (the control server did not take the exec?)")
+  assert_contains "$rcmd" " exec --process" "control: the second exec went through runsc exec" || return
+  assert_eq "$want_c" "$got_k" "the keeper's cgroups" || return
+  assert_eq "$want_c" "$got_g" "the guardian's cgroups" || return
+  assert_eq "$want_c" "$got_r" "the background runsc exec's cgroups"
 }
 
 check_relay_not_nobodys() {
@@ -503,6 +532,37 @@ check_relay_not_nobodys() {
   assert_ne 0 "$RC" "nobody's SIGSTOP of the relay"
 }
 
+# Issue #34 item 2 (N2): the Sentry's host uid. 2022's runsc runs it as host nobody (its
+# user namespace maps nobody to nobody, hard-coded in createSandboxProcess; `create` refuses
+# --rootless and ignores a spec's user namespace unless --network=host), so host nobody can
+# stop every session: open there (docs/RUNSC.md, "The sandbox's host uid"). 2024's runsc
+# (directfs) runs it in the caller's user namespace as root, which nobody cannot signal.
+check_sandbox_not_nobodys() {
+  # Control: nobody's SIGSTOP lands on a process nobody owns (the probe sees the attack work).
+  setpriv --reuid 65534 --regid 65534 --clear-groups sleep 30 & local np=$!
+  wait_until 5 grep -q '^Uid:.*65534' "/proc/$np/status"
+  as_nobody kill -STOP "$np"; local crc=$?
+  wait_until 5 grep -q '^State:.*T' "/proc/$np/status"; local cst=$?
+  kill -9 "$np"; wait "$np" 2>/dev/null
+  assert_eq 00 "$crc$cst" "control: nobody stops a process of nobody's (kill rc, stopped state)" || return
+  "$S" --root "$R1" --backend gvisor session create sn-$$ --rootfs "$WORK/rootfs" --workspace "$WORK/ws" >/dev/null 2>"$WORK/err" ||
+    return $(fail "session create: $(cat "$WORK/err")")
+  local pid uid rc stopped out
+  pid=$("$S" --root "$R1" state sess-sn-$$ | jq -r .pid)
+  uid=$(awk '/^Uid:/{print $2}' "/proc/$pid/status" 2>/dev/null)
+  as_nobody kill -STOP "$pid" 2>/dev/null; rc=$?
+  stopped=$(grep -c '^State:.*T' "/proc/$pid/status" 2>/dev/null)
+  kill -CONT "$pid" 2>/dev/null
+  out=$(timeout 60 "$S" --root "$R1" session exec sn-$$ -- echo alive 2>&1)
+  drop_session sn-$$
+  log "sandbox $pid runs as host uid $uid; nobody's SIGSTOP rc $rc, stopped $stopped"
+  [ -n "$uid" ] || return $(fail "no sandbox process for sess-sn-$$")
+  assert_eq alive "$out" "the session answers after the attempt" || return
+  [ "$uid" != 65534 ] || { skip "N2 open on this runsc: it runs the sandbox as host nobody, who stopped it (rc $rc); no flag or spec moves it (docs/RUNSC.md)"; return; }
+  assert_ne 0 "$rc" "nobody's SIGSTOP of the sandbox (uid $uid)" || return
+  assert_eq 0 "$stopped" "the sandbox was not stopped"
+}
+
 run_check "cgroups: a refused create leaves someone else's cgroup and processes alone (N1, L7)" check_refused_create_leaves_cgroup
 run_check "cgroups: one session id under two state roots, both live (N1)" check_two_roots_same_session
 run_check "rootfs: / or a symlink to it refused, sessions and OCI, both backends (N6)" check_rootfs_host_root
@@ -520,4 +580,5 @@ run_check "gVisor: filling /tmp under --memory 128m gives ENOSPC, the session an
 run_check "gVisor: session exec against a SIGSTOPped sandbox ends at its --timeout and on TERM (N3)" check_exec_on_stopped_sandbox
 run_check "gVisor: a detached exec's keeper is in the container's cgroup, not the caller's (N4)" check_exec_keeper_cgroup
 run_check "relays: not nobody's, so host nobody cannot stop them (N2)" check_relay_not_nobodys
+run_check "gVisor: the sandbox is not nobody's, so host nobody cannot stop it (N2)" check_sandbox_not_nobodys
 finish_checks

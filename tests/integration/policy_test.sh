@@ -281,7 +281,8 @@ with_exec_session() {
   PX_BE=$1 PX_ID=$(uniq_name x)
   PX_WS=$WORK/ws-$PX_ID
   mkdir -p "$PX_WS" && chmod 777 "$PX_WS"
-  px create "$PX_ID" --rootfs "${PX_ROOTFS:-$WORK/rootfs}" --workspace "$PX_WS" --policy "$WORK/policy-exec.json" >/dev/null ||
+  px create "$PX_ID" --rootfs "${PX_ROOTFS:-$WORK/rootfs}" --workspace "$PX_WS" --policy "$WORK/policy-exec.json" \
+    ${PX_USER:+--user "$PX_USER"} >/dev/null ||
     { fail "create"; return; }
   "$2" "${3:-}" || rc=$?
   px delete "$PX_ID" >/dev/null 2>&1
@@ -312,6 +313,28 @@ p_exec_deny() {
   [ "$n" -ge 4 ] || { fail "execve refusals audited: $n of 4"; return; }
   audit execve | jq -se 'any(.[]; .exec_argv == ["awk", "BEGIN { system(\"id > /workspace/ran-awk\") }"])' >/dev/null ||
     fail "the audit names the session exec a refusal came from"
+}
+
+# Root in the sandbox against the guard's own files (polred2 F12): /.sshim renamed away and a
+# guard of its own put in its place would run every later exec unguarded. /.sshim is a
+# read-only mount of mount points now: the rename fails (EBUSY), nothing is written in it, and
+# id is still refused afterwards. Control: the same root renames a directory of its own at /.
+p_exec_tools_pinned() {
+  local id
+  GX_OFF=0
+  printf '%s\n' 'mkdir /pin-a && mv /pin-a /pin-b && echo ok > /workspace/pin-control' \
+    'mv /.sshim /.sshim-gone && echo moved > /workspace/pin-moved' \
+    'echo x > /.sshim/guard && echo wrote > /workspace/pin-wrote' \
+    'mkdir /.sshim/x && echo made > /workspace/pin-made' \
+    '/bin/id > /workspace/ran-after' >"$PX_WS/pin.sh"
+  id=$(expect_ask sh /workspace/pin.sh) || { fail "sh FILE was not asked about: $id"; return; }
+  px approve "$PX_ID" "$id" --always >/dev/null || { fail "approve"; return; }
+  gx sh /workspace/pin.sh >/dev/null 2>&1
+  [ -s "$PX_WS/pin-control" ] || { fail "control: root could not rename a directory of its own at /"; return; }
+  local f
+  for f in pin-moved pin-wrote pin-made ran-after; do
+    [ ! -s "$PX_WS/$f" ] || { fail "$f: $(cat "$PX_WS/$f")"; return; }
+  done
 }
 
 # python3's os.system() reaches id through /bin/sh (dash in the Debian image, which execs it):
@@ -424,6 +447,7 @@ for be in $backends; do
   run_check "policy on $be: deny rules hold at execve (script, env, copied binary, awk system())" with_exec_session "$be" p_exec_deny 0
   run_check "policy on $be: control: the same with the guard off runs id each way" with_exec_session "$be" p_exec_deny 1
   run_check "policy on $be: under the guard: output, exit codes, TERM, --timeout ends the tree" with_exec_session "$be" p_exec_ordinary
+  PX_USER=0 run_check "policy on $be: root cannot move the guard's /.sshim away nor write in it" with_exec_session "$be" p_exec_tools_pinned
   if command -v debootstrap >/dev/null && debian_image; then
     PX_ROOTFS=$DEBIAN_IMAGE run_check "policy on $be: a deny rule holds through python3 -c 'os.system(...)'" with_exec_session "$be" p_exec_python 0
     PX_ROOTFS=$DEBIAN_IMAGE run_check "policy on $be: control: python3's os.system runs id with the guard off" with_exec_session "$be" p_exec_python 1

@@ -169,6 +169,88 @@ check_snapshot_pool() {
   ss snapshot --rm "$snap" || fail "snapshot --rm after the pool is gone"
 }
 
+# Credential contexts across pause/resume (docs/CONTEXTS.md): the image carries the session's
+# container only; each context's container ends at pause and runs again at resume as it was
+# made. Its identity must be what it was: user, --env, HOME and what is in it, proxy
+# credentials, secret placeholder, and the relay's guard on that placeholder (the default
+# context carrying it is refused, `secret-context`). No context value in a host process's
+# environ while paused or after. Control: the default context is a different identity.
+ctx_identity() { ss exec --context plat "$1" -- sh -c 'id -u; echo "$K"; echo "$HOME"; cat "$HOME/h"; echo "$T"; env | grep -i _proxy= | sort'; }
+host_environ_has() { grep -l -a -F -e "$1" /proc/[0-9]*/environ 2>/dev/null | grep -v "/proc/$$/" | grep -q .; }
+guard_rule() { # ID PLACEHOLDER: the relay's rule for the default context carrying it
+  ss exec "$1" -- sh -c "wget -q -O- --header 'X: $2' http://t.test/ 2>&1" >/dev/null
+  sleep 0.3
+  jq -r 'select(.event == "egress" and .context == "default") | .rule' "$WORK/audit/$1.jsonl" | tail -1
+}
+check_pause_contexts() {
+  local s canary=envcanary-$$ before after ph t0 pid
+  s=$(uniq_name x)
+  printf 'sess-v-%s\n' $$ >"$WORK/sv"; printf 'ctx-v-%s\n' $$ >"$WORK/cv"; chmod 600 "$WORK/sv" "$WORK/cv"
+  mkdir -p "$WORK/ws-$s" && chmod 777 "$WORK/ws-$s"
+  ss create "$s" --rootfs "$WORK/rootfs" --workspace "$WORK/ws-$s" --memory 128m --network proxy --allow-private \
+    --allow-domain t.test --egress-resolve t.test=127.0.0.1 --secret "S:host=t.test" --secret-file "S=$WORK/sv" >/dev/null ||
+    { fail "create"; return; }
+  K=$canary ss context create "$s" plat --env K --user 1001 --allow-domain t.test \
+    --secret "T:host=t.test:80,scheme=http" --secret-file "T=$WORK/cv" >/dev/null || { fail "context create"; return; }
+  ss exec --context plat "$s" -- sh -c 'echo home-kept > $HOME/h' || { fail "write the context's HOME"; return; }
+  before=$(ctx_identity "$s")
+  assert_contains "$before" "1001
+$canary
+/home/context
+home-kept
+sshim-secret-" "the context's identity before" || return
+  assert_not_contains "$(ss exec "$s" -- sh -c 'id -u; echo "K=$K"; echo "$HOME"')" "$canary" "control: the default context is another identity" || return
+  ph=$(ss exec --context plat "$s" -- sh -c 'echo $T')
+  assert_eq secret-context "$(guard_rule "$s" "$ph")" "control: the guard before the pause" || return
+  env "SNAPCANARY=$canary" sleep 30 & pid=$!
+  wait_until 5 host_environ_has "$canary"; local seen=$?
+  kill "$pid"; wait "$pid" 2>/dev/null
+  assert_eq 0 "$seen" "positive control: the environ scan sees a host process holding the value" || return
+  t0=$(now_ms)
+  assert_eq "$s	paused" "$(ss pause "$s")" "pause with contexts" || return
+  log "pause with a context took $(($(now_ms) - t0)) ms"
+  wait_until 10 no_runsc_procs || { fail "runsc processes after pause: $(pgrep -af -- "$ROOT/@runsc" | head -3)"; return; }
+  assert_eq "700 root" "$(stat -c '%a %U' "$ROOT/@sessions/$s/snapshot")" "the snapshot is root's alone" || return
+  ! host_environ_has "$canary" || { fail "a host process holds the context's value while paused"; return; }
+  t0=$(now_ms)
+  assert_eq "$s	running" "$(ss resume "$s")" "resume with contexts" || return
+  log "resume with a context took $(($(now_ms) - t0)) ms"
+  assert_eq "default running
+plat running" "$(ss context list "$s" --json | jq -r '.[] | "\(.name) \(.status)"')" "contexts after resume" || return
+  after=$(ctx_identity "$s")
+  assert_eq "$before" "$after" "the context's identity after resume" || return
+  assert_eq secret-context "$(guard_rule "$s" "$ph")" "the guard on the context's placeholder after resume" || return
+  ss exec "$s" -- sh -c 'echo after > /workspace/out' && assert_eq after "$(cat "$WORK/ws-$s/out")" "the default context after resume" || return
+  ! host_environ_has "$canary" || { fail "a host process holds the context's value after resume"; return; }
+  ss delete "$s" || fail "delete"
+}
+
+# A context claimed from a spare (its container and path key made before it had a name) comes
+# back as itself too: its env, and the relay still knows its connections as its own (egress
+# audit: context "plat"; control: the default context's are "default").
+egress_context_of() { # ID CONTEXT-FLAG...: the relay's name for the context a request came from
+  local s=$1; shift
+  ss exec "$@" "$s" -- sh -c 'wget -q -O- http://t.test/ 2>&1' >/dev/null
+  sleep 0.3
+  jq -r 'select(.event == "egress") | .context' "$WORK/audit/$s.jsonl" | tail -1
+}
+check_pause_spare_context() {
+  local s
+  s=$(uniq_name y)
+  mkdir -p "$WORK/ws-$s" && chmod 777 "$WORK/ws-$s"
+  ss create "$s" --rootfs "$WORK/rootfs" --workspace "$WORK/ws-$s" --memory 128m --network proxy --allow-private \
+    --allow-domain t.test --egress-resolve t.test=127.0.0.1 --context-spares 2 >/dev/null || { fail "create"; return; }
+  K=spare-env ss context create "$s" plat --env K --user 1001 --allow-domain t.test >/dev/null || { fail "context create"; return; }
+  assert_eq "true" "$(jq -r 'select(.event == "context-create" and .context == "plat") | .spare' "$WORK/audit/$s.jsonl")" "claimed from a spare" || return
+  assert_eq plat "$(egress_context_of "$s" --context plat)" "the relay knows the context before" || return
+  assert_eq default "$(egress_context_of "$s")" "control: and the default context as default" || return
+  ss pause "$s" >/dev/null && ss resume "$s" >/dev/null || { fail "pause and resume"; return; }
+  assert_eq "1001 spare-env" "$(ss exec --context plat "$s" -- sh -c 'echo $(id -u) $K')" "its user and env after resume" || return
+  assert_eq plat "$(egress_context_of "$s" --context plat)" "the relay knows the context after resume" || return
+  assert_eq default "$(egress_context_of "$s")" "and the default context after resume" || return
+  ss delete "$s" || fail "delete"
+}
+
 check_paused_delete() {
   local s
   s=$(uniq_name d)
@@ -212,6 +294,42 @@ check_crashes() {
   wait_until 10 no_runsc_procs || { fail "gc left the half-resumed sandbox"; return; }
   ss resume "$s" >/dev/null && ss exec "$s" -- test -e /tmp/holder.pid || { fail "resume after a resume that died"; return; }
   ss delete "$s" || fail "delete"
+}
+
+# The same crashes with a context: a pause that died removes the contexts as stop does (gc),
+# a resume that died has its context containers ended with its sandbox; the next resume
+# brings the context back.
+check_crashes_contexts() {
+  local s rc=0 out
+  s=$(uniq_name cc)
+  new_session "$s" && ss context create "$s" plat >/dev/null || { fail "create"; return; }
+  SANDSHIM_FAULT=session.pause.after-contexts ss pause "$s" >/dev/null 2>&1 || rc=$?
+  assert_eq 137 "$rc" "killed mid-pause" || return
+  out=$(ss gc)
+  assert_contains "$out" "snapshot and sandbox of a pause that did not finish" "gc after a pause that died" || return
+  assert_eq "" "$(ss context list "$s" --json | jq -r '.[] | select(.name == "plat") | .name')" "the contexts went as at stop" || return
+  wait_until 10 no_runsc_procs || { fail "gc left sandbox processes"; return; }
+  ss start "$s" >/dev/null && ss context create "$s" plat >/dev/null && ss pause "$s" >/dev/null || { fail "start, context, pause"; return; }
+  rc=0
+  SANDSHIM_FAULT=session.resume.after-contexts ss resume "$s" >/dev/null 2>&1 || rc=$?
+  assert_eq 137 "$rc" "killed mid-resume" || return
+  out=$(ss gc)
+  assert_contains "$out" "sandbox of a resume that did not finish" "gc after a resume that died" || return
+  wait_until 10 no_runsc_procs || { fail "gc left the half-resumed sandbox: $(pgrep -af -- "$ROOT/@runsc" | head -3)"; return; }
+  ss resume "$s" >/dev/null && ss exec --context plat "$s" -- true || { fail "resume after a resume that died"; return; }
+  ss delete "$s" || fail "delete"
+}
+
+# A snapshot that died leaves .tmp-NAME: gc removes it, but never while a snapshot is being
+# made (it holds the snapshots directory's lock shared; control: gc then leaves it).
+check_gc_tmp() {
+  local d=$ROOT/@snapshots/.tmp-dead-$$ out
+  mkdir -p "$d/image" && echo x >"$d/image/pages"
+  flock -s "$ROOT/@snapshots" "$SANDSHIM_BIN" --root "$ROOT" session gc >/dev/null
+  [ -d "$d" ] || { fail "gc removed a .tmp- a live snapshot may own"; return; }
+  out=$(ss gc)
+  assert_contains "$out" ".tmp-dead-$$" "gc says what it removed" || return
+  [ ! -e "$d" ] || fail "gc left the .tmp- of a snapshot that died"
 }
 
 # A runsc that cannot restore: the real one behind a wrapper that fails `restore` (and
@@ -266,11 +384,15 @@ check_native_refused() {
 run_check "snapshot: doctor says whether this runsc's snapshots work ($SNAPSHOTS)" check_doctor
 if [ "$SNAPSHOTS" = yes ]; then
   run_check "snapshot: pause ends every host process, resume brings back the kernel, /tmp, the layer" check_pause_resume
+  run_check "snapshot: pause/resume keeps a credential context's identity, secrets guard included" check_pause_contexts
+  run_check "snapshot: a context claimed from a spare comes back as itself, egress identity included" check_pause_spare_context
   run_check "snapshot: a paused session deletes" check_paused_delete
   run_check "snapshot: fork, two sessions from one snapshot, each its own" check_fork
   run_check "snapshot: start resumes a paused session; stop drops the snapshot" check_stop_start_paused
   run_check "snapshot: a pool restored from a snapshot hands out the warm state; drain --delete cleans up" check_snapshot_pool
   run_check "snapshot: a crash mid-pause or mid-resume, then gc: nothing left, the session works" check_crashes
+  run_check "snapshot: the same crashes with a context, then gc" check_crashes_contexts
+  run_check "snapshot: gc removes a dead snapshot's .tmp-, not a live one's" check_gc_tmp
 fi
 run_check "snapshot: pause refused up front where the runsc cannot restore, the session runs on" check_refused
 run_check "snapshot: bad input is one line, non-zero, nothing left" check_bad_input

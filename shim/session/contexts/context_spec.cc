@@ -91,15 +91,15 @@ bool AddCapability(json::object& process, const char* cap) {
   return true;
 }
 
-void AllowNetnsUnshare(json::object& linux_obj) {
+void AllowBrokerUnshare(json::object& linux_obj) {
   auto* seccomp = linux_obj.if_contains("seccomp") ? linux_obj["seccomp"].if_object() : nullptr;
   auto* rules = seccomp && seccomp->if_contains("syscalls") ? (*seccomp)["syscalls"].if_array() : nullptr;
   if (!rules) return;  // no profile: nothing refuses it
-  constexpr uint64_t kCloneNewnet = 0x40000000;
+  constexpr uint64_t kCloneNewnetNewipc = 0x40000000 | 0x08000000;  // the broker's one call
   rules->push_back(json::object{
       {"names", json::array{"unshare"}},
       {"action", "SCMP_ACT_ALLOW"},
-      {"args", json::array{json::object{{"index", 0}, {"value", kCloneNewnet}, {"op", "SCMP_CMP_EQ"}}}}});
+      {"args", json::array{json::object{{"index", 0}, {"value", kCloneNewnetNewipc}, {"op", "SCMP_CMP_EQ"}}}}});
 }
 
 // Every context container gets its home and the trusted tools (a spare does not know whose
@@ -197,7 +197,7 @@ Result<json::object> ContextSpec(json::object spec, const ContextOptions& o, con
       // The session's seccomp profile allows unshare only with CAP_SYS_ADMIN (as Docker's): the
       // init's one call is allowed by its flag. Execs have no CAP_SYS_ADMIN, and the Sentry
       // checks that before any namespace is made (EPERM, as before this rule).
-      AllowNetnsUnshare(linux_obj);
+      AllowBrokerUnshare(linux_obj);
       if (!at.forward.empty()) args.insert(args.end(), {"--forward", json::string(at.forward)});
       process["args"] = std::move(args);
       process["terminal"] = false;

@@ -15,6 +15,8 @@ namespace sandshim::session::contexts_internal {
 std::filesystem::path ContextsDir(const std::filesystem::path& session_dir);
 std::filesystem::path RecordFile(const std::filesystem::path& context_dir);
 std::filesystem::path ContextSecretSocket(const std::filesystem::path& context_dir);
+// A context's record (context.json) from its directory.
+Result<ContextRecord> ReadContext(const std::filesystem::path& context_dir);
 // The user a spec's process runs as, into the record.
 void SetUserFrom(const boost::json::object& spec, ContextRecord& rec);
 // The control sockets of the session's relays but the context's own.

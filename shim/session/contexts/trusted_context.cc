@@ -40,6 +40,23 @@ std::map<std::string, std::string> TrustedEnv(const std::string& path, const std
   env["npm_config_node_options"] = "";
   env["npm_config_strict_ssl"] = "true";
   env["npm_config_userconfig"] = std::string(kContextHome) + "/.npmrc";
+  // Keys that name a program npm runs, a file it loads or a place it writes (a project's
+  // .npmrc chose them, or npm derives other paths from them): the context's own or the
+  // trusted directory's. init-module is require()d by `npm init`; browser/viewer are run by
+  // `npm docs/help`; prefix is where -g installs (and their bins) are written; cache and
+  // logs-dir are written (and the cache read back). (node-gyp is not set: npm resolves an
+  // empty path to the current directory; lifecycle scripts, which run it, are off. Nor is
+  // globalconfig: a project's wins over the environment there, measured with npm 11, and the
+  // file it names can set nothing the project's own .npmrc could not: this environment
+  // beats both.)
+  const std::string home = kContextHome;
+  env["npm_config_init_module"] = home + "/.npm-init.js";
+  env["npm_config_browser"] = "false";
+  env["npm_config_viewer"] = "man";
+  env["npm_config_prefix"] = home + "/.npm-global";
+  env["npm_config_cache"] = home + "/.npm";
+  env["npm_config_logs_dir"] = home + "/.npm/_logs";
+  if (auto p = proxy.find("NO_PROXY"); p != proxy.end()) env["npm_config_noproxy"] = p->second;
   if (auto p = proxy.find("HTTP_PROXY"); p != proxy.end()) env["npm_config_proxy"] = p->second;
   if (auto p = proxy.find("HTTPS_PROXY"); p != proxy.end()) env["npm_config_https_proxy"] = p->second;
   return env;

@@ -8,6 +8,7 @@
 #include "shim/core/log.h"
 #include "shim/session/store/audit.h"
 #include "shim/session/store/installed_binary.h"
+#include "shim/session/store/layout.h"
 #include "shim/policy/exec_judge.h"
 #include "shim/session/exec/exec_policy.h"
 #include "shim/session/exec/policy_mounts.h"
@@ -23,16 +24,38 @@ std::string_view GuardBytes() {
   return {sandshim_guard_begin, static_cast<size_t>(sandshim_guard_end - sandshim_guard_begin)};
 }
 
+namespace {
+
+// <session>/sshim: empty files and directories, one for each bind below /.sshim. The session
+// directory is root's (0700): nothing of a tenant's is in the way.
+Result<std::filesystem::path> MakeToolsSkeleton(const std::filesystem::path& session_dir) {
+  auto dir = session_dir / layout::kToolsSkeleton;
+  TRY_CTX(fs::MkdirAll(dir, layout::kToolsSkeleton.mode), "the /.sshim skeleton");
+  for (auto name : kToolsSkeletonDirs) TRY_CTX(fs::MkdirAll(dir / name, 0755), "the /.sshim skeleton");
+  for (auto name : kToolsSkeletonFiles) {
+    auto file = dir / name;
+    if (!fs::Exists(file)) TRY_CTX(fs::WriteFileAtomic(file, "", 0444), "the /.sshim skeleton");
+  }
+  return dir;
+}
+
+void AddBind(json::object& spec, std::string_view dest, const std::filesystem::path& source) {
+  if (!spec.if_contains("mounts") || !spec["mounts"].is_array()) spec["mounts"] = json::array{};
+  spec["mounts"].as_array().push_back(json::object{{"destination", dest},
+                                                   {"type", "bind"},
+                                                   {"source", source.string()},
+                                                   {"options", json::array{"rbind", "ro", "nosuid", "nodev"}}});
+}
+
+}  // namespace
+
 Status AddExecGuard(json::object& spec, const bundle::SessionProfile& p, const std::filesystem::path& dir) {
   if (p.command_policy_json.empty() && p.sources_json.empty()) return Ok();
   auto compiled = TRY(CompileExecPolicy(p.command_policy_json, p.sources_json, p.workspace_dest));
   if (!compiled.rules || policy::GuardRuleArgs(*compiled.rules).empty()) return Ok();
   auto path = TRY(InstallBinary(dir, "sandshim-guard", GuardBytes(), "exec guard"));
-  if (!spec.if_contains("mounts") || !spec["mounts"].is_array()) spec["mounts"] = json::array{};
-  spec["mounts"].as_array().push_back(json::object{{"destination", kGuardPath},
-                                                   {"type", "bind"},
-                                                   {"source", path.string()},
-                                                   {"options", json::array{"rbind", "ro", "nosuid", "nodev"}}});
+  AddBind(spec, kToolsDir, TRY(MakeToolsSkeleton(dir)));  // before the binds into it
+  AddBind(spec, kGuardPath, path);
   return Ok();
 }
 

@@ -18,6 +18,15 @@
 
 namespace sandshim::session {
 
+// /.sshim, where the programs sandshim binds into a sandbox live. With the guard it is a
+// read-only bind of a skeleton of empty mount points (<session>/sshim): root in the sandbox
+// could otherwise rename /.sshim away and put a guard of its own at kGuardPath for every
+// later exec (policy red team F12); a mount point is not renamed (EBUSY) nor written. Every
+// bind below /.sshim (the guard; contexts' kCtxHelperPath, kCtxRunPath, kTrustedDir) needs
+// its mount point here: session_context_test checks each path against these names.
+inline constexpr const char* kToolsDir = "/.sshim";
+inline constexpr std::string_view kToolsSkeletonFiles[] = {"guard", "ctx", "run"};
+inline constexpr std::string_view kToolsSkeletonDirs[] = {"trusted"};
 inline constexpr const char* kGuardPath = "/.sshim/guard";
 
 // The embedded static guard (CMakeLists.txt: sandshim-guard).

@@ -1,7 +1,6 @@
 #include "shim/session/exec/resolve_profile.h"
 
 #include <cctype>
-#include <sstream>
 
 #include "bundle/process.h"
 #include "shim/core/fs.h"
@@ -54,14 +53,7 @@ static Status ApplyFlags(const ProfileInputs& in, bundle::SessionProfile& p) {
 
 // Env files in order, then --env: a later key wins.
 static Status ApplyEnv(const ProfileInputs& in, bundle::SessionProfile& p) {
-  for (const auto& f : in.env_files) {
-    auto text = TRY_CTX(fs::ReadFile(f), "--env-file " + f);
-    std::istringstream lines(text);
-    for (std::string line; std::getline(lines, line);) {
-      if (line.empty() || line[0] == '#') continue;
-      p.env.insert_or_assign(TRY(bundle::ParseEnv(line)).first, line.substr(line.find('=') + 1));
-    }
-  }
+  for (auto& [k, v] : TRY(bundle::ReadEnvFiles(in.env_files))) p.env.insert_or_assign(k, v);
   for (const auto& kv : in.env) {
     auto [k, v] = TRY(bundle::ParseEnv(kv));
     p.env.insert_or_assign(k, v);

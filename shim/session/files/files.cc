@@ -22,7 +22,17 @@ elif [ -e "$p" ] || [ -L "$p" ]; then emit "$p" "${p##*/}" || exit 1
 else echo "$p: No such file or directory" >&2; exit 2
 fi)sh";
 
-static constexpr const char* kWriteScript = R"sh(d=$(dirname "$1") && mkdir -p "$d" && exec cat > "$1")sh";
+// read and write open only a regular file (or nothing yet, for write): a FIFO the session
+// put at the path would hold the open, and the caller's `session files`, until a peer came
+// (issue #31: the platform reads and writes the workspace through these). Checked by stat, in
+// the session's own view; a FIFO swapped in after it still waits (the caller's deadline).
+static constexpr const char* kReadScript = R"sh(
+if [ -e "$1" ] && [ ! -f "$1" ]; then echo "$1: not a regular file" >&2; exit 1; fi
+exec cat "$1")sh";
+
+static constexpr const char* kWriteScript = R"sh(
+if [ -e "$1" ] && [ ! -f "$1" ]; then echo "$1: not a regular file" >&2; exit 1; fi
+d=$(dirname "$1") && mkdir -p "$d" && exec cat > "$1")sh";
 
 static constexpr const char* kRemoveScript = R"sh(
 if [ -e "$2" ] || [ -L "$2" ]; then exec rm "$1" "$2"; fi
@@ -56,7 +66,7 @@ Result<std::vector<FileEntry>> ListFiles(Sessions& s, const SessionRecord& r, co
 
 Status ReadFile(Sessions& s, const SessionRecord& r, const std::string& path, int out_fd, const FilesOptions& o) {
   auto p = TRY(SessionPath(path));
-  return RunTool(s, r, {"cat", p}, o, -1, out_fd, "read " + p);
+  return RunTool(s, r, {"/bin/sh", "-c", kReadScript, "sh", p}, o, -1, out_fd, "read " + p);
 }
 
 Status WriteFile(Sessions& s, const SessionRecord& r, const std::string& path, int in_fd, const FilesOptions& o) {

@@ -13,7 +13,7 @@ constexpr std::array kSessionEntries{
     kRelayLog,   kEgressPolicy, kEgressContexts, kSecretsDir, kSecretRules, kSecretSocket,   kCaKey,
     kCaCert,     kTrust,        kContexts,    kSpares,       kSpareDepth,   kSnapshot,       kRootfs,
     kLayer,      kMountpoints,  kBaseId,      kWorkspaceId,  kWsroot,       kWsrootWs,       kMemberMarker,
-    kMemberRecord, kLinkWorkspaceLog,
+    kMemberRecord, kLinkWorkspaceLog, kToolsSkeleton,
 };
 
 constexpr std::array kContextEntries{

@@ -100,6 +100,8 @@ inline constexpr LayoutEntry kMemberRecord{"member-record.json", false, 0600, Ho
                                            "Pool::ClaimMember: session.json set aside mid-claim (RecoverClaim)"};
 inline constexpr LayoutEntry kLinkWorkspaceLog{"link-workspace.log", false, 0600, HostPaths::kNone,
                                                "Pool::LinkSharedWorkspace"};
+inline constexpr LayoutEntry kToolsSkeleton{"sshim", true, 0755, HostPaths::kNone,
+                                            "AddExecGuard: /.sshim's read-only mount points (exec_guard.h)"};
 
 // ---- a context directory (contexts/<name>/, spares/<id>/) ----
 inline constexpr LayoutEntry kContextRecord{"context.json", false, 0600, HostPaths::kNone, "context_record.cc"};

@@ -169,6 +169,7 @@ TEST_CASE("probe: verdict cached per binary identity; a missing runsc is a clear
   auto second = Probe(testing::FakeRunsc(), d.path(), "", netns);
   CHECK(second.usable);
   CHECK(*fs::ReadFile(log) == calls);  // no runsc call the second time
+  CHECK(second.sandbox_uid == first.sandbox_uid);  // the sandbox's uid is part of the verdict
   ::unsetenv("FAKE_RUNSC_LOG");
 }
 

@@ -7,11 +7,14 @@
 // suites' (session_test.sh, real runsc).
 #include <doctest/doctest.h>
 #include <signal.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "bundle/session_spec.h"
 #include "shim/core/fs.h"
+#include "shim/core/unique_fd.h"
 #include "shim/gvisor/gvisor_backend.h"
 #include "shim/session/sessions.h"
 #include "tests/unit/test_helpers.h"
@@ -187,4 +190,27 @@ TEST_CASE("sessions: where the runsc cannot restore, pause is refused up front a
   auto unknown = s.Pause("nope");
   REQUIRE_FALSE(unknown.ok());
   CHECK(unknown.error().msg == "session nope does not exist");
+}
+
+// A snapshot that died leaves .tmp-NAME in @snapshots: gc removes it, but not while a snapshot
+// is being made (it holds the directory's flock shared, session_snapshot.cc).
+TEST_CASE("sessions: gc removes a dead snapshot's .tmp- image, never a live one's") {
+  if (::geteuid() != 0) return;
+  Fixture f;
+  auto s = f.Make();
+  auto snaps = f.root / "@snapshots";
+  REQUIRE(fs::MkdirAll(snaps / ".tmp-dead" / "image", 0700).ok());
+  REQUIRE(fs::MkdirAll(snaps / "whole" / "image", 0700).ok());
+  {
+    UniqueFd live(::open(snaps.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    REQUIRE(::flock(live.get(), LOCK_SH) == 0);
+    auto rep = s.Gc(std::nullopt);
+    CHECK(fs::Exists(snaps / ".tmp-dead"));  // a snapshot in flight may own it
+    CHECK(rep.errors.empty());
+  }
+  auto rep = s.Gc(std::nullopt);
+  CHECK_FALSE(fs::Exists(snaps / ".tmp-dead"));
+  CHECK(fs::Exists(snaps / "whole"));  // a whole snapshot is never gc's
+  REQUIRE(rep.removed.size() == 1);
+  CHECK(rep.removed[0] == "snapshot .tmp-dead (a snapshot that did not finish)");
 }

@@ -108,6 +108,31 @@ TEST_CASE("trusted git wrapper: the environment again, the allow list, exec of t
   CHECK(TrustedGitConfig().find("directory = *") != std::string::npos);
 }
 
+TEST_CASE("trusted git wrapper: lstat checks for FIFOs before any git runs, transports too") {
+  auto w = TrustedGitWrapper("/g", "/b", "/x");
+  auto pre = w.find("g0=$(gitdir_of");
+  REQUIRE(pre != std::string::npos);
+  CHECK(pre < w.find("config --list --show-scope"));  // before the first git reads the repository
+  CHECK(w.find("-name .gitignore -o -name .gitattributes -o -name .gitmodules -o -name .mailmap") != std::string::npos);
+  CHECK(w.find("upload-pack|receive-pack)") != std::string::npos);
+  CHECK(w.find("nr=$(transportbad") != std::string::npos);
+}
+
+TEST_CASE("trusted env: npm's program and path keys are the context's own") {
+  auto env = TrustedEnv("/usr/bin", {{"HTTP_PROXY", "http://p"}, {"NO_PROXY", "localhost"}});
+  const std::string home = kContextHome;
+  CHECK(env.at("npm_config_init_module") == home + "/.npm-init.js");
+  CHECK(env.at("npm_config_prefix") == home + "/.npm-global");
+  CHECK(env.at("npm_config_cache") == home + "/.npm");
+  CHECK(env.at("npm_config_logs_dir") == home + "/.npm/_logs");
+  CHECK(env.at("npm_config_browser") == "false");
+  CHECK(env.at("npm_config_viewer") == "man");
+  CHECK(env.at("npm_config_ignore_scripts") == "true");
+  CHECK(env.at("npm_config_noproxy") == "localhost");
+  CHECK(env.at("npm_config_proxy") == "http://p");
+  CHECK(env.count("npm_config_node_gyp") == 0);  // an empty path would be the current directory
+}
+
 TEST_CASE("context home: host ids through the spec's mappings") {
   CHECK(HostId(SessionDoc(), "uidMappings", 2000) == 2000);
   auto mapped = SessionDoc(0x10000000);
