@@ -45,7 +45,9 @@ std::vector<std::string> g_candidates;
 std::vector<const char*> g_candidate_ptrs;
 std::vector<char*> g_sh_argv;
 alignas(16) char g_stack[64 * 1024];
-long g_options = PTRACE_O_TRACESECCOMP | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_EXITKILL;
+// TRACEEXEC: every exec is judged again once loaded (tracer.cc OnLoaded); children inherit these.
+long g_options = PTRACE_O_TRACESECCOMP | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
+                 PTRACE_O_TRACECLONE | PTRACE_O_EXITKILL;
 
 std::vector<std::string> PathDirs() {
   const char* path = std::getenv("PATH");
@@ -140,10 +142,8 @@ pid_t StartCommand(char** cmd, const sigset_t* mask, const std::function<void(co
   }
   // Without EXITKILL (a Sentry that lacks it) a tracer's death still fails closed: the
   // filter's execs find no tracer and fail (ENOSYS); the tree just keeps running.
-  // TRACEEXEC for the command alone, until its exec went through (guard.h top_execed).
-  long seize = g_options | PTRACE_O_TRACEEXEC;
-  if (::ptrace(PTRACE_SEIZE, pid, 0, seize) != 0 &&
-      (errno != EINVAL || (g_options &= ~PTRACE_O_EXITKILL, ::ptrace(PTRACE_SEIZE, pid, 0, g_options | PTRACE_O_TRACEEXEC) != 0))) {
+  if (::ptrace(PTRACE_SEIZE, pid, 0, g_options) != 0 &&
+      (errno != EINVAL || (g_options &= ~PTRACE_O_EXITKILL, ::ptrace(PTRACE_SEIZE, pid, 0, g_options) != 0))) {
     say(std::string("cannot trace the command: ") + std::strerror(errno));
     Release(2);
     ::waitpid(static_cast<pid_t>(pid), nullptr, __WALL);
@@ -152,8 +152,6 @@ pid_t StartCommand(char** cmd, const sigset_t* mask, const std::function<void(co
   Release(1);
   return static_cast<pid_t>(pid);
 }
-
-long TraceOptionsInUse() { return g_options; }
 
 void SayStartFailure(const char* name, const std::function<void(const std::string&)>& say) {
   int stage = __atomic_load_n(&g_plan.stage, __ATOMIC_ACQUIRE);

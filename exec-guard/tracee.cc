@@ -107,6 +107,11 @@ bool ReadExec(pid_t pid, policy::ExecFacts& out, std::string& file) {
     file = dir + "/" + path;
     out.path = Link(dir) + "/" + path;
   }
+  // /proc/self/fd/N, /dev/fd/N...: the tracee's, not ours (InTracee); named by what they link to.
+  if (std::string mine = InTracee(out.path, pid); mine != out.path) {
+    file = mine;
+    if (std::string target = Link(mine); !target.empty()) out.path = target;
+  }
   return true;
 }
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <boost/json.hpp>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <unordered_set>
@@ -22,12 +23,25 @@ namespace {
 
 bool IsStopSignal(int sig) { return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU; }
 
-// The argv of the process that asked for the exec (its image before the exec).
-json::array CallerArgv(pid_t pid) {
+std::vector<std::string> Cmdline(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
-  json::array out;
-  for (std::string a; std::getline(in, a, '\0');) out.emplace_back(a);
+  std::vector<std::string> out;
+  for (std::string a; std::getline(in, a, '\0');) out.push_back(std::move(a));
   return out;
+}
+
+// The argv of a process (before an exec: the image that asked for it).
+json::array ArgvOf(pid_t pid) {
+  json::array out;
+  for (auto& a : Cmdline(pid)) out.emplace_back(a);
+  return out;
+}
+
+pid_t ParentOf(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("PPid:", 0) == 0) return static_cast<pid_t>(std::atoi(line.c_str() + 5));
+  return 0;
 }
 
 void WriteAll(int fd, const std::string& s) {
@@ -59,24 +73,48 @@ void OnExec(pid_t pid, const TraceOptions& o) {
   struct stat st;
   bool absent = !file.empty() && ::stat(file.c_str(), &st) != 0 && (errno == ENOENT || errno == ENOTDIR);
   if (!FailSyscall(pid, absent ? ENOENT : EPERM)) ::kill(pid, SIGKILL);  // refused either way
-  if (!absent) ReportRefusal(o, pid, e, *v);
+  if (!absent) ReportRefusal(o, pid, e, *v, false);
+}
+
+// The exec event (PTRACE_EVENT_EXEC): the new image is loaded and none of it has run. Judged
+// is what the kernel really started, whatever path string led there: /proc/PID/exe (for a #!
+// script, its interpreter: polred2 F7), by its content's identity, with the argv the new image
+// got (the interpreter's line in front of a script's). The path seen at the execve stop may
+// have been swapped since (F10) or named the tracer's /proc/self (F8); this file cannot be.
+// A refusal here is a SIGKILL before the first instruction (the exec itself went through).
+void OnLoaded(pid_t pid, const TraceOptions& o) {
+  std::string exe = "/proc/" + std::to_string(pid) + "/exe";
+  char buf[4096];
+  ssize_t n = ::readlink(exe.c_str(), buf, sizeof buf);
+  policy::ExecFacts e{.path = n > 0 ? std::string(buf, static_cast<size_t>(n)) : exe, .argv = Cmdline(pid),
+                      .identity = IdentityOf(*o.identities, exe), .identity_of = {}};
+  e.identity_of = [&o, pid](const std::string& path) {
+    return IdentityOf(*o.identities, path.front() == '/' ? path : "/proc/" + std::to_string(pid) + "/cwd/" + path);
+  };
+  std::optional<policy::Verdict> v = policy::JudgeExecve(*o.rules, e);
+  if (!v) return;
+  ::kill(pid, SIGKILL);
+  ReportRefusal(o, pid, e, *v, true);
 }
 
 }  // namespace
 
-void ReportRefusal(const TraceOptions& o, pid_t pid, const policy::ExecFacts& e, const policy::Verdict& v) {
+void ReportRefusal(const TraceOptions& o, pid_t pid, const policy::ExecFacts& e, const policy::Verdict& v, bool loaded) {
   json::array argv;
   for (const auto& a : e.argv) argv.emplace_back(a);
+  // Once loaded, the image that asked is gone: "from" is then the parent's argv.
   json::object line{{"decision", "deny"}, {"rule", v.rule},   {"command", v.command}, {"reason", v.reason},
                     {"path", e.path},     {"argv", argv},     {"identity", e.identity},
-                    {"pid", pid},         {"from", CallerArgv(pid)}};
+                    {"pid", pid},         {"from", ArgvOf(loaded ? ParentOf(pid) : pid)},
+                    {"stage", loaded ? "loaded" : "execve"}};
   if (o.audit_fd >= 0) WriteAll(o.audit_fd, json::serialize(line) + "\n");
-  WriteAll(2, "sandshim: exec of " + (v.command.empty() ? e.path : v.command) + " refused" +
+  WriteAll(2, "sandshim: exec of " + (v.command.empty() ? e.path : v.command) + (loaded ? " killed" : " refused") +
                   (v.rule.empty() ? ": " + v.reason : " by " + v.rule) + "\n");
 }
 
 void TraceAll(pid_t top, const TraceOptions& o) {
   std::unordered_set<pid_t> seen{top};
+  bool top_execed = false;
   for (;;) {
     int st = 0;
     pid_t p = ::waitpid(-1, &st, __WALL);
@@ -99,9 +137,9 @@ void TraceAll(pid_t top, const TraceOptions& o) {
       // A new tracee's first stop (let go), or a group-stop (kept, still traced).
       if (!known || !IsStopSignal(sig) || ::ptrace(PTRACE_LISTEN, p, 0, 0) != 0) ::ptrace(PTRACE_CONT, p, 0, 0);
     } else if (ev == PTRACE_EVENT_EXEC) {
-      // Only the top's first exec reports one: its options lose TRACEEXEC here (StartCommand).
-      if (p == top && o.top_execed) o.top_execed();
-      ::ptrace(PTRACE_SETOPTIONS, p, 0, TraceOptionsInUse());
+      if (p == top && !top_execed && o.top_execed) o.top_execed();
+      top_execed = top_execed || p == top;
+      OnLoaded(p, o);
       ::ptrace(PTRACE_CONT, p, 0, 0);
     } else if (ev) {
       ::ptrace(PTRACE_CONT, p, 0, 0);  // fork, vfork, clone: the child reports on its own

@@ -444,6 +444,9 @@ check_policy_verb() {
   assert_eq "0 allow" "$rc $(jq -r .decision <<<"$out")" "policy check: allowed"
 }
 
+# shellcheck source=tests/integration/policy_exec_paths.sh
+. "$(dirname "$0")/policy_exec_paths.sh"
+
 backends=${SESSION_BACKEND:-gvisor native}
 for be in $backends; do
   command -v runsc >/dev/null || [ "$be" = native ] || continue
@@ -465,6 +468,10 @@ for be in $backends; do
     PX_ROOTFS=$DEBIAN_IMAGE run_check "policy on $be: control: python3's os.system runs id with the guard off" with_exec_session "$be" p_exec_python 1
     PX_ROOTFS=$DEBIAN_IMAGE run_check "policy on $be: the dynamic loader run directly is judged as its program" with_exec_session "$be" p_exec_loader 0
     PX_ROOTFS=$DEBIAN_IMAGE run_check "policy on $be: control: the loader runs id with the guard off" with_exec_session "$be" p_exec_loader 1
+    for c in shebang procfd race; do  # policy_exec_paths.sh: the file the kernel starts (polred2 F7, F8, F10)
+      PX_ROOTFS=$DEBIAN_IMAGE run_check "policy on $be: exec guard judges the started file ($c)" with_exec_session "$be" p_exec_$c 0
+      PX_ROOTFS=$DEBIAN_IMAGE run_check "policy on $be: control: $c runs id with the guard off" with_exec_session "$be" p_exec_$c 1
+    done
   else
     log "skip: python3 checks (no Debian tools image: $(tail -1 "$WORK/debian-image.log" 2>/dev/null))"
   fi

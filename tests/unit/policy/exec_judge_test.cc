@@ -138,3 +138,16 @@ TEST_CASE("execve: the dynamic loader without a denied program runs") {
   CHECK_FALSE(policy::IsLoaderName("ld.gold"));
   CHECK_FALSE(policy::IsLoaderName("ld-foo.sox"));
 }
+
+// What the guard judges at the exec event (exec-guard/tracer.cc OnLoaded, polred2 F7): the
+// file /proc/PID/exe names and the new image's argv, in which the kernel put a #! script's
+// interpreter line in front of the script's own path and arguments.
+TEST_CASE("execve at the exec event: a #! script's interpreter is the program judged") {
+  auto p = Guard({"shell(curl:*)", "shell(git push:*)"});
+  CHECK(Denied(p, "/usr/bin/curl", {"/usr/bin/curl", "-K", "./tools/nice", "grep", "x", "a.txt"}));
+  CHECK(Denied(p, "/usr/bin/curl", {"/usr/bin/curl", "-K", "/tmp/s.sh"}, "curl"));
+  CHECK(Denied(p, "/tmp/copy", {"/tmp/copy", "/tmp/s.sh"}, "curl"));  // a copied curl as interpreter
+  CHECK(Denied(p, "/usr/bin/git", {"/usr/bin/git", "push", "./s.sh"}));  // #!/usr/bin/git push
+  CHECK_FALSE(Denied(p, "/bin/dash", {"/bin/sh", "./build.sh", "all"}));  // an ordinary script
+  CHECK_FALSE(Denied(p, "/usr/bin/python3.11", {"/usr/bin/python3", "./t.py"}));
+}
