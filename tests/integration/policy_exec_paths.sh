@@ -1,6 +1,6 @@
 # Sourced by policy_test.sh: the exec guard judges the file the kernel really starts, not a
 # path string (polred2 F7, F8, F10). Each under policy-exec.json (id denied, sh and awk allowed),
-# reached through awk's system() (allowed, so the front door never sees id), in the Debian
+# reached through awk's system() (asked, then approved once: the front door never sees id), in the Debian
 # image (coreutils' id and true are distinct files; busybox's are one). GX_OFF=1 is the
 # positive control: the same with the guard off (SANDSHIM_TEST_NO_EXEC_GUARD=1) runs id.
 
@@ -10,6 +10,7 @@
 p_exec_shebang() {
   GX_OFF=$1
   printf '#!/usr/bin/id\n' >"$PX_WS/t.sh" && chmod 755 "$PX_WS/t.sh"
+  approve_ask awk 'BEGIN { system("/workspace/t.sh 2> /workspace/ran-shebang") }' || { fail "awk system() was not asked about"; return; }  # the front door asks (polred2 F5)
   gx awk 'BEGIN { system("/workspace/t.sh 2> /workspace/ran-shebang") }' >/dev/null 2>&1
   if [ "$GX_OFF" = 1 ]; then
     assert_contains "$(cat "$PX_WS/ran-shebang")" "no such user" "control: id ran as the script's interpreter"
@@ -34,6 +35,7 @@ exec 3</usr/bin/id
 /proc/thread-self/fd/3 > /workspace/ran-threadself
 cd /usr/bin && /proc/self/cwd/id > /workspace/ran-cwd 2> /workspace/err-cwd
 S
+  approve_ask awk 'BEGIN { system("sh /workspace/procfd.sh") }' || { fail "awk system() was not asked about"; return; }  # the front door asks (polred2 F5)
   gx awk 'BEGIN { system("sh /workspace/procfd.sh") }' >/dev/null 2>&1
   for way in procfd devfd threadself cwd; do
     if [ "$GX_OFF" = 1 ]; then
@@ -70,6 +72,7 @@ i=0
 while [ $i -lt 200 ]; do /tmp/r/l >> /workspace/ran-race 2>/dev/null; i=$((i + 1)); done
 kill $f
 S
+  approve_ask awk 'BEGIN { system("sh /workspace/race.sh") }' || { fail "awk system() was not asked about"; return; }  # the front door asks (polred2 F5)
   gx awk 'BEGIN { system("sh /workspace/race.sh") }' >/dev/null 2>&1
   n=$(cat "$PX_WS/ran-race" 2>/dev/null | wc -l)
   log "race: id ran $n of 200 (guard off: $GX_OFF); killed at the exec event: $(audit execve | jq -s 'map(select(.stage == "loaded")) | length')"
