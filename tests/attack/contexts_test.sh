@@ -365,6 +365,15 @@ chk_git_fifo() {
     [ $(( $(now_ms) - t )) -lt 5000 ] || return $(fail "the trusted git status took $(( $(now_ms) - t )) ms")
     ux "cd /workspace/repo && rm -f $f && { [ ! -e $f.real ] || mv $f.real $f; }"
   done
+  # From inside a linked directory: git finds the repository above the link's target, not
+  # above the link (a walk over the logical path missed it).
+  ux 'mkdir -p /workspace/x/y && cd /workspace/x && git init -q . && ln -s /workspace/x/y /workspace/lk &&
+      mv .git/config .git/config.real && mkfifo -m 666 .git/config && chmod -R a+rwX /workspace/x'
+  nx 'cd /workspace/lk && timeout 5 git status >/dev/null 2>&1'
+  assert_eq 124 "$?" "control: the naive git status in a linked directory hangs" || return
+  assert_contains "$(px 'cd /workspace/lk && timeout 10 git status 2>&1')" "/workspace/x/.git/config is not a regular file" \
+    "the wrapper finds the repository as git does (physical path)" || return
+  ux 'rm -rf /workspace/x /workspace/lk'
   # A loose object: git opens it to read it (objects are checked too, not only the names).
   ux 'cd /workspace/repo && o=$(find .git/objects -type f -path "*/objects/??/*" | head -1) && mv "$o" /workspace/obj.real &&
       mkfifo -m 666 "$o" && echo "$o" > /workspace/obj.path'
