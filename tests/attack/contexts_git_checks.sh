@@ -145,7 +145,7 @@ chk_git_tree_fifo() {
   nx 'cd /workspace/repo && timeout 5 git log --oneline >/dev/null 2>&1'
   assert_eq 124 "$?" "control: the naive git log hangs on a FIFO .mailmap" || return
   assert_contains "$(px 'cd /workspace/repo && timeout 10 git log --oneline 2>&1')" ".mailmap is not a regular file" "git log refused at once" || return
-  ux 'cd /workspace/repo && rm .mailmap && mkdir -p d && mkfifo -m 666 d/.gitattributes && echo b > b && chmod -R a+rwX .'
+  ux 'cd /workspace/repo && rm .mailmap && mkdir -p d && mkfifo -m 666 d/.gitattributes && echo b > d/b && chmod -R a+rwX .'
   nx 'cd /workspace/repo && timeout 5 git add -A >/dev/null 2>&1'
   assert_eq 124 "$?" "control: the naive git add hangs on a FIFO .gitattributes" || return
   assert_contains "$(px 'cd /workspace/repo && timeout 10 git add -A 2>&1')" "d/.gitattributes is not a regular file" "git add refused at once"
