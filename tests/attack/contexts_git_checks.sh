@@ -29,7 +29,8 @@ unpriv() { nx 'rm -rf /tmp/npriv /tmp/nvictim'; px 'rm -rf ~/priv ~/.bash_profil
 # private repository. Then the platform's ordinary push to a plain remote still works.
 chk_git_farend() {
   priv_repos && user_repo && bare_pair n p ok || return $(fail "plant")
-  ux 'for r in n p; do cd /remote/$r.git && git config core.logallrefupdates always && mkdir -p logs/refs/heads || exit 1; done &&
+  ux 'for r in n p; do cd /remote/$r.git && git config core.logallrefupdates always && git config user.name "x; sh /workspace/.p/payload.sh #" &&
+        git config user.email a && mkdir -p logs/refs/heads || exit 1; done &&
       ln -s /tmp/nvictim /remote/n.git/logs/refs/heads/main && ln -s /home/context/.bash_profile /remote/p.git/logs/refs/heads/main'
   nx 'cd /workspace/repo && git push -q /remote/n.git HEAD:refs/heads/main' >/dev/null 2>&1
   assert_contains "$(nx 'cat /tmp/nvictim 2>&1')" "push" "control: the naive push appended through the remote's reflog link" || return
