@@ -66,8 +66,9 @@ chk_git_transport_zone() {
   assert_contains "$(px 'cd /workspace/rp && git submodule update --init 2>&1')" "transport 'file' not allowed" \
     "git's own guard holds for the submodule URL" || return
   ! leaked "$(px 'git -C /workspace/rp/.git/modules/s show HEAD:key.txt 2>&1')" || return $(fail "the private repository was cloned into the workspace")
-  nx 'cd /workspace/rn && git fetch -q origin' >/dev/null 2>&1
-  leaked "$(nx 'git -C /workspace/rn show origin/master:key.txt 2>&1')" || return $(fail "control: the naive fetch did not copy the private repository")
+  local out
+  out=$(nx 'cd /workspace/rn && git fetch -q origin 2>&1; git show origin/master:key.txt 2>&1')
+  leaked "$out" || return $(fail "control: the naive fetch did not copy the private repository: $out")
   assert_contains "$(px 'cd /workspace/rp && git fetch -q origin 2>&1')" "in the context's own zone, the caller's in the shared one" \
     "the fetch's upload-pack refuses the private repository" || return
   ! leaked "$(px 'git -C /workspace/rp show origin/master:key.txt 2>&1')" || return $(fail "the private repository was fetched into the workspace")
