@@ -482,6 +482,8 @@ chk_sysv_ipc() {
   ux "perl -e 'shmctl(shmget(0x5e11,0,0), 0, 0)'"; px "perl -e 'shmctl(shmget(0x5e12,0,0), 0, 0)'"; true
 }
 
+# shellcheck source=contexts_git_checks.sh
+. "$HERE/contexts_git_checks.sh"
 backends=${ATTACK_CONTEXTS_BACKENDS:-gvisor native}
 for be in $backends; do
   run_check "contexts on $be: a context's HOME is its own" with_backend "$be" chk_home
@@ -504,6 +506,7 @@ for be in $backends; do
   run_check "contexts on $be: a FIFO at .git/config, .git/HEAD, a .gitignore vs git status" with_backend "$be" chk_git_fifo
   run_check "contexts on $be: a FIFO vs session files read/write" with_backend "$be" chk_files_fifo
   run_check "contexts on $be: a project's .npmrc init-module and cache vs npm" with_backend "$be" chk_npm
+  git_zone_checks "$be"
 done
 for be in $backends; do S session delete "ac-$be-$$" >/dev/null 2>&1; done
 finish_checks

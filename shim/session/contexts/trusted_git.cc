@@ -23,6 +23,15 @@ constexpr std::pair<const char*, const char*> kGitOverrides[] = {
     {"gpg.x509.program", "gpgsm"},
     {"gpg.ssh.program", "ssh-keygen"},
     {"submodule.recurse", "false"},
+    // Transports: none but these (not ext::, a command, nor fd::). file only "user": git's own
+    // guard (CVE-2022-39253) refuses it where git sets GIT_PROTOCOL_FROM_USER=0 itself, a
+    // submodule's URL from .gitmodules; GIT_ALLOW_PROTOCOL would have beaten it (always).
+    {"protocol.allow", "never"},
+    {"protocol.https.allow", "always"},
+    {"protocol.http.allow", "always"},
+    {"protocol.ssh.allow", "always"},
+    {"protocol.git.allow", "always"},
+    {"protocol.file.allow", "user"},
 };
 
 // Keys a repository's own config may set (git's canonical spelling: section and name lower
@@ -51,6 +60,59 @@ constexpr const char* kAllowedLocalKeys =
 constexpr const char* kDeniedGlobalKeys =
     "include.*|includeif.*|filter.*|alias.*|diff.*.textconv|diff.*.command|merge.*.driver|"
     "uploadpack.packobjectshook";
+
+// Trust zones (sh functions): the context's own HOME and /tmp, or the shared rest. A trusted
+// git keeps each repository, and each transport from one, inside one zone.
+std::string ZoneFunctions() {
+  return "# PATH's zone into zv (no subshell: these run on every git).\n"
+         "zone() { case $1 in \"$HOME\"|\"$HOME\"/*|/tmp|/tmp/*) zv=own ;; *) zv=shared ;; esac; }\n"
+         "# The paths the caller named, as named (a link not followed: `cd /workspace/r` keeps $PWD\n"
+         "# logical): nm the repository (--git-dir or GIT_DIR, else the directory after -C), nw the\n"
+         "# work tree (--work-tree or GIT_WORK_TREE), absolute.\n"
+         "named_of() {\n"
+         "  ns=$PWD; nm=${GIT_DIR:-}; nw=${GIT_WORK_TREE:-}\n"
+         "  while [ $# -gt 0 ]; do\n"
+         "    case $1 in\n"
+         "      -C) case $2 in /*) ns=$2 ;; '') ;; *) ns=$ns/$2 ;; esac; shift ;;\n"
+         "      --git-dir) nm=$2; shift ;;\n"
+         "      --git-dir=*) nm=${1#--git-dir=} ;;\n"
+         "      --work-tree) nw=$2; shift ;;\n"
+         "      --work-tree=*) nw=${1#--work-tree=} ;;\n"
+         "      -c|--namespace|--config-env|--super-prefix) shift ;;\n"
+         "    esac\n"
+         "    shift\n"
+         "  done\n"
+         "  case $nm in ''|.) nm=$ns ;; /*) ;; *) nm=$ns/$nm ;; esac\n"
+         "  case $nw in ''|/*) ;; *) nw=$ns/$nw ;; esac\n"
+         "}\n"
+         "# ZONE OBJECTS DEPTH: the first alternate object store (followed 5 deep, as git does) outside\n"
+         "# ZONE: git would read (and push) objects of the other zone's repositories as its own.\n"
+         "altbad() {\n"
+         "  f=$2/info/alternates\n"
+         "  { [ -e \"$f\" ] || [ -L \"$f\" ]; } || return 0\n"
+         "  { [ -f \"$f\" ] && [ ! -L \"$f\" ]; } || { echo \"$f is not a regular file (a FIFO git would wait on, a link git would write through)\"; return; }\n"
+         "  [ \"$3\" -lt 5 ] || return 0\n"
+         "  while IFS= read -r a; do\n"
+         "    case $a in ''|'#'*) continue ;; /*) ;; *) a=$2/$a ;; esac\n"
+         "    r=$(realpath -m -- \"$a\" 2>/dev/null) || r=$a\n"
+         "    zone \"$r\"; [ \"$zv\" = \"$1\" ] || { echo \"$f names $a, in another trust zone\"; return; }\n"
+         "    v=$(altbad \"$1\" \"$r\" $(($3 + 1))); [ -z \"$v\" ] || { echo \"$v\"; return; }\n"
+         "  done < \"$f\"\n"
+         "}\n"
+         "# WORKTREE DOTGIT: an embedded repository's git directory (a link, a .git file) outside the\n"
+         "# work tree's zone, or a link in its .git directory.\n"
+         "embedbad() {\n"
+         "  e=$2; t=\n"
+         "  if [ -L \"$e\" ]; then t=$e\n"
+         "  elif [ -f \"$e\" ]; then t=$(sed -n 's/^gitdir: //p' \"$e\"); case $t in ''|/*) ;; *) t=${e%/*}/$t ;; esac\n"
+         "  elif [ -d \"$e\" ]; then gitdirbad \"$e\" | sed \"s|\\$| is not a regular file (a FIFO git would wait on, a link git would write through)|\"; return\n"
+         "  fi\n"
+         "  [ -n \"$t\" ] || return 0\n"
+         "  r=$(realpath -m -- \"$t\" 2>/dev/null) || r=$t\n"
+         "  zone \"$1\"; zw=$zv; zone \"$r\"; [ \"$zv\" = \"$zw\" ] ||\n"
+         "    echo \"the embedded repository ${e%/.git} has its git directory $r in another trust zone\"\n"
+         "}\n";
+}
 
 // The checks before any git runs against what git opens blocking (sh functions, used by guard
 // and by the transports): a FIFO of the user's where git reads hangs it.
@@ -88,29 +150,40 @@ std::string FifoFunctions() {
          "  # packs too: git opens a loose object or a pack's .idx to read it)\n"
          "  find \"$1/\" ! -type f ! -type d -print -quit 2>/dev/null\n"
          "}\n"
-         "nonregular() { # GITDIR, or a .git file (a linked worktree's, a submodule's)\n"
+         "nonregular() { # GITDIR, or a .git file (a linked worktree's, a submodule's): why git would hang\n"
+         "  # or leave the zone; nothing if neither\n"
          "  g=$1\n"
-         "  if [ -L \"$g\" ] || { [ -e \"$g\" ] && [ ! -d \"$g\" ] && [ ! -f \"$g\" ]; }; then echo \"$g\"; return; fi\n"
+         "  if [ -L \"$g\" ] || { [ -e \"$g\" ] && [ ! -d \"$g\" ] && [ ! -f \"$g\" ]; }; then echo \"$g is not a regular file (a FIFO git would wait on, a link git would write through)\"; return; fi\n"
          "  w=; case $g in */.git) w=${g%/.git} ;; esac\n"
          "  if [ -f \"$g\" ]; then  # where it points (read after the check above: a regular file)\n"
          "    t=$(sed -n 's/^gitdir: //p' \"$g\"); case $t in ''|/*) ;; *) t=${g%/*}/$t ;; esac\n"
          "    g=$t\n"
          "  fi\n"
          "  if [ -n \"$g\" ] && [ -d \"$g\" ]; then\n"
-         "    gitdirbad \"$g\"\n"
+         "    gitdirbad \"$g\" | sed \"s|\\$| is not a regular file (a FIFO git would wait on, a link git would write through)|\"\n"
          "    if [ -f \"$g/commondir\" ] && [ ! -L \"$g/commondir\" ]; then  # a linked worktree's config is its common dir's\n"
          "      c=$(cat \"$g/commondir\"); case $c in /*) ;; *) c=$g/$c ;; esac\n"
-         "      [ -d \"$c\" ] && gitdirbad \"$c\"\n"
+         "      [ -d \"$c\" ] && gitdirbad \"$c\" | sed \"s|\\$| is not a regular file (a FIFO git would wait on, a link git would write through)|\"\n"
          "    fi\n"
          "  fi\n"
-         "  [ -z \"$w\" ] || find \"$w/\" -path \"$w/.git\" -prune -o \\( -name .gitignore -o -name .gitattributes -o -name .gitmodules -o -name .mailmap \\) \\( -type p -o -type s -o -type c -o -type b \\) -print -quit 2>/dev/null\n"
+         "  [ -n \"$w\" ] || return 0\n"
+         "  # One walk of the work tree: those four names as FIFOs, and every embedded repository's\n"
+         "  # .git (git add records its HEAD as a gitlink: a link or .git file into the other zone\n"
+         "  # would hand the user a private id; a .git directory's links, what they point at).\n"
+         "  find \"$w/\" -path \"$w/.git\" -prune -o -name .git -print -prune -o \\( -name .gitignore -o -name .gitattributes -o -name .gitmodules -o -name .mailmap \\) \\( -type p -o -type s -o -type c -o -type b \\) -print 2>/dev/null |\n"
+         "    while IFS= read -r f; do\n"
+         "      case $f in\n"
+         "        */.git) v=$(embedbad \"$w\" \"$f\"); [ -z \"$v\" ] || { echo \"$v\"; break; } ;;\n"
+         "        *) echo \"$f is not a regular file (a FIFO git would wait on, a link git would write through)\"; break ;;\n"
+         "      esac\n"
+         "    done\n"
          "}\n"
-         "# A transport's far end (upload-pack serving a clone or fetch of a workspace repository):\n"
-         "# its repository is its last argument.\n"
-         "transportbad() {\n"
-         "  for a; do last=$a; done\n"
-         "  d=${last:-.}; { [ -e \"$d/.git\" ] || [ -L \"$d/.git\" ]; } && d=$d/.git\n"
-         "  nonregular \"$d\"\n"
+         "# A transport's far end takes its repository last; tried as git's enter_repo does.\n"
+         "farend_dir() {\n"
+         "  for a; do last=$a; done; d=${last:-.}\n"
+         "  for x in \"$d/.git\" \"$d\" \"$d.git/.git\" \"$d.git\"; do\n"
+         "    if [ -e \"$x/HEAD\" ] || [ -L \"$x/HEAD\" ]; then echo \"$x\"; return; fi\n"
+         "  done\n"
          "}\n";
 }
 
@@ -123,8 +196,7 @@ std::string GuardFunctions() {
          "  case $1 in " + std::string(kDeniedGlobalKeys) + ") return 0 ;; esac\n"
          "  return 1\n"
          "}\n"
-         "zone() { case $1 in \"$HOME\"|\"$HOME\"/*|/tmp|/tmp/*) echo own ;; *) echo shared ;; esac; }\n"
-         + FifoFunctions() +
+         + ZoneFunctions() + FifoFunctions() +
          "guard() {\n"
          "  k=$1; shift; i=0\n"
          "  for a; do shift; [ $i -lt $k ] && set -- \"$@\" \"$a\"; i=$((i+1)); done\n"
@@ -132,7 +204,7 @@ std::string GuardFunctions() {
          "  g0=$(gitdir_of \"$@\")\n"
          "  if [ -n \"$g0\" ]; then\n"
          "    nr=$(nonregular \"$g0\")\n"
-         "    [ -z \"$nr\" ] || refuse \"$nr is not a regular file (git would open it and wait)\"\n"
+         "    [ -z \"$nr\" ] || refuse \"$nr\"\n"
          "  fi\n"
          "  # 1. The repository's own config, includes not followed (an include names a file of the\n"
          "  #    user's choosing, a FIFO maybe; include.* is not a data key, so it is refused). -P: git\n"
@@ -151,22 +223,27 @@ std::string GuardFunctions() {
          "    bad=$(printf '%s\\n' \"$keys\" | while read -r key; do globalbad \"$key\" && { echo \"$key\"; break; }; done)\n"
          "    [ -z \"$bad\" ] || refuse \"$h sets $bad\"\n"
          "  fi\n"
-         "  # 3. Where the repository is: a work tree and its git directories in one zone (the\n"
-         "  #    context's own HOME and /tmp, or the shared rest), so a .git file in the workspace\n"
-         "  #    cannot point the platform's git at its private repository, nor the reverse.\n"
+         "  # 3. Where the repository is: the paths the caller named (as named: a link not followed),\n"
+         "  #    the work tree and the git and common directories git resolves them to, all in one\n"
+         "  #    zone (the context's own HOME and /tmp, or the shared rest): a .git file, a commondir\n"
+         "  #    or a linked directory in the workspace cannot point the platform's git at its\n"
+         "  #    private repository, nor the reverse. The zone goes to the gits this one starts.\n"
          "  info=$(\"$real\" \"$@\" rev-parse --path-format=absolute --absolute-git-dir --git-common-dir --show-toplevel 2>/dev/null)\n"
          "  [ -n \"$info\" ] || return 0\n"
-         "  gd=$(printf '%s\\n' \"$info\" | sed -n 1p); cd=$(printf '%s\\n' \"$info\" | sed -n 2p); top=$(printf '%s\\n' \"$info\" | sed -n 3p)\n"
-         "  if [ -n \"$top\" ]; then\n"
-         "    z=$(zone \"$top\")\n"
-         "    { [ \"$(zone \"$gd\")\" = \"$z\" ] && [ \"$(zone \"$cd\")\" = \"$z\" ]; } ||\n"
-         "      refuse \"the work tree $top has its git directory $gd in another trust zone\"\n"
+         "  { IFS= read -r gd; IFS= read -r cd; IFS= read -r top; } <<EOF\n$info\nEOF\n"
+         "  named_of \"$@\"; zone \"$nm\"; z=$zv\n"
+         "  for p in \"$nw\" \"$gd\" \"$cd\" \"$top\"; do\n"
+         "    [ -z \"$p\" ] || { zone \"$p\"; [ \"$zv\" = \"$z\" ]; } || refuse \"$p is in another trust zone than $nm, the path named\"\n"
+         "  done\n"
+         "  [ -n \"${SANDSHIM_GIT_ZONE:-}\" ] || case $cmd in clone|init) ;; *) export SANDSHIM_GIT_ZONE=$z ;; esac\n"
+         "  if [ -e \"$cd/objects/info/alternates\" ] || [ -L \"$cd/objects/info/alternates\" ]; then\n"
+         "    alt=$(altbad \"$z\" \"$cd/objects\" 0); [ -z \"$alt\" ] || refuse \"$alt\"\n"
          "  fi\n"
          "  # 4. Nothing but files and directories where git writes by name (COMMIT_EDITMSG,\n"
          "  #    FETCH_HEAD, logs/...): a symlink there writes wherever it points, as the platform.\n"
          "  #    Loose objects and packs are skipped (written new and renamed: no link followed).\n"
          "  [ \"$cd\" = \"$gd\" ] && cd=\n"
-         "  ln=$(find \"$gd/\" ${cd:+\"$cd/\"} \\( -path '*/objects/[0-9a-f][0-9a-f]' -o -path '*/objects/pack' \\) -prune -o ! -type f ! -type d -print -quit 2>/dev/null)\n"
+         "  ln=$(find \"$gd/\" ${cd:+\"$cd/\"} \\( -path '*/objects/[0-9a-f][0-9a-f]' -o -path '*/objects/pack' \\) -type d -prune -o ! -type f ! -type d -print -quit 2>/dev/null)\n"
          "  [ -z \"$ln\" ] || refuse \"$ln in the git directory is not a regular file\"\n"
          "}\n";
 }
@@ -196,8 +273,11 @@ std::vector<std::pair<std::string, std::string>> TrustedGitEnv(const std::string
       {"GIT_PROXY_COMMAND", ""},
       {"GIT_ASKPASS", ""},
       {"GIT_TERMINAL_PROMPT", "0"},
-      {"GIT_ALLOW_PROTOCOL", "https:http:ssh:git:file"},  // not ext:: (a command) nor fd::
-      {"GIT_PROTOCOL_FROM_USER", "0"},
+      // Replace refs and grafts are repository data that change what a commit shows: what the
+      // platform reviews (log -p, diff) would not be what it pushes (pack-objects ignores them).
+      // /dev/null/grafts never exists (/dev/null itself would print a deprecation hint).
+      {"GIT_NO_REPLACE_OBJECTS", "1"},
+      {"GIT_GRAFT_FILE", "/dev/null/grafts"},
   };
   int n = 0;
   for (const auto& [k, v] : kGitOverrides) {
@@ -255,12 +335,16 @@ std::string TrustedGitWrapper(const std::string& global_config, const std::strin
   s += GuardFunctions();
   s += "if [ -n \"$cmd\" ]; then\n"
        "  case $cmd in\n"
-       "    # Transport plumbing: runs no command a repository names (hooks are off above), and\n"
-       "    # what it starts comes back here. upload-pack in the user's repository serves a clone\n"
-       "    # of it into the platform's home (docs' pattern 1) whatever its config says.\n"
-       "    # Its repository still holds only regular files where git reads (a FIFO hangs the clone).\n"
-       "    upload-pack|receive-pack)\n"
-       "      nr=$(transportbad \"$@\"); [ -z \"$nr\" ] || refuse \"$nr is not a regular file (git would open it and wait)\" ;;\n"
+       "    # A transport's far end reads and writes its repository by name (refs, reflogs, config):\n"
+       "    # the same checks there, before it runs. And a git working in the shared zone never\n"
+       "    # reaches the own one through a local URL (a remote, a submodule of the user's); the\n"
+       "    # other way, a clone or fetch of a workspace repository into the home, is pattern 1.\n"
+       "    upload-pack|receive-pack|upload-archive)\n"
+       "      caller=${SANDSHIM_GIT_ZONE:-}; z=; x=$(farend_dir \"$@\")\n"
+       "      if [ -n \"$x\" ]; then guard 3 -C \"$x\" --git-dir=.; else for a; do last=$a; done; guard 2 -C \"${last:-.}\"; fi\n"
+       "      [ \"$caller\" != shared ] || [ \"$z\" != own ] ||\n"
+       "        refuse \"the repository ${x:-$last} is in the context's own zone, the caller's in the shared one\" ;;\n"
+       "    # Plumbing the commands above start in a repository already checked.\n"
        "    pack-objects|index-pack|unpack-objects|rev-list) ;;\n"
        "    *) guard \"$n\" \"$@\" ;;\n"
        "  esac\n"

@@ -72,7 +72,12 @@ TEST_CASE("trusted context: git, curl, npm settings over everything, even the co
   CHECK(EnvOf(spec, "PATH") == std::string(kTrustedDir) + "/bin:/opt/bin:/usr/bin");
   CHECK(EnvOf(spec, "GIT_CONFIG_NOSYSTEM") == "1");
   CHECK(EnvOf(spec, "GIT_CONFIG_GLOBAL") == std::string(kTrustedDir) + "/gitconfig");
-  CHECK(EnvOf(spec, "GIT_ALLOW_PROTOCOL").find("ext") == std::string::npos);
+  // Protocols in the command-line scope (GIT_ALLOW_PROTOCOL would beat git's own guard on a
+  // submodule's file URL): replace refs and grafts off.
+  CHECK(EnvOf(spec, "GIT_ALLOW_PROTOCOL") == "<unset>");
+  CHECK(EnvOf(spec, "GIT_PROTOCOL_FROM_USER") == "<unset>");
+  CHECK(EnvOf(spec, "GIT_NO_REPLACE_OBJECTS") == "1");
+  CHECK(EnvOf(spec, "GIT_GRAFT_FILE") == "/dev/null/grafts");
   CHECK(EnvOf(spec, "CURL_HOME") == kContextHome);
   CHECK(EnvOf(spec, "npm_config_ignore_scripts") == "true");
   CHECK(EnvOf(spec, "npm_config_proxy") == "http://ctx-platform:t@127.0.0.1:3128");
@@ -85,6 +90,10 @@ TEST_CASE("trusted context: git, curl, npm settings over everything, even the co
   CHECK(cfg.at("core.fsmonitor") == "false");
   CHECK(cfg.at("credential.helper").empty());
   CHECK(cfg.at("core.sshCommand") == "ssh");
+  CHECK(cfg.at("protocol.allow") == "never");
+  CHECK(cfg.at("protocol.file.allow") == "user");
+  CHECK(cfg.at("protocol.https.allow") == "always");
+  CHECK(cfg.find("protocol.ext.allow") == cfg.end());
   // Untrusted: none of it.
   o.trusted = false;
   auto plain = ContextSpec(SessionDoc(), o, Placed()).value();
@@ -114,8 +123,16 @@ TEST_CASE("trusted git wrapper: lstat checks for FIFOs before any git runs, tran
   REQUIRE(pre != std::string::npos);
   CHECK(pre < w.find("config --list --show-scope"));  // before the first git reads the repository
   CHECK(w.find("-name .gitignore -o -name .gitattributes -o -name .gitmodules -o -name .mailmap") != std::string::npos);
-  CHECK(w.find("upload-pack|receive-pack)") != std::string::npos);
-  CHECK(w.find("nr=$(transportbad") != std::string::npos);
+}
+
+TEST_CASE("trusted git wrapper: a transport's far end gets the whole guard, zones as named") {
+  auto w = TrustedGitWrapper("/g", "/b", "/x");
+  CHECK(w.find("upload-pack|receive-pack|upload-archive)") != std::string::npos);
+  CHECK(w.find("guard 3 -C \"$x\" --git-dir=.") != std::string::npos);
+  CHECK(w.find("export SANDSHIM_GIT_ZONE=$z") != std::string::npos);
+  CHECK(w.find("named_of \"$@\"; zone") < w.find("alt=$(altbad"));
+  CHECK(w.find("-name .git -print -prune") != std::string::npos);  // embedded repositories
+  CHECK(w.find("-path '*/objects/pack' \\) -type d -prune") != std::string::npos);  // a link there is seen
 }
 
 TEST_CASE("trusted env: npm's program and path keys are the context's own") {
