@@ -24,9 +24,12 @@ std::filesystem::path FifoOf(const std::filesystem::path& state_dir) { return st
 // A killed sandbox (or a record gone before start) ends the container as SIGKILL would.
 constexpr int kKilled = 128 + SIGKILL;
 
-// The forked child: nothing of the parent's but stdio, default signals, its own session.
-void BecomeWaiter() {
-  ::syscall(SYS_close_range, 3u, ~0u, 0u);  // the state lock above all: create must not hold it
+// The forked child: nothing of the parent's but stdio and the FIFO's read end (moved to fd
+// 3), default signals, its own session.
+constexpr int kFifoFd = 3;
+void BecomeWaiter(int fifo_fd) {
+  if (fifo_fd != kFifoFd) ::dup2(fifo_fd, kFifoFd);
+  ::syscall(SYS_close_range, kFifoFd + 1u, ~0u, 0u);  // the state lock above all: create must not hold it
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -36,8 +39,7 @@ void BecomeWaiter() {
 
 // Blocks until start writes to the FIFO; false if the container or its sandbox went away.
 bool AwaitStart(const std::filesystem::path& state_dir, const WaiterTarget& t) {
-  UniqueFd fifo(::open(FifoOf(state_dir).c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
-  if (!fifo.valid()) return false;
+  UniqueFd fifo(kFifoFd);
   for (;;) {
     pollfd p{fifo.get(), POLLIN, 0};
     int n = ::poll(&p, 1, 1000);
@@ -60,8 +62,8 @@ Result<runsc::ControlConnection> ConnectWhileAlive(const WaiterTarget& t) {
   }
 }
 
-[[noreturn]] void RunWaiter(const std::filesystem::path& state_dir, const WaiterTarget& t) {
-  BecomeWaiter();
+[[noreturn]] void RunWaiter(const std::filesystem::path& state_dir, const WaiterTarget& t, int fifo_fd) {
+  BecomeWaiter(fifo_fd);
   if (!AwaitStart(state_dir, t)) ::_exit(kKilled);
   auto conn = ConnectWhileAlive(t);
   if (!conn) {
@@ -88,9 +90,14 @@ Result<proc::ProcessId> StartWaiter(const std::filesystem::path& state_dir, cons
   auto fifo = FifoOf(state_dir);
   ::unlink(fifo.c_str());
   if (::mkfifo(fifo.c_str(), 0600) != 0) return ErrnoError("mkfifo " + fifo.string());
+  // The read end is opened here, before the fork, and kept by the waiter: start's open of
+  // the write end then finds a reader whenever the waiter lives. Opened by the child itself,
+  // a start soon after create raced it on a loaded host (ENXIO: "no reader").
+  UniqueFd reader(::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  if (!reader.valid()) return ErrnoError("open " + fifo.string());
   pid_t pid = ::fork();
   if (pid < 0) return ErrnoError("fork the pod container's waiter");
-  if (pid == 0) RunWaiter(state_dir, t);
+  if (pid == 0) RunWaiter(state_dir, t, reader.get());
   auto start = proc::StartTime(pid);
   return proc::ProcessId{pid, start ? *start : 0};
 }
