@@ -4,6 +4,7 @@
 // policy_shells suite (tests/policy/bypass.txt), which shows they really run there.
 #include <doctest/doctest.h>
 
+#include "tests/unit/policy/parse_policy.h"
 #include "shim/policy/decide.h"
 #include "shim/policy/options.h"
 #include "shim/policy/sources.h"
@@ -14,11 +15,7 @@ using policy::Decision;
 
 namespace {
 
-policy::Policy Parse(const char* doc) {
-  auto p = policy::ParsePolicy(boost::json::parse(doc), {.workspace = "/workspace"});
-  REQUIRE(p.ok());
-  return *p;
-}
+policy::Policy Parse(const char* doc) { return testing::ParsePolicyDoc(doc); }
 
 // The docs' example, plus a platform that allows the file tools themselves.
 constexpr const char* kExample = R"J({"permissions": {

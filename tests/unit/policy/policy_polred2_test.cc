@@ -5,6 +5,7 @@
 // ordinary spellings next to them must stay allowed.
 #include <doctest/doctest.h>
 
+#include "tests/unit/policy/parse_policy.h"
 #include "shim/policy/decide.h"
 
 using namespace sandshim;
@@ -12,11 +13,7 @@ using policy::Decision;
 
 namespace {
 
-policy::Policy Parse(const char* doc) {
-  auto p = policy::ParsePolicy(boost::json::parse(doc), {.workspace = "/workspace"});
-  REQUIRE(p.ok());
-  return *p;
-}
+policy::Policy Parse(const char* doc) { return testing::ParsePolicyDoc(doc); }
 
 constexpr const char* kP1 = R"J({"permissions": {
    "allow": ["shell(grep:*)", "shell(git status:*)", "shell(pip install:*)",
