@@ -26,7 +26,6 @@ p_exec_shebang() {
 # there for the process (it was refused as absent: sh said "not found"). A script file: the
 # guard unwraps `sh -c STRING` as the front door does, and would refuse the string itself.
 p_exec_procfd() {
-  local way
   GX_OFF=$1
   cat >"$PX_WS/procfd.sh" <<'S'
 exec 3</usr/bin/id
@@ -37,13 +36,7 @@ cd /usr/bin && /proc/self/cwd/id > /workspace/ran-cwd 2> /workspace/err-cwd
 S
   approve_ask awk 'BEGIN { system("sh /workspace/procfd.sh") }' || { fail "awk system() was not asked about"; return; }  # the front door asks (polred2 F5)
   gx awk 'BEGIN { system("sh /workspace/procfd.sh") }' >/dev/null 2>&1
-  for way in procfd devfd threadself cwd; do
-    if [ "$GX_OFF" = 1 ]; then
-      [ -s "$PX_WS/ran-$way" ] || { fail "control: id did not run through $way"; return; }
-    else
-      [ ! -s "$PX_WS/ran-$way" ] || { fail "id ran through $way: $(cat "$PX_WS/ran-$way")"; return; }
-    fi
-  done
+  ran_by_guard procfd devfd threadself cwd || return
   [ "$GX_OFF" = 1 ] && return
   assert_not_contains "$(cat "$PX_WS/err-cwd")" "not found" "/proc/self/cwd/id is refused, not missing" || return
   audit execve | jq -se 'any(.[]; .rule == "shell(id:*)" and .stage == "execve" and .path == "/usr/bin/id")' >/dev/null ||

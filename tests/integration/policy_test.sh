@@ -300,9 +300,21 @@ with_exec_session() {
   return $rc
 }
 gx() { if [ "$GX_OFF" = 1 ]; then SANDSHIM_TEST_NO_EXEC_GUARD=1 px exec "$PX_ID" -- "$@"; else px exec "$PX_ID" -- "$@"; fi; }
+# ran_by_guard WAY...: each marker $PX_WS/ran-WAY filled with the guard off (the positive
+# control: id ran that way), empty with it on (refused).
+ran_by_guard() {
+  local way
+  for way; do
+    if [ "$GX_OFF" = 1 ]; then
+      [ -s "$PX_WS/ran-$way" ] || { fail "control: id did not run through $way"; return 1; }
+    else
+      [ ! -s "$PX_WS/ran-$way" ] || { fail "id ran through $way: $(cat "$PX_WS/ran-$way")"; return 1; }
+    fi
+  done
+}
 
 p_exec_deny() {
-  local way id n
+  local id n
   GX_OFF=$1
   printf '/bin/id > /workspace/ran-wrapper\n' >"$PX_WS/wrapper.sh"
   printf 'env id > /workspace/ran-env\n' >"$PX_WS/env.sh"
@@ -313,13 +325,7 @@ p_exec_deny() {
   gx sh /workspace/all.sh >/dev/null 2>&1
   approve_ask awk 'BEGIN { system("id > /workspace/ran-awk") }' || { fail "awk system() was not asked about"; return; }
   gx awk 'BEGIN { system("id > /workspace/ran-awk") }' >/dev/null 2>&1
-  for way in wrapper env copy awk; do
-    if [ "$GX_OFF" = 1 ]; then
-      [ -s "$PX_WS/ran-$way" ] || { fail "control: id did not run through $way"; return; }
-    else
-      [ ! -s "$PX_WS/ran-$way" ] || { fail "id ran through $way: $(cat "$PX_WS/ran-$way")"; return; }
-    fi
-  done
+  ran_by_guard wrapper env copy awk || return
   [ "$GX_OFF" = 1 ] && return
   n=$(audit execve | jq -s 'map(select(.rule == "shell(id:*)" and .decision == "deny" and (.from | length) > 0)) | length')
   [ "$n" -ge 4 ] || { fail "execve refusals audited: $n of 4"; return; }
@@ -375,20 +381,14 @@ p_exec_python() {
 # are not id's. Judged as that program, through its options (--argv0 names argv[0] only).
 # Control: the guard off, both run id. The busybox test image is static (no loader): Debian's.
 p_exec_loader() {
-  local ld=/lib64/ld-linux-x86-64.so.2 way
+  local ld=/lib64/ld-linux-x86-64.so.2
   GX_OFF=$1
   approve_ask awk "BEGIN { system(\"$ld /usr/bin/id > /workspace/ran-ld\") }" || { fail "awk system() not asked"; return; }
   gx awk "BEGIN { system(\"$ld /usr/bin/id > /workspace/ran-ld\") }" >/dev/null 2>&1
   approve_ask awk "BEGIN { system(\"$ld --inhibit-cache --argv0 ls /usr/bin/id > /workspace/ran-ldopt\") }" ||
     { fail "awk system() not asked"; return; }
   gx awk "BEGIN { system(\"$ld --inhibit-cache --argv0 ls /usr/bin/id > /workspace/ran-ldopt\") }" >/dev/null 2>&1
-  for way in ld ldopt; do
-    if [ "$GX_OFF" = 1 ]; then
-      [ -s "$PX_WS/ran-$way" ] || { fail "control: id did not run through the loader ($way)"; return; }
-    else
-      [ ! -s "$PX_WS/ran-$way" ] || { fail "id ran through the loader ($way): $(cat "$PX_WS/ran-$way")"; return; }
-    fi
-  done
+  ran_by_guard ld ldopt || return
   [ "$GX_OFF" = 1 ] && return
   audit execve | jq -se --arg ld "$ld" 'any(.[]; .rule == "shell(id:*)" and .path == $ld)' >/dev/null ||
     fail "the loader's refusal is audited with its path: $(audit execve)"
