@@ -49,12 +49,12 @@ static std::set<std::string> SpecEnvNames(const bundle::Spec& spec) {
 // --shell: the script in the wrapper, started with the state the last --shell exec ended
 // with (host-kept data: the environment and a directory, never code). --env wins over it.
 static bundle::ExecOverrides WithShellState(bundle::ExecOverrides ov, const std::filesystem::path& dir,
-                                            const std::string& context, const std::set<std::string>& authoritative) {
+                                            const std::string& context, const CarryRule& rule) {
   std::string script;
   for (const auto& a : ov.args) script += (script.empty() ? "" : " ") + a;
   auto loaded = LoadShellState(dir, context);
   if (!loaded) log::Warn("persistent shell: " + loaded.error().msg + "; starting afresh");
-  auto state = Carried(loaded.value_or(ShellState{}), authoritative);
+  auto state = Carried(loaded.value_or(ShellState{}), rule);
   std::set<std::string> given;
   for (const auto& kv : ov.env) given.insert(kv.substr(0, kv.find('=')));
   std::vector<std::string> env;
@@ -69,14 +69,14 @@ static bundle::ExecOverrides WithShellState(bundle::ExecOverrides ov, const std:
 // What the exec reported on fd 3, kept as the next one's start; anything unusable leaves the
 // state as it was (an exec killed before its trap ran reports nothing).
 void Sessions::KeepShellState(const std::string& id, const std::string& context, const RunnerOutcome& o,
-                              const std::set<std::string>& authoritative) {
+                              const CarryRule& rule) {
   if (o.channel.empty()) return;
   auto parsed = o.channel_overflow ? Result<ShellState>(MakeError("larger than 1 MiB", E2BIG)) : ParseShellReport(o.channel);
   if (!parsed) {
     log::Warn("session " + id + ": persistent shell state not updated: " + parsed.error().msg);
     return;
   }
-  if (auto s = SaveShellState(Dir(id), context, Carried(std::move(*parsed), authoritative)); !s)
+  if (auto s = SaveShellState(Dir(id), context, Carried(std::move(*parsed), rule)); !s)
     log::Warn("session " + id + ": persistent shell state not saved: " + s.error().msg);
 }
 
@@ -127,10 +127,12 @@ Result<RunnerOutcome> Sessions::Exec(const SessionRecord& r, const SessionExec& 
   bundle::ExecOverrides ov = e.overrides;
   auto target = TRY(ExecTargetFor(Dir(id), r, e.context));
   auto spec = TRY(bundle::LoadSpec(target.bundle));
-  std::set<std::string> authoritative;  // what sandshim sets for this exec: never from the shell state
+  // What sandshim sets for this exec never comes from the shell state; under a policy, only
+  // what it lets through unasked does (shell_state.h).
+  CarryRule carry{.authoritative = {}, .judged = gate.judged};
   if (e.shell) {
-    authoritative = SpecEnvNames(spec);
-    ov = WithShellState(std::move(ov), Dir(id), e.context, authoritative);
+    carry.authoritative = SpecEnvNames(spec);
+    ov = WithShellState(std::move(ov), Dir(id), e.context, carry);
   }
   if (gate.memory_bytes > 0 && runtime::TraitsOf(r.backend).memory_limited_inside)
     ov.args = UnderMemoryLimit(ov.args, gate.memory_bytes);
@@ -175,7 +177,7 @@ Result<RunnerOutcome> Sessions::Exec(const SessionRecord& r, const SessionExec& 
   runner.reset();  // our terminal back to normal before anything more is said
   if (guard_r.valid()) AuditGuardRefusals(guard_r.get(), r.audit, id, e.overrides.args);
   if (!outcome) return outcome.error();
-  if (ro.channel) KeepShellState(id, e.context, *outcome, authoritative);
+  if (ro.channel) KeepShellState(id, e.context, *outcome, carry);
   if (auto s = UpdateAfterExec(id, *outcome, started); !s) log::Warn("session " + id + ": " + s.error().msg);
   json::array argv, env_keys;
   for (const auto& a : e.overrides.args) argv.emplace_back(a);

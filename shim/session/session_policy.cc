@@ -27,6 +27,7 @@ static RunnerOutcome Refusal(int status, json::object line) {
 Result<ExecGate> Sessions::Admit(const SessionRecord& r, const SessionExec& e, const ExecPolicy& p) {
   ExecGate gate{.timeout = p.sources.max_execution_time, .memory_bytes = p.sources.max_memory_bytes};
   if (!p.rules) return gate;
+  gate.judged = true;
   gate.guard_rules = policy::GuardRuleArgs(*p.rules);
   // --shell: judged from the directory the state says it starts in (what WithShellState reads).
   SessionExec judged = e;

@@ -18,6 +18,7 @@
 #include "shim/session/exec/approvals.h"
 #include "shim/session/exec/exec_request.h"
 #include "shim/session/exec/exec_runner.h"
+#include "shim/session/exec/shell_state.h"
 #include "shim/session/store/metrics.h"
 #include "shim/session/store/record.h"
 #include "shim/session/egress/secrets.h"
@@ -161,7 +162,7 @@ class Sessions : public SessionLookup {
                      const std::string& context);
   Status UpdateAfterExec(const std::string& id, const RunnerOutcome& o, const std::string& started);
   void KeepShellState(const std::string& id, const std::string& context, const RunnerOutcome& o,
-                      const std::set<std::string>& authoritative);
+                      const CarryRule& rule);
 
   runtime::Options opts_;
   native::Sys& sys_;  // the host seam (store/host.h): the options' or the real calls

@@ -33,5 +33,6 @@ struct ExecGate {
   std::chrono::milliseconds timeout{0};   // sources.json's default timeout (0: none)
   int64_t memory_bytes = 0;               // sources.json's per-exec memory limit (0: none)
   std::vector<std::string> guard_rules;   // #33: the deny rules judged at execve (exec_guard.h)
+  bool judged = false;                    // the session has command rules: --shell carries less
 };
 }  // namespace sandshim::session

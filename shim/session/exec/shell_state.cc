@@ -21,22 +21,30 @@ std::vector<std::string> ShellArgv(const std::string& script, const std::string&
   return {"/bin/sh", "-c", wrapper, "sh", script, cwd};
 }
 
-bool IsCarried(const std::string& name, const std::set<std::string>& authoritative) {
-  if (authoritative.contains(name)) return false;
-  // Only a variable the policy lets through as an assignment without asking (assignments.h:
-  // an allow-list) comes back: the next exec is judged without seeing it, so one that may
-  // move a program's configuration (XDG_CONFIG_HOME, polred2 F2), options or code, or a
-  // shell's (PATH, BASH_ENV), stays with the exec that set it, approved or not.
-  if (!policy::IsInertAssignment(name + "=")) return false;
-  // The shell's own: it sets them itself.
-  for (std::string_view n : {"_", "PWD", "SHLVL", "PPID", "OPTIND"})
+// Names that make a shell, the dynamic loader, libc or an interpreter run code, or look
+// programs up elsewhere: what an unjudged session still never carries.
+static bool RunsCode(std::string_view name) {
+  for (std::string_view n : {"PATH", "IFS", "ENV", "BASH_ENV", "CDPATH", "SHELLOPTS", "BASHOPTS", "PS1", "PS2", "PS3",
+                             "PS4", "PROMPT_COMMAND", "HOME", "ZDOTDIR", "GCONV_PATH", "GLIBC_TUNABLES", "LOCPATH",
+                             "NLSPATH", "HOSTALIASES", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS"})
+    if (name == n) return true;
+  for (std::string_view p : {"LD_", "BASH", "MALLOC_", "GIT_", "PYTHON", "NODE_", "PERL5", "PERLLIB", "RUBY", "LUA_INIT"})
+    if (name.starts_with(p)) return true;
+  return false;
+}
+
+bool IsCarried(const std::string& name, const std::string& value, const CarryRule& rule) {
+  if (rule.authoritative.contains(name)) return false;
+  for (std::string_view n : {"_", "PWD", "SHLVL", "PPID", "OPTIND"})  // the shell's own: it sets them itself
     if (name == n) return false;
   std::string upper;
   for (char c : name) upper += static_cast<char>(c >= 'a' && c <= 'z' ? c - 32 : c);
-  return !upper.ends_with("_PROXY");  // the session's egress, in either case
+  if (upper.ends_with("_PROXY")) return false;  // the session's egress, in either case
+  // LANG=/x.locale names a path: the value is judged with the name.
+  return rule.judged ? policy::IsInertAssignment(name + "=" + value) : !RunsCode(name);
 }
 
-ShellState Carried(ShellState s, const std::set<std::string>& authoritative) {
+ShellState Carried(ShellState s, const CarryRule& rule) {
   // What execve takes: one NAME=value string of at most MAX_ARG_STRLEN (32 pages), and all of
   // them within ARG_MAX; past that the next exec could not start at all (E2BIG), and the
   // shell would stay broken. Such a variable is dropped; the ones before it stay.
@@ -44,8 +52,7 @@ ShellState Carried(ShellState s, const std::set<std::string>& authoritative) {
   size_t total = 0;
   std::erase_if(s.env, [&](const auto& kv) {
     size_t n = kv.first.size() + kv.second.size() + 2;
-    bool inert = policy::IsInertAssignment(kv.first + "=" + kv.second);  // LANG=/x.locale: a path
-    if (!IsCarried(kv.first, authoritative) || !inert || n > kOne || total + n > kAll) return true;
+    if (!IsCarried(kv.first, kv.second, rule) || n > kOne || total + n > kAll) return true;
     total += n;
     return false;
   });

@@ -35,15 +35,24 @@ std::vector<std::string> ShellArgv(const std::string& script, const std::string&
 // the directory on the last line. Anything else is an error: the report is not used.
 Result<ShellState> ParseShellReport(std::string_view report);
 
-// Whether a variable may come back into the next exec: only one the policy lets through as an
-// assignment without asking (policy/assignments.h; its value is checked by Carried): never one
-// that may move a program's configuration or run code (XDG_CONFIG_HOME, BASH_ENV, LD_*, PATH,
-// any name not known to be inert), the shell's own (PWD, SHLVL, _),
-// proxy variables, nor one sandshim sets for the exec itself (`authoritative`: the names in
-// the exec's spec environment: proxies with their token, secrets' placeholders...). Carried
-// also drops what execve would refuse (a variable over 128 KiB, or past 1 MiB in all).
-bool IsCarried(const std::string& name, const std::set<std::string>& authoritative);
-ShellState Carried(ShellState s, const std::set<std::string>& authoritative);
+// Which variables come back into the next exec. Never the shell's own (PWD, SHLVL, _), proxy
+// variables, nor one sandshim sets for the exec itself (`authoritative`: the names in the
+// exec's spec environment: proxies with their token, secrets' placeholders...). Then:
+// - judged (the session has command rules): only a variable the policy lets through as an
+//   assignment without asking (policy/assignments.h, name and value): the next exec is judged
+//   without seeing it, so one that may move a program's configuration (XDG_CONFIG_HOME,
+//   polred2 F2), options or code stays with the exec that set it, approved or not;
+// - not judged: any variable but those that make the shell, the loader or an interpreter run
+//   code or look programs up elsewhere (PATH, ENV, BASH_ENV, LD_*, PYTHON*...): with no policy
+//   the user may run anything anyway, and `export API_URL=...` is what --shell is for; these
+//   only break the next exec (PATH: the spec's again).
+// Carried also drops what execve would refuse (a variable over 128 KiB, or past 1 MiB in all).
+struct CarryRule {
+  std::set<std::string> authoritative;
+  bool judged = false;
+};
+bool IsCarried(const std::string& name, const std::string& value, const CarryRule& rule);
+ShellState Carried(ShellState s, const CarryRule& rule);
 
 // <session>/shell-state.json (a credential context's: shell-state.<context>.json, so one
 // principal's exports never reach another's shell): root's, 0600, replaced atomically.

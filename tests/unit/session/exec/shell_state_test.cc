@@ -105,23 +105,34 @@ TEST_CASE("shell state: anything export -p does not print is refused whole") {
 
 TEST_CASE("shell state: names that run code, the shell's own and sandshim's never come back") {
   std::set<std::string> spec = {"HTTP_PROXY", "API_TOKEN", "TERM"};
-  for (const char* name : {"BASH_ENV", "ENV", "PATH", "IFS", "CDPATH", "HOME", "LD_PRELOAD", "LD_LIBRARY_PATH",
-                           "LD_AUDIT", "GCONV_PATH", "GLIBC_TUNABLES", "PYTHONSTARTUP", "NODE_OPTIONS", "PERL5OPT",
-                           "RUBYOPT", "GIT_SSH_COMMAND", "BASH_FUNC_x%%", "PS4", "PROMPT_COMMAND", "SHELLOPTS",
-                           "JAVA_TOOL_OPTIONS", "MALLOC_CHECK_", "_", "PWD", "SHLVL", "https_proxy", "NO_PROXY",
-                           "HTTP_PROXY", "API_TOKEN", "TERM",
-                           // Not known to be inert (polred2 F2): the next exec is judged without them.
-                           "XDG_CONFIG_HOME", "OPENSSL_CONF", "TAR_OPTIONS", "CARRIED", "VIRTUAL_ENV_NAME"}) {
-    CAPTURE(name);
-    CHECK_FALSE(session::IsCarried(name, spec));
+  for (bool judged : {false, true}) {
+    session::CarryRule rule{.authoritative = spec, .judged = judged};
+    CAPTURE(judged);
+    for (const char* name : {"BASH_ENV", "ENV", "PATH", "IFS", "CDPATH", "HOME", "LD_PRELOAD", "LD_LIBRARY_PATH",
+                             "LD_AUDIT", "GCONV_PATH", "GLIBC_TUNABLES", "PYTHONSTARTUP", "NODE_OPTIONS", "PERL5OPT",
+                             "RUBYOPT", "GIT_SSH_COMMAND", "BASH_FUNC_x%%", "PS4", "PROMPT_COMMAND", "SHELLOPTS",
+                             "JAVA_TOOL_OPTIONS", "MALLOC_CHECK_", "_", "PWD", "SHLVL", "https_proxy", "NO_PROXY",
+                             "HTTP_PROXY", "API_TOKEN", "TERM"}) {
+      CAPTURE(name);
+      CHECK_FALSE(session::IsCarried(name, "1", rule));
+    }
+    for (const char* name : {"DEBUG", "CI", "OLDPWD", "LANG", "proxy_host", "my_var"}) {
+      CAPTURE(name);
+      CHECK(session::IsCarried(name, "1", rule));
+    }
   }
-  for (const char* name : {"DEBUG", "CI", "OLDPWD", "LANG", "proxy_host", "my_var"}) {
+  // Under a policy, only what it lets through unasked (polred2 F2: the next exec is judged
+  // without them); without one, a user's own names carry: that is what --shell is for.
+  session::CarryRule judged{.authoritative = spec, .judged = true}, free{.authoritative = spec, .judged = false};
+  for (const char* name : {"XDG_CONFIG_HOME", "OPENSSL_CONF", "TAR_OPTIONS", "CARRIED", "API_URL"}) {
     CAPTURE(name);
-    CHECK(session::IsCarried(name, spec));
+    CHECK_FALSE(session::IsCarried(name, "1", judged));
+    CHECK(session::IsCarried(name, "1", free));
   }
+  CHECK_FALSE(session::IsCarried("LANG", "/ws/loc", judged));  // a value that names a path
   auto s = session::Carried({.env = {{"CI", "1"}, {"LD_PRELOAD", "/x.so"}, {"TERM", "dumb"}, {"LANG", "/ws/loc"}},
                              .cwd = "relative"},
-                            spec);
+                            judged);
   REQUIRE(s.env.size() == 1);
   CHECK(s.env[0].first == "CI");
   CHECK(s.cwd.empty());  // a directory that is not absolute is ignored
@@ -129,7 +140,7 @@ TEST_CASE("shell state: names that run code, the shell's own and sandshim's neve
   std::string big(200000, 'x'), part(100000, 'y');
   session::ShellState many{.env = {{"big", big}, {"ok", "1"}}, .cwd = "/"};
   for (int i = 0; i < 12; ++i) many.env.emplace_back("p" + std::to_string(i), part);
-  auto kept = session::Carried(many, spec);
+  auto kept = session::Carried(many, judged);
   REQUIRE(kept.env.size() == 11);  // ok and p0..p9: 1 MiB in all
   CHECK(kept.env[0].first == "ok");
   CHECK(kept.env.back().first == "p9");
