@@ -6,6 +6,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstring>
+#include <string>
+
 namespace sandshim::proc {
 namespace {
 
@@ -56,9 +59,10 @@ void JoinCgroups(const std::vector<std::filesystem::path>& dirs) {
   JoinCgroups(cgroup_dirs);
   KeepOnly(cmd.WaitFd());
   ::setsid();  // a signal to the caller's process group is not one to the command
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  // Born with the forwarded signals blocked (StartExecKeeper): one sent before the signalfd
+  // below exists stays pending for it, instead of ending the keeper by its default action.
+  sigset_t forwarded = Forwarded();
+  ::sigprocmask(SIG_SETMASK, &forwarded, nullptr);
   for (int s = 1; s < NSIG; ++s)
     if (s != SIGKILL && s != SIGSTOP) ::signal(s, SIG_DFL);
   int p[2];
@@ -86,9 +90,17 @@ void JoinCgroups(const std::vector<std::filesystem::path>& dirs) {
 }  // namespace
 
 Result<pid_t> StartExecKeeper(std::unique_ptr<Running> cmd, const std::vector<std::filesystem::path>& cgroup_dirs) {
+  // The command already runs, and the caller learns the keeper's pid as soon as we return: a
+  // `kill --exec-id -s USR1` may come while the keeper still joins cgroups (slow on v1 under
+  // load; CI saw USR1's default action end the keeper, and the guardian then killed the
+  // command). Blocked from the fork on, it waits for the forwarding loop.
+  sigset_t forwarded = Forwarded(), old;
+  ::sigprocmask(SIG_BLOCK, &forwarded, &old);
   pid_t pid = ::fork();
-  if (pid < 0) return ErrnoError("fork the exec's keeper");
   if (pid == 0) RunKeeper(*cmd, cgroup_dirs);
+  int fork_errno = errno;
+  ::sigprocmask(SIG_SETMASK, &old, nullptr);
+  if (pid < 0) return MakeError("fork the exec's keeper: " + std::string(strerror(fork_errno)), fork_errno);
   return pid;
 }
 
