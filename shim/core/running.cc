@@ -65,12 +65,14 @@ int ExitCode(int ws) {
   return 255;
 }
 
-Result<int> WaitForwardingSignals(Running& cmd) {
+sigset_t ForegroundSignals() {
   sigset_t mask;
   sigemptyset(&mask);
   for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH}) sigaddset(&mask, s);
-  return WaitForwardingSignals(cmd, mask);
+  return mask;
 }
+
+Result<int> WaitForwardingSignals(Running& cmd) { return WaitForwardingSignals(cmd, ForegroundSignals()); }
 
 Result<int> WaitForwardingSignals(Running& cmd, const sigset_t& mask) {
   sigset_t old;

@@ -292,6 +292,13 @@ Result<std::unique_ptr<proc::Running>> Containers::StartExec(std::string_view id
 }
 
 Result<int> Containers::Exec(std::string_view id, ExecRequest r, const ExecStdio& stdio) {
+  // Blocked from before the start (the command's own mask is set where it starts): a ^C or a
+  // TERM between the start and the wait is passed on, not the end of us with it unwatched.
+  sigset_t fwd = proc::ForegroundSignals(), old;
+  if (!r.detach) ::sigprocmask(SIG_BLOCK, &fwd, &old);
+  ScopeExit restore([&] {
+    if (!r.detach) ::sigprocmask(SIG_SETMASK, &old, nullptr);
+  });
   auto cmd = TRY(StartExec(id, r, stdio));
   if (!r.detach) return proc::WaitForwardingSignals(*cmd);
   if (r.pid_file) TRY(fs::WriteFileAtomic(*r.pid_file, std::to_string(cmd->Pid()), 0644, /*sync=*/false));
