@@ -1,5 +1,7 @@
 #include "shim/core/running.h"
 
+#include "shim/core/signal_forwarder.h"
+
 #include <poll.h>
 #include <signal.h>
 #include <sys/signalfd.h>
@@ -65,14 +67,7 @@ int ExitCode(int ws) {
   return 255;
 }
 
-sigset_t ForegroundSignals() {
-  sigset_t mask;
-  sigemptyset(&mask);
-  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH}) sigaddset(&mask, s);
-  return mask;
-}
-
-Result<int> WaitForwardingSignals(Running& cmd) { return WaitForwardingSignals(cmd, ForegroundSignals()); }
+Result<int> WaitForwardingSignals(Running& cmd) { return WaitForwardingSignals(cmd, process::ForwardedSignals()); }
 
 Result<int> WaitForwardingSignals(Running& cmd, const sigset_t& mask) {
   sigset_t old;

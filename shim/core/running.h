@@ -41,11 +41,9 @@ std::unique_ptr<Running> Detached(pid_t pid);
 // An exit code from a wait status: the code, or 128 + the signal.
 int ExitCode(int wait_status);
 
-// INT/TERM/HUP/QUIT/USR1/USR2/WINCH: what a foreground `exec` passes on to its command.
-sigset_t ForegroundSignals();
-// Waits for cmd while passing ForegroundSignals() that reach us on to it (the foreground
-// `exec` verb); returns its exit code. Block them before the command starts (the caller
-// learns our pid first): one that comes before the wait would end us by its default action.
+// Waits for cmd while passing process::ForwardedSignals() that reach us on to it (the
+// foreground `exec` verb); returns its exit code. Hold them from before the command starts
+// (process::HeldSignals): one that comes before the wait would end us by its default action.
 Result<int> WaitForwardingSignals(Running& cmd);
 // The same with the signals in set (blocked while waiting; the caller's mask comes back).
 Result<int> WaitForwardingSignals(Running& cmd, const sigset_t& set);

@@ -16,6 +16,23 @@ static_assert(std::size(kForwarded) == 7, "SignalForwarder::old_ holds one actio
 
 }  // namespace
 
+sigset_t ForwardedSignals() {
+  sigset_t mask;
+  sigemptyset(&mask);
+  for (int s : kForwarded) sigaddset(&mask, s);
+  return mask;
+}
+
+HeldSignals::HeldSignals() {
+  sigset_t fwd = ForwardedSignals();
+  ::sigprocmask(SIG_BLOCK, &fwd, &old_);
+}
+
+void HeldSignals::Release() {
+  if (held_) ::sigprocmask(SIG_SETMASK, &old_, nullptr);
+  held_ = false;
+}
+
 SignalForwarder::SignalForwarder(pid_t pid) {
   g_forward_pid = pid;
   struct sigaction sa {};

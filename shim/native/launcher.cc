@@ -275,6 +275,7 @@ Result<int> ExecInto(const ProcessPlan& p, const SeccompPlan& seccomp, const Exe
   int pipefd[2];
   if (::pipe2(pipefd, O_CLOEXEC) != 0) return ErrnoError("pipe");
   UniqueFd rd(pipefd[0]), wr(pipefd[1]);
+  process::HeldSignals held;  // the caller's handle may signal us before the forwarder is in place
   pid_t mid = ::fork();
   if (mid < 0) return ErrnoError("fork");
   if (mid == 0) {
@@ -293,6 +294,7 @@ Result<int> ExecInto(const ProcessPlan& p, const SeccompPlan& seccomp, const Exe
       // Its own session (no controlling terminal of the caller's: /dev/tty is ENXIO,
       // TIOCSTI has no target) and the container's keyring, as runc's exec does.
       ::setsid();
+      ::sigprocmask(SIG_SETMASK, &held.before(), nullptr);
       if (!o.keyring.empty())
         if (auto s = JoinSessionKeyring(o.keyring); !s) ExecChildFail(s.error().msg);
       if (console.valid())
@@ -320,6 +322,7 @@ Result<int> ExecInto(const ProcessPlan& p, const SeccompPlan& seccomp, const Exe
   // and its status comes back through mid, instead of us dying and leaving it running.
   std::optional<process::SignalForwarder> forward;
   if (child > 0) forward.emplace(child);
+  held.Release();
   if (o.caller > 0) WatchCaller(o.caller);
   int status = 0;
   while (::waitpid(mid, &status, 0) < 0 && errno == EINTR) {

@@ -102,12 +102,15 @@ Result<Created> NativeBackend::CreateContainer(const CreateRequest& r, Container
 }
 
 Result<int> NativeBackend::Run(const CreateRequest& r, ContainerJournal& j) {
-  // The init goes on to exec the process once it is READY: no exec.fifo round trip.
+  // The init goes on to exec the process once it is READY: no exec.fifo round trip. A ^C
+  // from then on is the container's (the init sets its own mask).
+  process::HeldSignals held;
   auto created = TRY(CreateContainer(r, j, true));
   fault::Point("run.after-journal");
   // The container has a session of its own (setsid): ^C on our terminal reaches only us, so
   // we pass INT/TERM/HUP/... on to it, as `runc run` does.
   process::SignalForwarder forward(created.init.pid);
+  held.Release();
   int status = 0;
   while (::waitpid(created.init.pid, &status, 0) < 0 && errno == EINTR) {
   }

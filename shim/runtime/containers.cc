@@ -8,6 +8,7 @@
 #include "shim/core/ids.h"
 #include "shim/core/log.h"
 #include "shim/core/scope_exit.h"
+#include "shim/core/signal_forwarder.h"
 
 namespace sandshim::runtime {
 namespace json = boost::json;
@@ -294,11 +295,8 @@ Result<std::unique_ptr<proc::Running>> Containers::StartExec(std::string_view id
 Result<int> Containers::Exec(std::string_view id, ExecRequest r, const ExecStdio& stdio) {
   // Blocked from before the start (the command's own mask is set where it starts): a ^C or a
   // TERM between the start and the wait is passed on, not the end of us with it unwatched.
-  sigset_t fwd = proc::ForegroundSignals(), old;
-  if (!r.detach) ::sigprocmask(SIG_BLOCK, &fwd, &old);
-  ScopeExit restore([&] {
-    if (!r.detach) ::sigprocmask(SIG_SETMASK, &old, nullptr);
-  });
+  std::optional<process::HeldSignals> held;
+  if (!r.detach) held.emplace();
   auto cmd = TRY(StartExec(id, r, stdio));
   if (!r.detach) return proc::WaitForwardingSignals(*cmd);
   if (r.pid_file) TRY(fs::WriteFileAtomic(*r.pid_file, std::to_string(cmd->Pid()), 0644, /*sync=*/false));
