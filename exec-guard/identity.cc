@@ -41,19 +41,27 @@ std::string Digest(const std::string& path) {
 void Scan(const char* dir, const std::function<bool(const char*)>& wanted, std::vector<Identity>& out) {
   DIR* d = ::opendir(dir);
   if (!d) return;
-  std::vector<std::string> found;
+  std::vector<std::pair<std::string, unsigned char>> found;  // name, d_type
   while (const dirent* e = ::readdir(d))
-    if (wanted(e->d_name)) found.push_back(e->d_name);
+    if (wanted(e->d_name)) found.emplace_back(e->d_name, e->d_type);
   ::closedir(d);
-  for (const auto& name : found) {
-    char real[PATH_MAX];
+  for (const auto& [name, type] : found) {
     std::string p = std::string(dir) + "/" + name;
     struct stat st;
-    if (!::realpath(p.c_str(), real) || ::stat(real, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    // The file first (one stat, through links): a file already known (busybox's applets, /bin
+    // and /usr/bin merged) costs nothing more. Only a link is resolved, for the name of the
+    // file it reaches (realpath: a readlink per component, each a trap into the Sentry); a
+    // file that is no link is its own name, wherever its directory's links lead.
+    if (::stat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
     bool known = false;
     for (const auto& id : out) known = known || (id.dev == st.st_dev && id.ino == st.st_ino);
     if (known) continue;
-    std::string r = real;
+    struct stat lst;  // a link? the directory says so, else lstat
+    bool link = type == DT_LNK || (type != DT_REG && (::lstat(p.c_str(), &lst) != 0 || S_ISLNK(lst.st_mode)));
+    char real[PATH_MAX];
+    if (link && (!::realpath(p.c_str(), real) || ::stat(real, &st) != 0 || !S_ISREG(st.st_mode)))
+      continue;  // the file the name reaches now, as before the change to a stat first
+    std::string r = link ? std::string(real) : p;
     out.push_back({.name = r.substr(r.rfind('/') + 1), .path = r, .dev = st.st_dev, .ino = st.st_ino, .size = st.st_size, .digest = {}});
   }
 }

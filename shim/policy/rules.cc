@@ -1,6 +1,6 @@
 #include "shim/policy/rules.h"
 
-#include <sstream>
+#include <algorithm>
 
 namespace sandshim::policy {
 namespace json = boost::json;
@@ -32,8 +32,14 @@ static Result<ShellRule> ParseShellRule(std::string text, std::string_view body)
     r.prefix = true;
     body.remove_suffix(2);
   }
-  std::istringstream in{std::string(body)};
-  for (std::string w; in >> w;) r.words.push_back(w);
+  // Words split at the C locale's spaces, as `istream >> string` splits them; without a stream
+  // (the exec guard parses its rules on every exec: no locale, no stream code to load).
+  constexpr std::string_view kSpace = " \t\n\v\f\r";
+  for (size_t at = body.find_first_not_of(kSpace); at != std::string_view::npos;) {
+    size_t end = std::min(body.find_first_of(kSpace, at), body.size());
+    r.words.emplace_back(body.substr(at, end - at));
+    at = body.find_first_not_of(kSpace, end);
+  }
   if (r.words.empty()) return MakeError("rule " + r.text + ": names no command", EINVAL);
   return r;
 }

@@ -151,3 +151,14 @@ TEST_CASE("execve at the exec event: a #! script's interpreter is the program ju
   CHECK_FALSE(Denied(p, "/bin/dash", {"/bin/sh", "./build.sh", "all"}));  // an ordinary script
   CHECK_FALSE(Denied(p, "/usr/bin/python3.11", {"/usr/bin/python3", "./t.py"}));
 }
+
+// The rule's words split at the C locale's spaces, as `istream >> string` split them before
+// (shim/policy/rules.cc: no stream, the guard parses its rules on every exec).
+TEST_CASE("exec judge: a rule's words split at any run of spaces, tabs and newlines") {
+  policy::Policy p = Guard({"shell(  rm\t-rf \n\v/\f:*)", "shell(curl)"});
+  REQUIRE(p.deny.shell.size() == 2);
+  CHECK(p.deny.shell[0].words == std::vector<std::string>{"rm", "-rf", "/"});
+  CHECK(p.deny.shell[0].prefix);
+  CHECK(p.deny.shell[1].words == std::vector<std::string>{"curl"});
+  CHECK_FALSE(policy::AddGuardRule(p, "--rule", "shell( \t )").ok());  // names no command
+}
