@@ -172,7 +172,18 @@ p_limits_and_shell() {
   [ -s "$PX_WS/m1" ] || { fail "the allowed --shell command made no file"; return; }
   rc=0; px exec --shell "$PX_ID" -- 'grep needle seed > m2; curl x' >/dev/null 2>&1 || rc=$?
   assert_eq 77 "$rc" "--shell chain with a denied part" || return
-  [ ! -e "$PX_WS/m2" ] || fail "part of a denied --shell chain ran"
+  [ ! -e "$PX_WS/m2" ] || { fail "part of a denied --shell chain ran"; return; }
+  # Under a policy the next exec is judged without the carried variables: only those it lets
+  # through unasked come back (polred2 F2). Approved once, the export runs; then CI (inert) is
+  # carried, the control that the state came back, and XDG_CONFIG_HOME is not. (Without a
+  # policy a user's own names carry: session_test's CARRIED.)
+  local id script='export XDG_CONFIG_HOME=/workspace/cfg CI=1'
+  rc=0; out=$(px exec --shell "$PX_ID" -- "$script" 2>/dev/null) || rc=$?
+  assert_eq 78 "$rc" "export of a config path is asked about ($out)" || return
+  id=$(jq -er 'select(.decision == "ask") | .approval' <<<"$out") || { fail "no approval id: $out"; return; }
+  px approve "$PX_ID" "$id" --once >/dev/null || { fail "approve"; return; }
+  px exec --shell "$PX_ID" -- "$script" || { fail "the approved export"; return; }
+  assert_eq "[][1]" "$(px exec --shell "$PX_ID" -- 'echo "[$XDG_CONFIG_HOME][$CI]"')" "carried under a policy"
 }
 
 # Red team: the persistent shell's saved state (/tmp/.sandshim-shell/env) is sourced by the
