@@ -174,12 +174,18 @@ Result<pid_t> Launch(const LaunchPlan& plan, const LaunchOptions& o) {
     return e;
   };
   if (auto s = SetIdMaps(pid, plan); !s) return fail(s.error());
+  // 'P': the init sets up what needs no cgroups while we place it (the first cgroup.procs
+  // write of a v1 host sleeps through an RCU grace period): the two overlap.
+  if (o.early_setup && ::send(parent_end.get(), "P", 1, MSG_NOSIGNAL) != 1)
+    return fail(ErrnoError("signal the container init"));
   if (o.before_go)
     if (auto s = o.before_go(pid); !s) return fail(s.error());
-  if (::send(parent_end.get(), "G", 1, MSG_NOSIGNAL) != 1) return fail(ErrnoError("signal the container init"));
+  int go_errno = ::send(parent_end.get(), "G", 1, MSG_NOSIGNAL) == 1 ? 0 : errno;
+  // An init whose early setup failed has said why and gone: its word, not our EPIPE.
   auto answer = AwaitReady(parent_end.get(), pid);
+  if (answer && *answer != "R") return fail(MakeError(answer->substr(1), EIO));
+  if (go_errno) return fail(MakeError(std::string("signal the container init: ") + std::strerror(go_errno), go_errno));
   if (!answer) return fail(answer.error());
-  if (*answer != "R") return fail(MakeError(answer->substr(1), EIO));
   return pid;
 }
 

@@ -84,6 +84,7 @@ Result<Created> NativeBackend::CreateContainer(const CreateRequest& r, Container
   if (!exec_at_once) o.fifo = r.state_dir / "exec.fifo";
   if (r.console_socket) o.console_socket = r.console_socket->string();
   o.preserve_fds = r.preserve_fds;
+  o.early_setup = native::HooksOf(r.spec.doc, "prestart").empty() && native::HooksOf(r.spec.doc, "createRuntime").empty();
   o.before_go = [&](pid_t pid) -> Status {
     auto start = proc::StartTime(pid);
     TRY(j.Append(step::Process{.pid = pid, .start = start ? *start : 0}));
