@@ -76,15 +76,13 @@ Status SetupContainer(Sys& sys, const LaunchPlan& plan, const InitFds& fds, cons
   UniqueFd host_mnt_ns;
   if (plan.host_mount_ns) host_mnt_ns = TRY(LeaveHostMountNs(sys));
   TRY(PrepareRootfs(sys, plan));
-  size_t split = FirstCgroupMount(plan);
-  TRY(ApplyMounts(sys, plan, 0, split));
-  // What follows needs the container's cgroups: the cgroup namespace's root, the binds of
-  // its own cgroup dirs, device nodes (the devices controller judges mknod), the processes
-  // of createContainer hooks. The runtime may still be placing us until in_cgroups returns.
+  TRY(ApplyMounts(sys, plan));  // the cgroup mount binds dirs the runtime made before the clone
+  // What follows needs us in the container's cgroups: the cgroup namespace's root, device
+  // nodes (the devices controller judges mknod), the processes of createContainer hooks.
+  // The runtime may still be moving us in until in_cgroups returns.
   if (in_cgroups) TRY(in_cgroups());
   if ((plan.clone_flags & CLONE_NEWCGROUP) && sys.Unshare(CLONE_NEWCGROUP) != 0)
     return ErrnoError("unshare the cgroup namespace");
-  TRY(ApplyMounts(sys, plan, split));
   TRY(CreateDevices(sys, plan, plan.clone_flags & CLONE_NEWUSER));
   // createContainer hooks: in the container's namespaces, the mounts done, the root not
   // yet changed (their paths resolve in the runtime's view, as the spec says).
@@ -201,8 +199,8 @@ void RunInit(const LaunchPlan& plan, const InitFds& fds, int preserve_fds) {
   // ptrace us while we still run sandshim's code.
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   ::prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0);
-  // 'G': in the cgroups, go. 'P' (LaunchOptions::early_setup): go as far as the cgroups, while
-  // the runtime places us (the first cgroup.procs write of a v1 host waits out an RCU grace
+  // 'G': in the cgroups, go. 'P' (LaunchOptions::early_setup): make the mounts while the
+  // runtime moves us into the cgroups (the first cgroup.procs write of a v1 host waits out an RCU grace
   // period, ~10 ms); its 'G' follows.
   char go = 0;
   if (::recv(fds.sync, &go, 1, 0) != 1 || (go != 'G' && go != 'P')) ::_exit(1);  // the parent gave up

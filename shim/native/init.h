@@ -1,9 +1,8 @@
 // The container side of the native runtime, in the one order it must happen:
 //   wait for the parent (id maps; cgroups and prestart/createRuntime hooks too, unless it
 //   sent 'P': see RunInit) -> /dev/null stdio (sessions) -> setsid -> own session keyring ->
-//   join namespaces by path -> rootfs propagation + bind -> spec mounts before the first
-//   cgroup mount -> [wait for 'G' after 'P'] -> cgroup namespace -> the other spec mounts
-//   -> devices -> createContainer hooks -> pivot_root (or
+//   join namespaces by path -> rootfs propagation + bind -> spec mounts -> [wait for 'G'
+//   after 'P'] -> cgroup namespace -> devices -> createContainer hooks -> pivot_root (or
 //   MS_MOVE + chroot with --no-pivot) -> hostname, sysctl -> masked, read-only paths,
 //   read-only root -> console -> find the executable -> rlimits, oom_score_adj,
 //   capabilities, user, no_new_privs, seccomp -> READY -> wait for `start` on exec.fifo ->
@@ -27,8 +26,8 @@ struct InitFds {
 };
 
 // Everything from joining namespaces to the console, through sys (tests pass a fake).
-// in_cgroups returns once the runtime has placed the init in its cgroups: called after the
-// mounts before the first cgroup mount, before anything that needs the cgroups.
+// in_cgroups returns once the runtime has moved the init into its cgroups: called after the
+// mounts, before anything that needs the init in them.
 Status SetupContainer(Sys& sys, const LaunchPlan& plan, const InitFds& fds,
                       const std::function<Status()>& in_cgroups = {});
 

@@ -10,7 +10,6 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <optional>
 
@@ -226,19 +225,11 @@ static Status ApplyOne(Sys& sys, int root_fd, const MountStep& m, const LaunchPl
   return Ok();
 }
 
-Status ApplyMounts(Sys& sys, const LaunchPlan& plan, size_t begin, size_t end) {
-  end = std::min(end, plan.mounts.size());
-  if (begin >= end) return Ok();
+Status ApplyMounts(Sys& sys, const LaunchPlan& plan) {
   UniqueFd root(sys.Open(plan.rootfs.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC, 0));
   if (!root.valid()) return ErrnoError("open rootfs " + plan.rootfs.string());
-  for (size_t i = begin; i < end; ++i) TRY(ApplyOne(sys, root.get(), plan.mounts[i], plan));
+  for (const auto& m : plan.mounts) TRY(ApplyOne(sys, root.get(), m, plan));
   return Ok();
-}
-
-size_t FirstCgroupMount(const LaunchPlan& plan) {
-  for (size_t i = 0; i < plan.mounts.size(); ++i)
-    if (plan.mounts[i].type == "cgroup" || plan.mounts[i].type == "cgroup2") return i;
-  return plan.mounts.size();
 }
 
 Status CreateDevices(Sys& sys, const LaunchPlan& plan, bool in_userns) {

@@ -5,8 +5,6 @@
 // read-only root. Every call goes through Sys, so tests see the order and fail any step.
 #pragma once
 
-#include <cstdint>
-
 #include "shim/core/unique_fd.h"
 #include "shim/native/plan.h"
 #include "shim/linux/sys.h"
@@ -27,11 +25,7 @@ Status VerifyMountFlags(Sys& sys, const std::string& path, unsigned long want, s
 
 Status PrepareRootfs(Sys& sys, const LaunchPlan& plan);  // propagation, rootfs bind
 Status ApplyRootPropagation(Sys& sys, unsigned long propagation);  // after pivot_root
-// Spec mounts [begin, end), in order (the default: all of them).
-Status ApplyMounts(Sys& sys, const LaunchPlan& plan, size_t begin = 0, size_t end = SIZE_MAX);
-// The first mount that needs the container's cgroups (the cgroup binds): the init makes
-// those before it only, until the runtime has placed it (init.h).
-size_t FirstCgroupMount(const LaunchPlan& plan);
+Status ApplyMounts(Sys& sys, const LaunchPlan& plan);    // spec mounts, in order
 Status CreateDevices(Sys& sys, const LaunchPlan& plan, bool in_userns);
 Status PivotRoot(Sys& sys, const std::filesystem::path& rootfs);
 Status MoveRoot(Sys& sys, const std::filesystem::path& rootfs);  // --no-pivot
