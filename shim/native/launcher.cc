@@ -133,6 +133,15 @@ Result<std::string> AwaitReady(int sync, pid_t pid) {
   return std::string(buf, static_cast<size_t>(n));
 }
 
+// After 'P' an init that failed its early setup said why and went; what we then failed at
+// (moving a dead pid into a cgroup) is only the consequence.
+std::optional<Error> InitsWord(int sync) {
+  char buf[4096];
+  ssize_t n = ::recv(sync, buf, sizeof buf, MSG_DONTWAIT);
+  if (n <= 1 || buf[0] != 'E') return std::nullopt;
+  return MakeError(std::string(buf + 1, static_cast<size_t>(n - 1)), EIO);
+}
+
 }  // namespace
 
 std::string IdMapText(const std::vector<IdMap>& maps) {
@@ -179,7 +188,7 @@ Result<pid_t> Launch(const LaunchPlan& plan, const LaunchOptions& o) {
   if (o.early_setup && ::send(parent_end.get(), "P", 1, MSG_NOSIGNAL) != 1)
     return fail(ErrnoError("signal the container init"));
   if (o.before_go)
-    if (auto s = o.before_go(pid); !s) return fail(s.error());
+    if (auto s = o.before_go(pid); !s) return fail(InitsWord(parent_end.get()).value_or(s.error()));
   int go_errno = ::send(parent_end.get(), "G", 1, MSG_NOSIGNAL) == 1 ? 0 : errno;
   // An init whose early setup failed has said why and gone: its word, not our EPIPE.
   auto answer = AwaitReady(parent_end.get(), pid);
