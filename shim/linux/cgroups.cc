@@ -281,8 +281,22 @@ Status SetupCgroups(const std::vector<std::filesystem::path>& dirs, const json::
   return SetupCgroups(Hierarchies(), dirs, resources, pid);
 }
 
+Status MakeCgroups(const std::vector<std::filesystem::path>& dirs, const json::object* resources) {
+  return MakeCgroups(Hierarchies(), dirs, resources);
+}
+
+Status JoinCgroups(const std::vector<std::filesystem::path>& dirs, const json::object* resources, pid_t pid) {
+  return JoinCgroups(Hierarchies(), dirs, resources, pid);
+}
+
 Status SetupCgroups(const std::vector<Hierarchy>& hs, const std::vector<std::filesystem::path>& dirs,
                     const json::object* resources, pid_t pid) {
+  TRY(MakeCgroups(hs, dirs, resources));
+  return JoinCgroups(hs, dirs, resources, pid);
+}
+
+Status MakeCgroups(const std::vector<Hierarchy>& hs, const std::vector<std::filesystem::path>& dirs,
+                   const json::object* resources) {
   // Every recorded path, made or not: delete rmdirs them all.
   for (const auto& d : dirs)
     if (Escapes(d)) return MakeError("cgroupsPath must not contain ..", EINVAL);
@@ -296,8 +310,17 @@ Status SetupCgroups(const std::vector<Hierarchy>& hs, const std::vector<std::fil
     TRY(MakeCgroup(hs[i], dirs[i], resources));
     if (hs[i].v2 && DevicePolicyUses("bpf", hs))
       TRY(AttachDeviceFilter(LinuxSys(), dirs[i], DeviceFilterProgram(DeviceRules(resources))));
-    TRY(Join(dirs[i], pid));
   }
+  return Ok();
+}
+
+Status JoinCgroups(const std::vector<Hierarchy>& hs, const std::vector<std::filesystem::path>& dirs,
+                   const json::object* resources, pid_t pid) {
+  // Back to back: a v1 migration waits out an RCU grace period unless one just ended (the
+  // kernel keeps cgroup_threadgroup_rwsem on its slow path for a grace period after a write);
+  // spread between mkdirs and limit writes, a loaded host paid it for several hierarchies.
+  for (size_t i = 0; i < dirs.size() && i < hs.size(); ++i)
+    if (HierarchyMade(hs[i], resources)) TRY(Join(dirs[i], pid));
   return Ok();
 }
 

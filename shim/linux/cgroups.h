@@ -44,8 +44,11 @@ bool HierarchyMade(const Hierarchy& h, const boost::json::object* resources);
 Status CheckCgroupsPath(const std::string& cgroups_path);
 // Refuses limits no mounted controller would enforce (blockIO, network classID/priorities).
 Status CheckControllersFor(const std::vector<Hierarchy>& hs, const boost::json::object* resources);
-// Creates the needed directories, applies linux.resources, moves pid in.
+// Creates the needed directories, applies linux.resources, moves pid in: MakeCgroups, then
+// JoinCgroups (the native runtime makes them before its clone, and joins the init after it).
 Status SetupCgroups(const std::vector<std::filesystem::path>& dirs, const boost::json::object* resources, pid_t pid);
+Status MakeCgroups(const std::vector<std::filesystem::path>& dirs, const boost::json::object* resources);
+Status JoinCgroups(const std::vector<std::filesystem::path>& dirs, const boost::json::object* resources, pid_t pid);
 // Applies resources; makes (and moves every process into) a hierarchy's cgroup that they
 // newly need.
 Status UpdateCgroups(const std::vector<std::filesystem::path>& dirs, const boost::json::object& resources);
@@ -54,6 +57,10 @@ Status UpdateCgroups(const std::vector<std::filesystem::path>& dirs, const boost
 // where every control file is a plain file, without root.
 Status SetupCgroups(const std::vector<Hierarchy>& hs, const std::vector<std::filesystem::path>& dirs,
                     const boost::json::object* resources, pid_t pid);
+Status MakeCgroups(const std::vector<Hierarchy>& hs, const std::vector<std::filesystem::path>& dirs,
+                   const boost::json::object* resources);
+Status JoinCgroups(const std::vector<Hierarchy>& hs, const std::vector<std::filesystem::path>& dirs,
+                   const boost::json::object* resources, pid_t pid);
 Status UpdateCgroups(const std::vector<Hierarchy>& hs, const std::vector<std::filesystem::path>& dirs,
                      const boost::json::object& resources);
 // Every pid in the container's cgroup (read from the first hierarchy that lists any).

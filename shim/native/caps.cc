@@ -18,7 +18,10 @@ static int LastCap() {
 }
 
 Status DropBounding(const CapSets& caps) {
-  for (int c = 0; c <= LastCap(); ++c) {
+  // Probed once: in the loop's condition it cost ~3 prctls per capability (130 of the init's
+  // ~600 syscalls in the native bench's strace).
+  const int last = LastCap();
+  for (int c = 0; c <= last; ++c) {
     if (std::find(caps.bounding.begin(), caps.bounding.end(), c) != caps.bounding.end()) continue;
     if (::prctl(PR_CAPBSET_DROP, c, 0, 0, 0) != 0 && errno != EINVAL) return ErrnoError("drop capability " + std::to_string(c));
   }

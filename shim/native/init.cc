@@ -64,21 +64,25 @@ Status Sysctl(Sys& sys, const std::vector<std::pair<std::string, std::string>>& 
 
 }  // namespace
 
-Status SetupContainer(Sys& sys, const LaunchPlan& plan, const InitFds& fds) {
+Status SetupContainer(Sys& sys, const LaunchPlan& plan, const InitFds& fds, const std::function<Status()>& in_cgroups) {
   TRY(JoinNamespaces(sys, plan));
   if (plan.clone_flags & CLONE_NEWUSER) {
     if (sys.Setresgid(0, 0, 0) != 0 || sys.Setresuid(0, 0, 0) != 0)
       return ErrnoError("become root in the user namespace");
   }
-  if ((plan.clone_flags & CLONE_NEWCGROUP) && sys.Unshare(CLONE_NEWCGROUP) != 0)
-    return ErrnoError("unshare the cgroup namespace");
   // A new network namespace starts with lo down: connecting to 127.0.0.1 fails with
   // ENETUNREACH. runc brings it up (its "loopback" network); so do we.
   if ((plan.clone_flags & CLONE_NEWNET) && sys.SetLinkUp("lo") != 0) return ErrnoError("bring up lo");
   UniqueFd host_mnt_ns;
   if (plan.host_mount_ns) host_mnt_ns = TRY(LeaveHostMountNs(sys));
   TRY(PrepareRootfs(sys, plan));
-  TRY(ApplyMounts(sys, plan));
+  TRY(ApplyMounts(sys, plan));  // the cgroup mount binds dirs the runtime made before the clone
+  // What follows needs us in the container's cgroups: the cgroup namespace's root, device
+  // nodes (the devices controller judges mknod), the processes of createContainer hooks.
+  // The runtime may still be moving us in until in_cgroups returns.
+  if (in_cgroups) TRY(in_cgroups());
+  if ((plan.clone_flags & CLONE_NEWCGROUP) && sys.Unshare(CLONE_NEWCGROUP) != 0)
+    return ErrnoError("unshare the cgroup namespace");
   TRY(CreateDevices(sys, plan, plan.clone_flags & CLONE_NEWUSER));
   // createContainer hooks: in the container's namespaces, the mounts done, the root not
   // yet changed (their paths resolve in the runtime's view, as the spec says).
@@ -195,8 +199,16 @@ void RunInit(const LaunchPlan& plan, const InitFds& fds, int preserve_fds) {
   // ptrace us while we still run sandshim's code.
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   ::prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0);
+  // 'G': in the cgroups, go. 'P' (LaunchOptions::early_setup): make the mounts while the
+  // runtime moves us into the cgroups (the first cgroup.procs write of a v1 host waits out an RCU grace
+  // period, ~10 ms); its 'G' follows.
   char go = 0;
-  if (::recv(fds.sync, &go, 1, 0) != 1 || go != 'G') ::_exit(1);  // the parent gave up
+  if (::recv(fds.sync, &go, 1, 0) != 1 || (go != 'G' && go != 'P')) ::_exit(1);  // the parent gave up
+  auto in_cgroups = [&]() -> Status {
+    if (go == 'G') return Ok();
+    if (::recv(fds.sync, &go, 1, 0) != 1 || go != 'G') ::_exit(1);
+    return Ok();
+  };
   if (plan.null_stdio)
     if (auto s = NullStdio(); !s) Die(fds.sync, s.error().msg);
   // A session of its own, as runc gives every container process: no controlling terminal
@@ -204,7 +216,7 @@ void RunInit(const LaunchPlan& plan, const InitFds& fds, int preserve_fds) {
   ::setsid();
   if (!plan.keyring.empty())
     if (auto s = JoinSessionKeyring(plan.keyring); !s) Die(fds.sync, s.error().msg);
-  if (auto s = SetupContainer(LinuxSys(), plan, fds); !s) Die(fds.sync, s.error().msg);
+  if (auto s = SetupContainer(LinuxSys(), plan, fds, in_cgroups); !s) Die(fds.sync, s.error().msg);
   UniqueFd root(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
   auto exe = LookPath(root.get(), plan.process.args[0], plan.process.env, plan.process.cwd);
   if (!exe) Die(fds.sync, exe.error().msg);

@@ -1,7 +1,8 @@
 // The container side of the native runtime, in the one order it must happen:
-//   wait for the parent (cgroups, id maps, prestart/createRuntime hooks done) -> /dev/null
-//   stdio (sessions) -> setsid -> own session keyring -> join namespaces by path -> rootfs
-//   propagation + bind -> spec mounts -> devices -> createContainer hooks -> pivot_root (or
+//   wait for the parent (id maps; cgroups and prestart/createRuntime hooks too, unless it
+//   sent 'P': see RunInit) -> /dev/null stdio (sessions) -> setsid -> own session keyring ->
+//   join namespaces by path -> rootfs propagation + bind -> spec mounts -> [wait for 'G'
+//   after 'P'] -> cgroup namespace -> devices -> createContainer hooks -> pivot_root (or
 //   MS_MOVE + chroot with --no-pivot) -> hostname, sysctl -> masked, read-only paths,
 //   read-only root -> console -> find the executable -> rlimits, oom_score_adj,
 //   capabilities, user, no_new_privs, seccomp -> READY -> wait for `start` on exec.fifo ->
@@ -10,6 +11,8 @@
 // back to the parent over the sync socket as one line, errors after it to stderr. The
 // kernel is reached through Sys (sys.h), so the sequence is unit-tested with a fake.
 #pragma once
+
+#include <functional>
 
 #include "shim/native/plan.h"
 #include "shim/linux/sys.h"
@@ -23,7 +26,10 @@ struct InitFds {
 };
 
 // Everything from joining namespaces to the console, through sys (tests pass a fake).
-Status SetupContainer(Sys& sys, const LaunchPlan& plan, const InitFds& fds);
+// in_cgroups returns once the runtime has moved the init into its cgroups: called after the
+// mounts, before anything that needs the init in them.
+Status SetupContainer(Sys& sys, const LaunchPlan& plan, const InitFds& fds,
+                      const std::function<Status()>& in_cgroups = {});
 
 [[noreturn]] void RunInit(const LaunchPlan& plan, const InitFds& fds, int preserve_fds);
 

@@ -133,6 +133,15 @@ Result<std::string> AwaitReady(int sync, pid_t pid) {
   return std::string(buf, static_cast<size_t>(n));
 }
 
+// After 'P' an init that failed its early setup said why and went; what we then failed at
+// (moving a dead pid into a cgroup) is only the consequence.
+std::optional<Error> InitsWord(int sync) {
+  char buf[4096];
+  ssize_t n = ::recv(sync, buf, sizeof buf, MSG_DONTWAIT);
+  if (n <= 1 || buf[0] != 'E') return std::nullopt;
+  return MakeError(std::string(buf + 1, static_cast<size_t>(n - 1)), EIO);
+}
+
 }  // namespace
 
 std::string IdMapText(const std::vector<IdMap>& maps) {
@@ -174,12 +183,18 @@ Result<pid_t> Launch(const LaunchPlan& plan, const LaunchOptions& o) {
     return e;
   };
   if (auto s = SetIdMaps(pid, plan); !s) return fail(s.error());
+  // 'P': the init sets up what needs no cgroups while we place it (the first cgroup.procs
+  // write of a v1 host sleeps through an RCU grace period): the two overlap.
+  if (o.early_setup && ::send(parent_end.get(), "P", 1, MSG_NOSIGNAL) != 1)
+    return fail(ErrnoError("signal the container init"));
   if (o.before_go)
-    if (auto s = o.before_go(pid); !s) return fail(s.error());
-  if (::send(parent_end.get(), "G", 1, MSG_NOSIGNAL) != 1) return fail(ErrnoError("signal the container init"));
+    if (auto s = o.before_go(pid); !s) return fail(InitsWord(parent_end.get()).value_or(s.error()));
+  int go_errno = ::send(parent_end.get(), "G", 1, MSG_NOSIGNAL) == 1 ? 0 : errno;
+  // An init whose early setup failed has said why and gone: its word, not our EPIPE.
   auto answer = AwaitReady(parent_end.get(), pid);
+  if (answer && *answer != "R") return fail(MakeError(answer->substr(1), EIO));
+  if (go_errno) return fail(MakeError(std::string("signal the container init: ") + std::strerror(go_errno), go_errno));
   if (!answer) return fail(answer.error());
-  if (*answer != "R") return fail(MakeError(answer->substr(1), EIO));
   return pid;
 }
 

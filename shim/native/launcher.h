@@ -22,6 +22,10 @@ struct LaunchOptions {
   int preserve_fds = 0;
   // Runs once the init exists (pid known) and before it may go on: journal, cgroups, hooks.
   std::function<Status(pid_t)> before_go;
+  // The init makes its mounts while before_go runs (init.h), instead of after it: only when
+  // before_go runs no hooks (they must see the namespaces before any setup, as they always
+  // have) and the cgroup dirs exist before the clone (the cgroup mount binds them).
+  bool early_setup = false;
 };
 
 Result<pid_t> Launch(const LaunchPlan& plan, const LaunchOptions& o);

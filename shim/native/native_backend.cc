@@ -80,14 +80,18 @@ Result<Created> NativeBackend::CreateContainer(const CreateRequest& r, Container
   // Journal before the cgroup is made: it (and everything the init leaves in it) is undone from here.
   TRY(j.Append(step::NativeContainer{.id = r.id, .cgroups = cg, .bundle = r.bundle.string()}));
   fault::Point("create.after-journal");
+  // Made (limits and device rules included) before the clone, joined after it: the init binds
+  // its own cgroup dirs while we move it in (LaunchOptions::early_setup).
+  TRY(native::MakeCgroups(dirs, resources));
   native::LaunchOptions o;
   if (!exec_at_once) o.fifo = r.state_dir / "exec.fifo";
   if (r.console_socket) o.console_socket = r.console_socket->string();
   o.preserve_fds = r.preserve_fds;
+  o.early_setup = native::HooksOf(r.spec.doc, "prestart").empty() && native::HooksOf(r.spec.doc, "createRuntime").empty();
   o.before_go = [&](pid_t pid) -> Status {
     auto start = proc::StartTime(pid);
     TRY(j.Append(step::Process{.pid = pid, .start = start ? *start : 0}));
-    TRY(native::SetupCgroups(dirs, resources, pid));
+    TRY(native::JoinCgroups(dirs, resources, pid));
     auto state = HookState(r, pid, "creating");
     TRY(native::RunLifecycleHooks(r.spec, "prestart", state));
     return native::RunLifecycleHooks(r.spec, "createRuntime", state);

@@ -224,11 +224,43 @@ TEST_CASE("init: a cgroup namespace is made once in the cgroups; shared propagat
   auto plan = PlanWith({});
   plan.clone_flags = CLONE_NEWNS | CLONE_NEWCGROUP;
   plan.rootfs_propagation = MS_SHARED | MS_REC;
-  auto s = SetupContainer(sys, plan, InitFds{});
+  auto s = SetupContainer(sys, plan, InitFds{}, [&] {
+    sys.calls.push_back("in cgroups");
+    return Ok();
+  });
   REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().msg));
-  CHECK(sys.IndexOf("unshare cgroup") == 0);
-  CHECK(sys.IndexOf("mount - / - rec|slave") == 1);  // not shared: pivot_root would refuse
+  CHECK(sys.IndexOf("mount - / - rec|slave") == 0);  // not shared: pivot_root would refuse
+  CHECK(sys.IndexOf("unshare cgroup") == sys.IndexOf("in cgroups") + 1);
   int pivot = sys.IndexOf("pivot_root . .");
   CHECK(pivot > 0);
   CHECK(sys.IndexOf("mount - / - rec|shared") > pivot);
+}
+
+// The runtime moves the init into its cgroups while the init makes its mounts (launcher
+// 'P'): what needs the init in them waits for in_cgroups.
+TEST_CASE("init: the mounts are made before the init is in its cgroups, devices after") {
+  RecordingSys sys;
+  auto plan = PlanWith({Step("/proc", "proc", "proc", {}), Step("/sys/fs/cgroup", "cgroup", "cgroup", {"ro"}),
+                        Step("/run", "tmpfs", "tmpfs", {})});
+  plan.cgroup_binds = HybridBinds();
+  plan.clone_flags = CLONE_NEWNS | CLONE_NEWCGROUP;
+  plan.devices.push_back({.path = "/dev/null", .type = 'c', .major = 1, .minor = 3, .mode = 0666});
+  auto s = SetupContainer(sys, plan, InitFds{}, [&] {
+    sys.calls.push_back("in cgroups");
+    return Ok();
+  });
+  REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().msg));
+  int placed = sys.IndexOf("in cgroups");
+  REQUIRE(placed > 0);
+  CHECK(sys.IndexOf("mount proc /b/rootfs/proc") < placed);
+  CHECK(sys.IndexOf("mount /sys/fs/cgroup/memory/c1 /b/rootfs/sys/fs/cgroup/memory - bind") < placed);
+  CHECK(sys.IndexOf("mount tmpfs /b/rootfs/run") < placed);
+  CHECK(sys.IndexOf("unshare cgroup") == placed + 1);
+  CHECK(sys.IndexOf("mknod /b/rootfs/dev/null") > placed);
+  // A refusal from the runtime stops the setup there.
+  RecordingSys refused;
+  auto r = SetupContainer(refused, plan, InitFds{}, [] { return Status(MakeError("no cgroups", EIO)); });
+  REQUIRE_FALSE(r.ok());
+  CHECK(refused.IndexOf("unshare cgroup") < 0);
+  CHECK(refused.IndexOf("mknod") < 0);
 }
