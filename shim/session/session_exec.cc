@@ -127,13 +127,9 @@ Result<RunnerOutcome> Sessions::Exec(const SessionRecord& r, const SessionExec& 
   bundle::ExecOverrides ov = e.overrides;
   auto target = TRY(ExecTargetFor(Dir(id), r, e.context));
   auto spec = TRY(bundle::LoadSpec(target.bundle));
-  // What sandshim sets for this exec never comes from the shell state; under a policy, only
-  // what it lets through unasked does (shell_state.h).
-  CarryRule carry{.authoritative = {}, .judged = gate.judged};
-  if (e.shell) {
-    carry.authoritative = SpecEnvNames(spec);
-    ov = WithShellState(std::move(ov), Dir(id), e.context, carry);
-  }
+  // What sandshim sets for this exec never comes from the shell state (shell_state.h).
+  CarryRule carry{.authoritative = e.shell ? SpecEnvNames(spec) : std::set<std::string>{}, .judged = gate.judged};
+  if (e.shell) ov = WithShellState(std::move(ov), Dir(id), e.context, carry);
   if (gate.memory_bytes > 0 && runtime::TraitsOf(r.backend).memory_limited_inside)
     ov.args = UnderMemoryLimit(ov.args, gate.memory_bytes);
   // A gVisor context's commands start in its network namespace, which only its broker is in:
