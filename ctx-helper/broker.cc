@@ -84,37 +84,20 @@ void LoopbackUp() {
   ::close(s);
 }
 
-// Whether this Sentry lets a process setns() into a network and an IPC namespace (runsc 2024
-// does; 2022 answers EOPNOTSUPP): tried on our own ones, which changes nothing. Needs
-// CAP_SYS_ADMIN, as the client's does: before we drop it.
-bool SetnsWorks() {
-  for (auto [path, type] : {std::pair{"/proc/self/ns/net", CLONE_NEWNET}, std::pair{"/proc/self/ns/ipc", CLONE_NEWIPC}}) {
-    int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-    bool ok = fd >= 0 && ::setns(fd, type) == 0;
-    if (fd >= 0) ::close(fd);
-    if (!ok) return false;
-  }
-  return true;
-}
-
 // The exec socket: a root-only directory (made before any user code runs here; one that is
 // not ours is refused) and a 0600 socket.
-int ExecListener(bool direct) {
+int ExecListener() {
   if (::mkdir(kBrokerDir, 0700) != 0 && errno != EEXIST) Die("mkdir /tmp/.sshim");
   struct stat st;
   if (::lstat(kBrokerDir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0) Die("/tmp/.sshim is not root's directory");
   if (::chmod(kBrokerDir, 0700) != 0) Die("chmod /tmp/.sshim");
   // Where its namespace is (run.cc's direct path): written before the socket is there, so a
-  // client that finds the socket finds it too. Only where the client could enter it: else
-  // it tries nothing (one failed open, not five calls more through the Sentry per exec).
-  if (!direct) {
-    ::unlink(kBrokerPidFile);
-  } else {
-    std::string pid = std::to_string(::getpid());
-    int f = ::open(kBrokerPidFile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (f < 0 || !WriteAll(f, pid.data(), pid.size())) Die("the pid file");
-    ::close(f);
-  }
+  // client that finds the socket finds it too. The first client the Sentry refuses setns
+  // removes it (run/direct.h): the later ones then try nothing.
+  std::string pid = std::to_string(::getpid());
+  int f = ::open(kBrokerPidFile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (f < 0 || !WriteAll(f, pid.data(), pid.size())) Die("the pid file");
+  ::close(f);
   ::unlink(kBrokerSocket);
   int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_un a{};
@@ -473,12 +456,11 @@ struct Broker {
   // code uses (shmget, msgget, semget) could be read or squatted first by another context's.
   if (::unshare(CLONE_NEWNET | CLONE_NEWIPC) != 0) Die("network and IPC namespaces of the context's own");
   LoopbackUp();
-  bool direct = SetnsWorks();
   // Before anything else: a command forked without it can never get it back (bounding set).
   if (!DropCaps(init_caps & (uint64_t{1} << 21))) Die("dropping CAP_SYS_ADMIN");
   ::signal(SIGPIPE, SIG_IGN);
   int child_fd = ChildEndFd();
-  int exec_listener = ExecListener(direct);
+  int exec_listener = ExecListener();
   SpawnSetup();
   int egress = f.listen_port ? EgressListener(f.listen_port) : -1;
   Broker{.link = link, .init_caps = init_caps, .child_fd = child_fd, .exec_listener = exec_listener, .egress = egress}

@@ -52,9 +52,16 @@ bool EnterBrokerNs(long pid, const char* name, long type) {
 
 // Into the broker's network and SysV IPC namespaces (both the context's own: broker.cc);
 // false where the Sentry refuses either (the broker's path then: it forks the command in both).
+// Refused once, refused for good (the Sentry's): the pid file goes, and every later exec's
+// client tries one open that fails instead of six calls, each a trip through the Sentry
+// (runsc 2022: docs/BENCHMARKS.md). (The broker cannot ask for us: its own setns is refused
+// on runsc 2024 too, where ours, from outside its namespaces, is let through.)
 bool EnterBrokerNamespaces() {
   long pid = BrokerPid();
-  return pid > 0 && EnterBrokerNs(pid, "net", kCLONE_NEWNET) && EnterBrokerNs(pid, "ipc", kCLONE_NEWIPC);
+  if (pid <= 0) return false;
+  if (EnterBrokerNs(pid, "net", kCLONE_NEWNET) && EnterBrokerNs(pid, "ipc", kCLONE_NEWIPC)) return true;
+  Sys(__NR_unlink, reinterpret_cast<long>("/tmp/.sshim/broker.pid"));
+  return false;
 }
 
 // The exec's user and capabilities, its directory, then the command (PATH searched as
