@@ -32,10 +32,6 @@ void AddFamily(const std::vector<ProcInfo>& all, std::vector<pid_t>& owned, cons
   }
 }
 
-}  // namespace
-
-namespace {
-
 // One process's line of /proc/<pid>/stat (dir: /proc's descriptor); false: gone or a zombie.
 bool ReadStat(int dir, pid_t pid, ProcInfo& p) {
   char path[32], buf[1024];
