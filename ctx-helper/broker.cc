@@ -92,7 +92,8 @@ int ExecListener() {
   if (::lstat(kBrokerDir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0) Die("/tmp/.sshim is not root's directory");
   if (::chmod(kBrokerDir, 0700) != 0) Die("chmod /tmp/.sshim");
   // Where its namespace is (run.cc's direct path): written before the socket is there, so a
-  // client that finds the socket finds it too.
+  // client that finds the socket finds it too. The first client the Sentry refuses setns
+  // removes it (run/direct.h): the later ones then try nothing.
   std::string pid = std::to_string(::getpid());
   int f = ::open(kBrokerPidFile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (f < 0 || !WriteAll(f, pid.data(), pid.size())) Die("the pid file");

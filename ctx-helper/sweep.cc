@@ -32,38 +32,52 @@ void AddFamily(const std::vector<ProcInfo>& all, std::vector<pid_t>& owned, cons
   }
 }
 
+// One process's line of /proc/<pid>/stat (dir: /proc's descriptor); false: gone or a zombie.
+bool ReadStat(int dir, pid_t pid, ProcInfo& p) {
+  char path[32], buf[1024];
+  snprintf(path, sizeof(path), "%d/stat", pid);
+  int fd = ::openat(dir, path, O_RDONLY | O_CLOEXEC);  // (no walk from / again)
+  if (fd < 0) return false;
+  ssize_t n = ::read(fd, buf, sizeof(buf) - 1);
+  ::close(fd);
+  if (n <= 0) return false;
+  buf[n] = '\0';
+  const char* paren = strrchr(buf, ')');  // the command name may hold spaces and ')'
+  p = ProcInfo{.pid = pid};
+  char state;
+  unsigned long long start = 0;
+  // state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime
+  // cstime priority nice threads itrealvalue starttime
+  if (!paren || sscanf(paren + 1, " %c %d %*d %d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu", &state,
+                       &p.ppid, &p.session, &start) != 4 ||
+      state == 'Z' || state == 'X')
+    return false;
+  p.start = start;
+  return true;
+}
+
 }  // namespace
 
-std::vector<ProcInfo> ReadProcs() {
+// Every call here is a trip through the Sentry on every plain exec's way back: /proc read with
+// getdents64 itself (opendir would add an fstat), and no /proc/<pid>/stat of the init, the
+// broker or its pumps (never leftovers, and nothing is owned through them: Leftovers).
+std::vector<ProcInfo> ReadProcs(const Own& own) {
   std::vector<ProcInfo> out;
-  DIR* d = ::opendir("/proc");
-  if (!d) return out;
-  while (dirent* e = ::readdir(d)) {
-    pid_t pid = static_cast<pid_t>(std::atoi(e->d_name));
-    if (pid <= 0) continue;
-    char path[64], buf[1024];
-    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-    int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) continue;
-    ssize_t n = ::read(fd, buf, sizeof(buf) - 1);
-    ::close(fd);
-    if (n <= 0) continue;
-    buf[n] = '\0';
-    const char* paren = strrchr(buf, ')');  // the command name may hold spaces and ')'
-    ProcInfo p{.pid = pid};
-    char state;
-    unsigned long long start = 0;
-    // state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime
-    // cstime priority nice threads itrealvalue starttime
-    if (!paren || sscanf(paren + 1,
-                         " %c %d %*d %d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
-                         &state, &p.ppid, &p.session, &start) != 4 ||
-        state == 'Z' || state == 'X')
-      continue;
-    p.start = start;
-    out.push_back(p);
+  int dir = ::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return out;
+  alignas(8) char ents[16384];
+  for (;;) {
+    ssize_t n = ::getdents64(dir, ents, sizeof(ents));
+    if (n <= 0) break;
+    for (ssize_t at = 0; at < n;) {
+      const auto* e = reinterpret_cast<const dirent64*>(ents + at);
+      at += e->d_reclen;
+      pid_t pid = static_cast<pid_t>(std::atoi(e->d_name));
+      if (pid <= 0 || pid == 1 || pid == own.broker || Has(own.pumps, pid)) continue;
+      if (ProcInfo p; ReadStat(dir, pid, p)) out.push_back(p);
+    }
   }
-  ::closedir(d);
+  ::close(dir);
   return out;
 }
 
@@ -93,7 +107,7 @@ void EndLeftovers(const Own& own, const std::vector<pid_t>& roots, const std::ve
   std::vector<Kept> killed;
   for (int pass = 0; pass < 32; ++pass) {
     bool fresh = false;
-    for (const auto& p : Leftovers(ReadProcs(), own, roots, kept)) {
+    for (const auto& p : Leftovers(ReadProcs(own), own, roots, kept)) {
       if (session > 0 && p.session != session) continue;
       if (std::any_of(killed.begin(), killed.end(), [&](const Kept& k) { return k.pid == p.pid && k.start == p.start; }))
         continue;  // (killed, not yet gone)
@@ -106,7 +120,7 @@ void EndLeftovers(const Own& own, const std::vector<pid_t>& roots, const std::ve
 }
 
 void KeepLeftovers(const Own& own, const std::vector<pid_t>& roots, std::vector<Kept>& kept) {
-  auto all = ReadProcs();
+  auto all = ReadProcs(own);
   // The ones kept before that are gone: forgotten (their pids may come back as others).
   std::erase_if(kept, [&](const Kept& k) {
     return std::none_of(all.begin(), all.end(), [&](const ProcInfo& p) { return p.pid == k.pid && p.start == k.start; });

@@ -38,13 +38,14 @@ struct Kept {
   uint64_t start;
 };
 
-// Every live process in our PID namespace (zombies left out: they are dead already).
-std::vector<ProcInfo> ReadProcs();
 // What the broker owns beside the execs: itself and its pumps.
 struct Own {
   pid_t broker;
   std::vector<pid_t> pumps;
 };
+// Every live process in our PID namespace (zombies left out: they are dead already) but the
+// init and own's (never leftovers, and nothing is owned through them: Leftovers).
+std::vector<ProcInfo> ReadProcs(const Own& own);
 // The broker's books for the rule. A --keep exec's leftovers need recording only once a plain
 // exec may sweep: until the first plain exec, nothing is recorded (no reading of /proc per
 // exec where every exec keeps, as in the default context); the first plain exec records

@@ -3,8 +3,9 @@
 
 // --lifeline FD: the read end of a pipe whose only writer is the host's `session exec`. When
 // it closes (that process ended, even by SIGKILL) nobody waits for this exec any more, and the
-// command goes with what it started. -1: none.
-int g_lifeline = -1;
+// command goes with what it started. -1: none (set so by ParseArgs: zero-initialised here, it
+// leaves the program without a data segment, one page fault less per exec in the Sentry).
+int g_lifeline;
 bool LifelineGone(short revents) { return (revents & (kPOLLHUP | kPOLLERR)) != 0; }
 
 struct ClientArgs {
@@ -19,6 +20,7 @@ struct ClientArgs {
 // Exits with the usage line on anything malformed. Sets g_creds.drop and g_lifeline.
 ClientArgs ParseArgs(int argc, char** argv) {
   ClientArgs a;
+  g_lifeline = -1;
   bool have_uid = false, have_gid = false;
   int i = 1;
   for (; i < argc && !Eq(argv[i], "--"); i += 2) {

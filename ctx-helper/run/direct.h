@@ -52,14 +52,21 @@ bool EnterBrokerNs(long pid, const char* name, long type) {
 
 // Into the broker's network and SysV IPC namespaces (both the context's own: broker.cc);
 // false where the Sentry refuses either (the broker's path then: it forks the command in both).
+// Refused once, refused for good (the Sentry's): the pid file goes, and every later exec's
+// client tries one open that fails instead of six calls, each a trip through the Sentry
+// (runsc 2022: docs/BENCHMARKS.md). (The broker cannot ask for us: its own setns is refused
+// on runsc 2024 too, where ours, from outside its namespaces, is let through.)
 bool EnterBrokerNamespaces() {
   long pid = BrokerPid();
-  return pid > 0 && EnterBrokerNs(pid, "net", kCLONE_NEWNET) && EnterBrokerNs(pid, "ipc", kCLONE_NEWIPC);
+  if (pid <= 0) return false;
+  if (EnterBrokerNs(pid, "net", kCLONE_NEWNET) && EnterBrokerNs(pid, "ipc", kCLONE_NEWIPC)) return true;
+  Sys(__NR_unlink, reinterpret_cast<long>("/tmp/.sshim/broker.pid"));
+  return false;
 }
 
 // The exec's user and capabilities, its directory, then the command (PATH searched as
 // execvp does). Only returns by exiting.
-[[noreturn]] void BecomeCommand(const char* cwd, char** argv, char** envp, bool tty) {
+[[noreturn, gnu::cold]] void BecomeCommand(const char* cwd, char** argv, char** envp, bool tty) {
   uint64_t none = 0;
   Sys(__NR_rt_sigprocmask, kSIG_SETMASK, reinterpret_cast<long>(&none), 0, 8);
   if (tty) {  // (the client let go of the terminal: the command's session takes it)
@@ -122,7 +129,7 @@ bool EnterBrokerNamespaces() {
 
 // SIGKILL to every process whose parent we are (a sub-reaper's: the command's whole tree once
 // its parents are gone); true if there was one. /proc/<pid>/stat's fourth field.
-bool KillChildren(long self) {
+[[gnu::cold]] bool KillChildren(long self) {
   int dir = static_cast<int>(Sys(__NR_openat, kAT_FDCWD, reinterpret_cast<long>("/proc"), kO_RDONLY | kO_DIRECTORY | kO_CLOEXEC));
   if (dir < 0) return false;
   bool any = false;
@@ -162,7 +169,7 @@ bool KillChildren(long self) {
 }
 
 // The command ended: its leftovers go, until we have no child left, then we end as it did.
-[[noreturn]] void EndWithLeftovers(int status) {
+[[noreturn, gnu::cold]] void EndWithLeftovers(int status) {
   long self = Sys(__NR_getpid);
   for (int pass = 0; pass < 2000; ++pass) {
     bool any = KillChildren(self);
@@ -189,15 +196,15 @@ struct CommandArgs {
 };
 CommandArgs g_command;
 alignas(16) char g_command_stack[64 * 1024];
-[[noreturn]] void CommandChild() {
+[[noreturn, gnu::cold]] void CommandChild() {
   if (!g_command.tty) Sys(__NR_setsid);  // (a session of its own, as the broker's children have)
   BecomeCommand(g_command.cwd, g_command.argv, g_command.envp, g_command.tty);
 }
 
-// Returns only where the Sentry refuses setns (the caller goes to the broker). sigfd holds the
-// forwarded signals, blocked.
-void TryDirect(const char* cwd, char** argv, char** envp, bool end, bool tty, int sigfd, uint64_t forwarded) {
-  if (!EnterBrokerNamespaces()) return;
+// The direct path once in the broker's namespaces. Cold: its code lies apart from the broker
+// path's, whose pages (each first touch a fault through the Sentry) it no longer spreads over.
+[[noreturn, gnu::cold]] void RunDirect(const char* cwd, char** argv, char** envp, bool end, bool tty, int sigfd,
+                                       uint64_t forwarded) {
   // Keeping what it starts, with nobody to watch for (no lifeline: the default context, an
   // older sandshim): become the command (our terminal stays the command's, as a plain
   // exec's). With a lifeline (a named context's --keep) we stay as its parent, to end it
@@ -243,4 +250,10 @@ void TryDirect(const char* cwd, char** argv, char** envp, bool end, bool tty, in
       if (w == child && end) EndWithLeftovers(st);
       else if (w == child) EndAs(st);
   }
+}
+
+// Returns only where the Sentry refuses setns (the caller goes to the broker). sigfd holds the
+// forwarded signals, blocked.
+void TryDirect(const char* cwd, char** argv, char** envp, bool end, bool tty, int sigfd, uint64_t forwarded) {
+  if (EnterBrokerNamespaces()) RunDirect(cwd, argv, envp, end, tty, sigfd, forwarded);
 }

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <iterator>
 
 #include "ctx-helper/sweep.h"
 
@@ -51,6 +52,23 @@ TEST_CASE("leftovers: an exec started from outside the context owns its tree (a 
   all.push_back({51, 9, 51, 61});  // an orphan the client (a sub-reaper) adopted
   all.push_back({52, 1, 52, 62});  // not under anyone
   CHECK(Pids(Leftovers(all, Own{2, {3}}, {}, {})) == std::vector<pid_t>{52});
+}
+
+TEST_CASE("leftovers: the same without the init, the broker and its pumps in the table (ReadProcs leaves them out)") {
+  // Nothing is owned through them: the broker's sweep reads no /proc/<pid>/stat of theirs.
+  auto all = Base();
+  all.push_back({20, 2, 20, 30});  // a running command
+  all.push_back({21, 20, 20, 31});  // its child
+  all.push_back({22, 1, 20, 32});  // a double fork's orphan, in its session
+  all.push_back({40, 1, 40, 50});  // a setsid'd daemon, the init's child now
+  all.push_back({41, 2, 41, 51});  // a command's clone(CLONE_PARENT)
+  all.push_back({42, 1, 42, 52});  // a kept daemon
+  all.push_back({50, 9, 50, 60});  // a direct exec's command
+  std::vector<ProcInfo> read;
+  std::copy_if(all.begin(), all.end(), std::back_inserter(read), [](const ProcInfo& p) { return p.pid > 3; });
+  for (const std::vector<pid_t>& roots : {std::vector<pid_t>{20}, std::vector<pid_t>{}})
+    CHECK(Pids(Leftovers(read, Own{2, {3}}, roots, {{42, 52}})) == Pids(Leftovers(all, Own{2, {3}}, roots, {{42, 52}})));
+  CHECK(Pids(Leftovers(read, Own{2, {3}}, {}, {{42, 52}})) == std::vector<pid_t>{20, 21, 22, 40, 41});
 }
 
 }  // namespace sandshim::ctx
