@@ -46,6 +46,7 @@ std::string Outcome::Describe() const {
 Result<Outcome> Run(const Command& cmd) {
   if (cmd.argv.empty()) return MakeError("spawn: empty command", EINVAL);
   ProcessSpec spec{.exe = cmd.exe, .argv = cmd.argv, .env = cmd.env, .new_session = cmd.new_session};
+  spec.sigmask = cmd.sigmask;
   UniqueFd out, err;
   if (cmd.input) {
     UniqueFd in = MemFile("sandshim-input");

@@ -4,6 +4,8 @@
 // container's whole life.
 #pragma once
 
+#include <signal.h>
+
 #include <chrono>
 #include <optional>
 #include <string>
@@ -28,6 +30,7 @@ struct Command {
   std::optional<std::vector<std::string>> env;  // exactly these; nullopt: ours
   Reap reap = Reap::kOnlyThis;                  // see process.h
   std::string exe;                              // the path to run; empty: Resolve(argv[0])
+  std::optional<sigset_t> sigmask;              // the child's signal mask; nullopt: the caller's
 };
 
 struct Outcome {

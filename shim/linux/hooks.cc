@@ -24,13 +24,17 @@ std::vector<Hook> HooksOf(const boost::json::object& spec_doc, std::string_view 
 }
 
 Status RunHook(const Hook& h, const std::string& state) {
-  // Our stdout and stderr, our privileges; the state on stdin, its own env, exactly.
+  // Our stdout and stderr, our privileges; the state on stdin, its own env, exactly; every
+  // signal (not the ones `run` holds until its forwarder is in place: HeldSignals).
+  sigset_t none;
+  sigemptyset(&none);
   auto o = TRY_CTX(process::Run({.argv = h.args,
                                  .capture = false,
                                  .input = state,
                                  .timeout = std::chrono::seconds(h.timeout > 0 ? h.timeout : 120),
                                  .env = h.env,
-                                 .exe = h.path}),
+                                 .exe = h.path,
+                                 .sigmask = none}),
                    "hook " + h.path);
   if (o.timed_out) return MakeError("hook " + h.path + " timed out", ETIMEDOUT);
   if (!o.Success()) return MakeError("hook " + h.path + " failed: status " + std::to_string(o.Status()), EIO);

@@ -277,6 +277,20 @@ check_hooks() {
   assert_eq stopped "$(grep '^poststop ' "$log" | cut -d' ' -f2- | jq -r .status)" "state.status given to poststop"
 }
 
+# A hook starts with every signal deliverable, under `run` too (which holds the ones it
+# forwards until its forwarder is in place: a hook must not inherit that); the process too.
+check_hook_signal_mask() {
+  local b log=$WORK/sigblk-$RANDOM
+  b=$(bundle_with sigmask '.process.args = ["sh","-c","grep ^SigBlk: /proc/self/status > /out/proc; true"]')
+  jq --arg f "$log" '.hooks = {prestart: [{path: "/bin/sh", args: ["sh", "-c", "cat >/dev/null; grep ^SigBlk: /proc/self/status > \($f)"]}]}' \
+    "$b/config.json" >"$b/c.json" && mv "$b/c.json" "$b/config.json"
+  capture rt run --bundle "$b" "$(uniq_name sigmask)" </dev/null
+  assert_eq 0 "$RC" "run with a prestart hook ($ERR)" || return
+  assert_eq "0000000000000000" "$(awk '{print $2}' "$log" 2>/dev/null)" "the prestart hook's blocked signals" || return
+  [ "$GVISOR" = 1 ] && return 0  # the Sentry's /proc/PID/status has no SigBlk line
+  assert_eq "0000000000000000" "$(awk '{print $2}' "$b.out/proc" 2>/dev/null)" "the process's blocked signals"
+}
+
 # runtime-spec config.md#posix-platform-hooks, as runtime-tools' poststart_fail, poststop_fail
 # and hooks_stdin read it: after a failing poststart or poststop hook the rest still run;
 # prestart reads status "created"; poststop's state carries the config's annotations (and
@@ -769,6 +783,7 @@ run_check "create with process.terminal and no --console-socket fails" check_ter
 run_check "--pid-file holds the state pid" check_pid_file
 run_check "--console-socket with process.terminal" check_console_socket
 run_check "hooks: runtime hooks in order with the state on stdin" check_hooks runtime
+run_check "hooks and the process start with no signal blocked, under run too" check_hook_signal_mask
 run_check "hooks: createContainer and startContainer in order [gVisor: not run by runsc]" check_hooks all
 run_check "process: args env cwd uid gid additionalGids umask" check_process
 run_check "run exits with the process's status" check_exit_status
