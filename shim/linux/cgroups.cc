@@ -277,10 +277,6 @@ std::vector<std::filesystem::path> CgroupDirs(const std::string& cgroups_path, c
   return dirs;
 }
 
-Status SetupCgroups(const std::vector<std::filesystem::path>& dirs, const json::object* resources, pid_t pid) {
-  return SetupCgroups(Hierarchies(), dirs, resources, pid);
-}
-
 Status MakeCgroups(const std::vector<std::filesystem::path>& dirs, const json::object* resources) {
   return MakeCgroups(Hierarchies(), dirs, resources);
 }

@@ -44,9 +44,8 @@ bool HierarchyMade(const Hierarchy& h, const boost::json::object* resources);
 Status CheckCgroupsPath(const std::string& cgroups_path);
 // Refuses limits no mounted controller would enforce (blockIO, network classID/priorities).
 Status CheckControllersFor(const std::vector<Hierarchy>& hs, const boost::json::object* resources);
-// Creates the needed directories, applies linux.resources, moves pid in: MakeCgroups, then
-// JoinCgroups (the native runtime makes them before its clone, and joins the init after it).
-Status SetupCgroups(const std::vector<std::filesystem::path>& dirs, const boost::json::object* resources, pid_t pid);
+// MakeCgroups creates the needed directories and applies linux.resources; JoinCgroups moves
+// pid in (the native runtime makes them before its clone, and joins the init after it).
 Status MakeCgroups(const std::vector<std::filesystem::path>& dirs, const boost::json::object* resources);
 Status JoinCgroups(const std::vector<std::filesystem::path>& dirs, const boost::json::object* resources, pid_t pid);
 // Applies resources; makes (and moves every process into) a hierarchy's cgroup that they
@@ -54,7 +53,7 @@ Status JoinCgroups(const std::vector<std::filesystem::path>& dirs, const boost::
 Status UpdateCgroups(const std::vector<std::filesystem::path>& dirs, const boost::json::object& resources);
 // The same over the hierarchies given instead of this host's (dirs[i] lives in hs[i]): the
 // seam that lets the unit tests apply and update against hierarchies in a temp directory,
-// where every control file is a plain file, without root.
+// where every control file is a plain file, without root. SetupCgroups: both, one after the other.
 Status SetupCgroups(const std::vector<Hierarchy>& hs, const std::vector<std::filesystem::path>& dirs,
                     const boost::json::object* resources, pid_t pid);
 Status MakeCgroups(const std::vector<Hierarchy>& hs, const std::vector<std::filesystem::path>& dirs,
