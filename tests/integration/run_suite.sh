@@ -15,51 +15,69 @@ fi
 . "$here/lib/common.sh"  # SANDSHIM_TEST_RUNSC: SANDSHIM_BIN becomes a wrapper (common.sh)
 # Against another runsc, the client suites run sandshim's column only: runc's (the reference)
 # does not depend on runsc and already ran in the plain entry; this halves the *_2024 time.
+# runsc fchowns the stdio it is handed to the sandbox's user: a runsc given the host's
+# /dev/null leaves it owned by nobody for every program on the host. Each suite is checked
+# for that after it ends, so the one that did it is named (and fails).
+null_owner() { stat -c %u:%g:%a /dev/null; }
+null_before=$(null_owner)
+run_checked() {
+  "$@"
+  local rc=$? now
+  now=$(null_owner)
+  if [ "$now" != 0:0:666 ]; then
+    chown root:root /dev/null && chmod 666 /dev/null
+    if [ "$null_before" = 0:0:666 ]; then
+      echo "run_suite: $suite left the host's /dev/null as uid:gid:mode $now (restored)" >&2
+      [ "$rc" -ne 0 ] || rc=1
+    fi
+  fi
+  exit "$rc"
+}
 if [ -n "${SANDSHIM_TEST_RUNSC:-}" ]; then
   case $suite in
-    docker | ctr | podman) SANDSHIM_ARGS="--backend gvisor" exec bash "$here/${suite}_test.sh" sandshim ;;
+    docker | ctr | podman) SANDSHIM_ARGS="--backend gvisor" run_checked bash "$here/${suite}_test.sh" sandshim ;;
     # the policy's gVisor half (the exec guard depends on the Sentry's ptrace): native ran already
-    policy) SESSION_BACKEND=gvisor exec bash "$here/policy_test.sh" ;;
+    policy) SESSION_BACKEND=gvisor run_checked bash "$here/policy_test.sh" ;;
   esac
 fi
 case $suite in
-  runsc_lifecycle) exec bash "$here/runsc_lifecycle_test.sh" ;;
-  fault) exec bash "$here/../fault/fault_test.sh" ;;
-  fault_native) FAULT_BACKEND=native exec bash "$here/../fault/fault_test.sh" ;;
-  stress) WORKERS=${WORKERS:-32} ROUNDS=${ROUNDS:-1} SOAK=${SOAK:-30} exec bash "$here/../fault/stress_test.sh" ;;
-  native) exec bash "$here/native_test.sh" ;;
-  session) exec bash "$here/session_test.sh" ;;
-  session_files) exec bash "$here/session_files_test.sh" ;;
-  snapshot) exec bash "$here/snapshot_test.sh" ;;
-  python_client) exec python3 "$here/../../python/tests/test_client.py" ;;
-  readme) exec bash "$here/readme_test.sh" ;;
-  policy) exec bash "$here/policy_test.sh" ;;
-  policy_shells) exec bash "$here/policy_shells_test.sh" ;;
-  pool) exec bash "$here/pool_test.sh" ;;
-  contexts) exec bash "$here/contexts_test.sh" ;;
-  session_from_code) exec python3 "$here/session_from_code_test.py" ;;
-  rootfs) exec bash "$here/rootfs_test.sh" ;;
-  egress) exec bash "$here/egress_test.sh" ;;
+  runsc_lifecycle) run_checked bash "$here/runsc_lifecycle_test.sh" ;;
+  fault) run_checked bash "$here/../fault/fault_test.sh" ;;
+  fault_native) FAULT_BACKEND=native run_checked bash "$here/../fault/fault_test.sh" ;;
+  stress) WORKERS=${WORKERS:-32} ROUNDS=${ROUNDS:-1} SOAK=${SOAK:-30} run_checked bash "$here/../fault/stress_test.sh" ;;
+  native) run_checked bash "$here/native_test.sh" ;;
+  session) run_checked bash "$here/session_test.sh" ;;
+  session_files) run_checked bash "$here/session_files_test.sh" ;;
+  snapshot) run_checked bash "$here/snapshot_test.sh" ;;
+  python_client) run_checked python3 "$here/../../python/tests/test_client.py" ;;
+  readme) run_checked bash "$here/readme_test.sh" ;;
+  policy) run_checked bash "$here/policy_test.sh" ;;
+  policy_shells) run_checked bash "$here/policy_shells_test.sh" ;;
+  pool) run_checked bash "$here/pool_test.sh" ;;
+  contexts) run_checked bash "$here/contexts_test.sh" ;;
+  session_from_code) run_checked python3 "$here/session_from_code_test.py" ;;
+  rootfs) run_checked bash "$here/rootfs_test.sh" ;;
+  egress) run_checked bash "$here/egress_test.sh" ;;
   # The client suites run runc first, on the same machine in the same run, then sandshim on
   # one backend, and fail if sandshim misses a check (table at the end: runc next to sandshim;
   # what gVisor does instead of runc is asserted in the check and listed in docs/DOCKER.md).
-  docker) SANDSHIM_ARGS="--backend gvisor" exec bash "$here/vs_runc.sh" docker ;;
-  docker_native) SANDSHIM_ARGS="--backend native" exec bash "$here/vs_runc.sh" docker ;;
+  docker) SANDSHIM_ARGS="--backend gvisor" run_checked bash "$here/vs_runc.sh" docker ;;
+  docker_native) SANDSHIM_ARGS="--backend native" run_checked bash "$here/vs_runc.sh" docker ;;
   # auto mode on a host where gVisor cannot run (lib/broken_runsc.sh): must fall back.
-  docker_fallback) SANDSHIM_ARGS="" SANDSHIM_BROKEN_RUNSC=failing exec bash "$here/docker_test.sh" sandshim ;;
-  ctr) SANDSHIM_ARGS="--backend gvisor" exec bash "$here/vs_runc.sh" ctr ;;
-  ctr_native) SANDSHIM_ARGS="--backend native" exec bash "$here/vs_runc.sh" ctr ;;
-  ctr_fallback) SANDSHIM_ARGS="" SANDSHIM_BROKEN_RUNSC=missing exec bash "$here/ctr_test.sh" "$SANDSHIM_BIN" ;;
+  docker_fallback) SANDSHIM_ARGS="" SANDSHIM_BROKEN_RUNSC=failing run_checked bash "$here/docker_test.sh" sandshim ;;
+  ctr) SANDSHIM_ARGS="--backend gvisor" run_checked bash "$here/vs_runc.sh" ctr ;;
+  ctr_native) SANDSHIM_ARGS="--backend native" run_checked bash "$here/vs_runc.sh" ctr ;;
+  ctr_fallback) SANDSHIM_ARGS="" SANDSHIM_BROKEN_RUNSC=missing run_checked bash "$here/ctr_test.sh" "$SANDSHIM_BIN" ;;
   # Kubernetes pods through containerd's CRI (cri_test.sh): gVisor, one sandbox per pod; native.
-  cri) SANDSHIM_ARGS="--backend gvisor" exec bash "$here/cri_test.sh" ;;
-  cri_native) SANDSHIM_ARGS="--backend native" exec bash "$here/cri_test.sh" ;;
-  podman) SANDSHIM_ARGS="--backend gvisor" exec bash "$here/vs_runc.sh" podman ;;
-  podman_native) SANDSHIM_ARGS="--backend native" exec bash "$here/vs_runc.sh" podman ;;
+  cri) SANDSHIM_ARGS="--backend gvisor" run_checked bash "$here/cri_test.sh" ;;
+  cri_native) SANDSHIM_ARGS="--backend native" run_checked bash "$here/cri_test.sh" ;;
+  podman) SANDSHIM_ARGS="--backend gvisor" run_checked bash "$here/vs_runc.sh" podman ;;
+  podman_native) SANDSHIM_ARGS="--backend native" run_checked bash "$here/vs_runc.sh" podman ;;
   # runtime-tools validation cases (oci_test.sh), runc's column beside sandshim's.
-  oci) VS_RUNC_SKIP_OK=1 SANDSHIM_ARGS="--backend gvisor" exec bash "$here/vs_runc.sh" oci ;;
-  oci_native) SANDSHIM_ARGS="--backend native" exec bash "$here/vs_runc.sh" oci ;;
+  oci) VS_RUNC_SKIP_OK=1 SANDSHIM_ARGS="--backend gvisor" run_checked bash "$here/vs_runc.sh" oci ;;
+  oci_native) SANDSHIM_ARGS="--backend native" run_checked bash "$here/vs_runc.sh" oci ;;
   # tests/attack: one script per attack surface (attack_native_mounts -> native_mounts_test.sh).
-  attack_*) exec bash "$here/../attack/${suite#attack_}_test.sh" ;;
-  secrets) exec bash "$here/secrets_test.sh" ;;
+  attack_*) run_checked bash "$here/../attack/${suite#attack_}_test.sh" ;;
+  secrets) run_checked bash "$here/secrets_test.sh" ;;
   *) echo "run_suite: unknown suite $suite" >&2; exit 2 ;;
 esac
