@@ -31,8 +31,9 @@ long BrokerPid() {
   return ParseU32(buf, pid) ? pid : 0;
 }
 
-// Into one of the broker's namespaces (NAME: "net", "ipc"); false where the Sentry refuses.
-bool EnterBrokerNs(long pid, const char* name, long type) {
+// Into one of the broker's namespaces (NAME: "net", "ipc"): 0 entered, -1 the namespace file
+// could not be opened (a broker gone, no descriptor free), -2 the Sentry refused the setns.
+int EnterBrokerNs(long pid, const char* name, long type) {
   char path[40] = "/proc/";
   size_t n = 6;
   char digits[12];
@@ -44,10 +45,10 @@ bool EnterBrokerNs(long pid, const char* name, long type) {
   for (const char* c = name; *c; ++c) path[n++] = *c;
   path[n] = 0;
   int fd = static_cast<int>(Sys(__NR_openat, kAT_FDCWD, reinterpret_cast<long>(path), kO_RDONLY | kO_CLOEXEC));
-  if (fd < 0) return false;
+  if (fd < 0) return -1;
   long rc = Sys(__NR_setns, fd, type);
   Sys(__NR_close, fd);
-  return rc == 0;
+  return rc == 0 ? 0 : -2;
 }
 
 // Into the broker's network and SysV IPC namespaces (both the context's own: broker.cc);
@@ -59,8 +60,11 @@ bool EnterBrokerNs(long pid, const char* name, long type) {
 bool EnterBrokerNamespaces() {
   long pid = BrokerPid();
   if (pid <= 0) return false;
-  if (EnterBrokerNs(pid, "net", kCLONE_NEWNET) && EnterBrokerNs(pid, "ipc", kCLONE_NEWIPC)) return true;
-  Sys(__NR_unlink, reinterpret_cast<long>("/tmp/.sshim/broker.pid"));
+  int rc = EnterBrokerNs(pid, "net", kCLONE_NEWNET);
+  if (rc == 0) rc = EnterBrokerNs(pid, "ipc", kCLONE_NEWIPC);
+  if (rc == 0) return true;
+  // Only the Sentry's refusal is for good; a file that would not open says nothing of it.
+  if (rc == -2) Sys(__NR_unlink, reinterpret_cast<long>("/tmp/.sshim/broker.pid"));
   return false;
 }
 
