@@ -281,14 +281,16 @@ check_hooks() {
 # forwards until its forwarder is in place: a hook must not inherit that); the process too.
 check_hook_signal_mask() {
   local b log=$WORK/sigblk-$RANDOM
-  b=$(bundle_with sigmask '.process.args = ["sh","-c","grep ^SigBlk: /proc/self/status > /out/proc; true"]')
-  jq --arg f "$log" '.hooks = {prestart: [{path: "/bin/sh", args: ["sh", "-c", "cat >/dev/null; grep ^SigBlk: /proc/self/status > \($f)"]}]}' \
+  b=$(bundle_with sigmask '.process.args = ["grep","-e","^SigBlk:","-e","^Name:","/proc/self/status"]')
+  # awk, not sh: dash empties its signal mask when it starts, which would hide the runtime's.
+  jq --arg f "$log" --arg awk "$(command -v awk)" \
+    '.hooks = {prestart: [{path: $awk, args: ["awk", "-v", "f=\($f)", "/^SigBlk:/ {print > f}", "/proc/self/status"]}]}' \
     "$b/config.json" >"$b/c.json" && mv "$b/c.json" "$b/config.json"
   capture rt run --bundle "$b" "$(uniq_name sigmask)" </dev/null
   assert_eq 0 "$RC" "run with a prestart hook ($ERR)" || return
   assert_eq "0000000000000000" "$(awk '{print $2}' "$log" 2>/dev/null)" "the prestart hook's blocked signals" || return
   [ "$GVISOR" = 1 ] && return 0  # the Sentry's /proc/PID/status has no SigBlk line
-  assert_eq "0000000000000000" "$(awk '{print $2}' "$b.out/proc" 2>/dev/null)" "the process's blocked signals"
+  assert_eq "0000000000000000" "$(awk '/^SigBlk:/ {print $2}' <<<"$OUT")" "the process's blocked signals"
 }
 
 # runtime-spec config.md#posix-platform-hooks, as runtime-tools' poststart_fail, poststop_fail
