@@ -16,21 +16,21 @@ fi
 # Against another runsc, the client suites run sandshim's column only: runc's (the reference)
 # does not depend on runsc and already ran in the plain entry; this halves the *_2024 time.
 # runsc fchowns the stdio it is handed to the sandbox's user: a runsc given the host's
-# /dev/null leaves it owned by nobody for every program on the host. Each suite is checked
-# for that after it ends, so the one that did it is named (and fails).
-null_owner() { stat -c %u:%g:%a /dev/null; }
-null_before=$(null_owner)
+# /dev/null (or /dev/zero...) leaves it owned by nobody for every program on the host. Each
+# suite is checked for that after it ends, so the one that did it is named (and fails).
+host_nodes="/dev/null /dev/zero /dev/full /dev/random /dev/urandom"
+nodes_owner() { stat -c %n=%u:%g:%a $host_nodes; }
+nodes_before=$(nodes_owner)
 run_checked() {
   "$@"
-  local rc=$? now
-  now=$(null_owner)
-  if [ "$now" != 0:0:666 ]; then
-    chown root:root /dev/null && chmod 666 /dev/null
-    if [ "$null_before" = 0:0:666 ]; then
-      echo "run_suite: $suite left the host's /dev/null as uid:gid:mode $now (restored)" >&2
-      [ "$rc" -ne 0 ] || rc=1
-    fi
-  fi
+  local rc=$? n
+  for n in $host_nodes; do
+    [ "$(stat -c %u:%g:%a "$n")" != 0:0:666 ] || continue
+    echo "run_suite: $suite left the host's $n as uid:gid:mode $(stat -c %u:%g:%a "$n") (restored)" >&2
+    chown root:root "$n" && chmod 666 "$n"
+    # Blamed only if it was right when the suite began.
+    [[ $'\n'$nodes_before$'\n' != *$'\n'$n=0:0:666$'\n'* ]] || [ "$rc" -ne 0 ] || rc=1
+  done
   exit "$rc"
 }
 if [ -n "${SANDSHIM_TEST_RUNSC:-}" ]; then
