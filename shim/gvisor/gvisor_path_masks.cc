@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 
+#include <algorithm>
 #include <memory>
 #include <linux/openat2.h>
 #include <sys/stat.h>
@@ -54,6 +55,22 @@ std::vector<json::object> PathMaskMounts(const bundle::Spec& spec, const HostLoo
   // runc's order: read-only paths first, so a masked path below one stays masked.
   each(spec.readonly_paths, false);
   each(spec.masked_paths, true);
+  return out;
+}
+
+std::vector<json::object> SentryDeviceMasks(const bundle::Spec& spec, const std::string& empty_file) {
+  std::vector<json::object> out;
+  for (const char* dev : kSentryOnlyDevices) {
+    bool asked = std::any_of(spec.devices.begin(), spec.devices.end(),
+                             [&](const bundle::Device& d) { return CleanContainerPath(d.path) == dev; });
+    // a mount of the spec's own at the path (docker --device on gVisor binds it) or above it
+    // but /dev itself
+    for (const auto& m : spec.mounts) {
+      auto d = CleanContainerPath(m.destination);
+      asked |= d != "/dev" && (d == dev || std::string(dev).rfind(d + "/", 0) == 0);
+    }
+    if (!asked) out.push_back(RoBind(dev, empty_file));
+  }
   return out;
 }
 
