@@ -13,6 +13,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 W=$(mktemp -d /tmp/exec-seccomp-bench.XXXXXX); trap 'umount "$W"/b/rootfs 2>/dev/null; rm -rf "$W"' EXIT
 IMAGE=$("$S" rootfs build "debootstrap:bookworm+curl,python3,ca-certificates") || exit 1
 mkdir -p "$W/stub"
+: >"$W/stdin"  # stdin of every run: never a host device (a runsc chowns the stdio it is handed)
 "$S" spec -b "$W" && python3 - "$W/config.json" "$W/names.h" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -30,13 +31,13 @@ for runsc in "${RUNSCS[@]}"; do
      "$b/config.json" >"$b/c" && mv "$b/c" "$b/config.json"
   echo "{\"runsc\": \"$runsc\"}" >"$W/cfg.json"
   X() { SANDSHIM_CONFIG=$W/cfg.json "$S" --root "$W/root" "$@"; }
-  (cd "$b" && X --backend gvisor create --bundle "$b" bench </dev/zero >"$W/init.log" 2>&1) && X start bench || exit 1
-  echo "$runsc: plain $(X exec bench grep Seccomp: /proc/self/status </dev/zero | tr -s '\t ' ' '), stub $(X exec bench /stub/proto_stub /stub/filter.bpf grep Seccomp: /proc/self/status </dev/zero | tr -s '\t ' ' ')"
+  (cd "$b" && X --backend gvisor create --bundle "$b" bench <"$W/stdin" >"$W/init.log" 2>&1) && X start bench || exit 1
+  echo "$runsc: plain $(X exec bench grep Seccomp: /proc/self/status <"$W/stdin" | tr -s '\t ' ' '), stub $(X exec bench /stub/proto_stub /stub/filter.bpf grep Seccomp: /proc/self/status <"$W/stdin" | tr -s '\t ' ' ')"
   tp=0 ts=0
   for _ in $(seq "$N"); do
-    a=$(date +%s%N); X exec bench true </dev/zero; m=$(date +%s%N); X exec bench /stub/proto_stub /stub/filter.bpf true </dev/zero; e=$(date +%s%N)
+    a=$(date +%s%N); X exec bench true <"$W/stdin"; m=$(date +%s%N); X exec bench /stub/proto_stub /stub/filter.bpf true <"$W/stdin"; e=$(date +%s%N)
     tp=$((tp + m - a)) ts=$((ts + e - m))
-    a=$(date +%s%N); X exec bench /stub/proto_stub /stub/filter.bpf true </dev/zero; m=$(date +%s%N); X exec bench true </dev/zero; e=$(date +%s%N)
+    a=$(date +%s%N); X exec bench /stub/proto_stub /stub/filter.bpf true <"$W/stdin"; m=$(date +%s%N); X exec bench true <"$W/stdin"; e=$(date +%s%N)
     ts=$((ts + m - a)) tp=$((tp + e - m))
   done
   echo "$runsc: exec true $((tp / 2 / N / 1000)) us, through the stub $((ts / 2 / N / 1000)) us, ratio $(echo "scale=3; $ts / $tp" | bc)"

@@ -38,6 +38,9 @@ on_exit 'for c in $("$RUNSC" --root "$W/runsc" list -q 2>/dev/null); do "$RUNSC"
 export SANDSHIM_CONFIG=$W/config.json
 printf '{"runsc": "%s", "audit_dir": "%s/audit"}\n' "$RUNSC" "$W" >"$SANDSHIM_CONFIG"
 S() { "$SANDSHIM_BIN" --root "$ROOT" "$@"; }
+# every run's stdin: a file of ours, never a host device (a runsc chowns the stdio it is
+# handed to the sandbox's user: /dev/zero was found nobody's after this suite used it)
+: >"$W/stdin"
 
 IMAGE=$(S rootfs build "$IMAGE_SPEC" 2>"$W/image.log") || skip_all "rootfs build failed: $(tail -2 "$W/image.log")"
 [ -x "$IMAGE/usr/bin/python3" ] || skip_all "no python3 in $IMAGE"
@@ -75,13 +78,13 @@ PY
 probe_run() {
   local name=$1; shift
   local b=$W/b-$name id=esc-$name-$$
-  (cd "$b" && "$@" create --bundle "$b" "$id" </dev/zero >"$W/$name.create" 2>&1) || return $(fail "$name: create: $(tail -2 "$W/$name.create")")
+  (cd "$b" && "$@" create --bundle "$b" "$id" <"$W/stdin" >"$W/$name.create" 2>&1) || return $(fail "$name: create: $(tail -2 "$W/$name.create")")
   "$@" start "$id" || return $(fail "$name: start")
-  "$@" exec "$id" sh /probe.sh </dev/zero >"$W/$name.exec" 2>"$W/$name.exec.err"
+  "$@" exec "$id" sh /probe.sh <"$W/stdin" >"$W/$name.exec" 2>"$W/$name.exec.err"
   "$@" delete --force "$id" >/dev/null 2>&1
   # the init: the same bundle, the probe as its process
   jq '.process.args = ["sh", "/probe.sh"]' "$b/config.json" >"$b/c.json" && mv "$b/c.json" "$b/config.json"
-  (cd "$b" && "$@" run --bundle "$b" "$id-i" </dev/zero >"$W/$name.init" 2>"$W/$name.init.err")
+  (cd "$b" && "$@" run --bundle "$b" "$id-i" <"$W/stdin" >"$W/$name.init" 2>"$W/$name.init.err")
   "$@" delete --force "$id-i" >/dev/null 2>&1
   umount "$b/rootfs"
   [ -s "$W/$name.init" ] && [ -s "$W/$name.exec" ] || fail "$name: no probe output: $(head -c 300 "$W/$name.exec.err" "$W/$name.init.err")"
@@ -153,9 +156,9 @@ session_probe() { # BACKEND: s-B (plain exec) and c-B (a context's exec), the ca
   mkdir -p "$ws" && cp "$PROBE" "$ws/.probe.sh" && chmod 755 "$ws"
   export SSH_AUTH_SOCK=/tmp/caller-agent.sock GITHUB_TOKEN=caller-token SANDSHIM_CALLER_CANARY=1
   S --backend "$1" session create "$sid" --rootfs "$IMAGE" --workspace "$ws" >/dev/null || return $(fail "session create $1")
-  S session exec "$sid" -- sh /workspace/.probe.sh </dev/zero >"$W/s-$1" 2>/dev/null
+  S session exec "$sid" -- sh /workspace/.probe.sh <"$W/stdin" >"$W/s-$1" 2>/dev/null
   S session context create "$sid" plat >/dev/null || return $(fail "context create $1")
-  S session exec --context plat "$sid" -- sh /workspace/.probe.sh </dev/zero >"$W/c-$1" 2>/dev/null
+  S session exec --context plat "$sid" -- sh /workspace/.probe.sh <"$W/stdin" >"$W/c-$1" 2>/dev/null
   S session delete "$sid" >/dev/null
   unset SSH_AUTH_SOCK GITHUB_TOKEN SANDSHIM_CALLER_CANARY
 }
