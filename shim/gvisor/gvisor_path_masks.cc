@@ -63,11 +63,13 @@ std::vector<json::object> SentryDeviceMasks(const bundle::Spec& spec, const std:
   for (const char* dev : kSentryOnlyDevices) {
     bool asked = std::any_of(spec.devices.begin(), spec.devices.end(),
                              [&](const bundle::Device& d) { return CleanContainerPath(d.path) == dev; });
-    // a mount of the spec's own at the path (docker --device on gVisor binds it) or above it
-    // but /dev itself
+    // a mount of the spec's own at the path or above it: but for /dev itself only a bind (the
+    // host's /dev asked for, whose nodes the gofer cannot mount over), not the usual tmpfs
     for (const auto& m : spec.mounts) {
       auto d = CleanContainerPath(m.destination);
-      asked |= d != "/dev" && (d == dev || std::string(dev).rfind(d + "/", 0) == 0);
+      bool bind = m.type == "bind" || std::any_of(m.options.begin(), m.options.end(),
+                                                  [](const std::string& o) { return o == "bind" || o == "rbind"; });
+      asked |= (d != "/dev" || bind) && (d == dev || std::string(dev).rfind(d + "/", 0) == 0);
     }
     if (!asked) out.push_back(RoBind(dev, empty_file));
   }

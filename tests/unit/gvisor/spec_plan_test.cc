@@ -130,6 +130,10 @@ TEST_CASE("spec plan: the Sentry's /dev/fuse and /dev/net/tun are masked unless 
     "linux":{"devices":[{"path":"/dev/fuse","type":"c","major":10,"minor":229}]})"), Input(), {});
   CHECK_FALSE(HasMountAt(asked, "/dev/fuse"));
   CHECK_FALSE(HasMountAt(asked, "/dev/net/tun"));
+  // the host's /dev bound whole (-v /dev:/dev): its nodes are what was asked for
+  auto host_dev = PlanSpec(Parse(R"(,"mounts":[{"destination":"/dev","type":"none","source":"/dev","options":["rbind"]}])"),
+                           Input(), {});
+  CHECK_FALSE(HasMountAt(host_dev, "/dev/fuse"));
 }
 
 TEST_CASE("spec plan: a pod's app container names its sandbox by runsc id and gets a pid namespace of its own") {
