@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 
+#include <algorithm>
 #include <memory>
 #include <linux/openat2.h>
 #include <sys/stat.h>
@@ -54,6 +55,24 @@ std::vector<json::object> PathMaskMounts(const bundle::Spec& spec, const HostLoo
   // runc's order: read-only paths first, so a masked path below one stays masked.
   each(spec.readonly_paths, false);
   each(spec.masked_paths, true);
+  return out;
+}
+
+std::vector<json::object> SentryDeviceMasks(const bundle::Spec& spec, const std::string& empty_file) {
+  std::vector<json::object> out;
+  for (const char* dev : kSentryOnlyDevices) {
+    bool asked = std::any_of(spec.devices.begin(), spec.devices.end(),
+                             [&](const bundle::Device& d) { return CleanContainerPath(d.path) == dev; });
+    // a mount of the spec's own at the path or above it: but for /dev itself only a bind (the
+    // host's /dev asked for, whose nodes the gofer cannot mount over), not the usual tmpfs
+    for (const auto& m : spec.mounts) {
+      auto d = CleanContainerPath(m.destination);
+      bool bind = m.type == "bind" || std::any_of(m.options.begin(), m.options.end(),
+                                                  [](const std::string& o) { return o == "bind" || o == "rbind"; });
+      asked |= (d != "/dev" || bind) && (d == dev || std::string(dev).rfind(d + "/", 0) == 0);
+    }
+    if (!asked) out.push_back(RoBind(dev, empty_file));
+  }
   return out;
 }
 

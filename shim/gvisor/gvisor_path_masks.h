@@ -24,6 +24,17 @@
 
 namespace sandshim::runtime {
 
+// Devices the Sentry puts in every container's /dev whatever the spec's linux.devices say
+// (runsc 2022 and 2024 alike: /dev/fuse, /dev/net/tun). runc's /dev has only what the spec
+// lists, and docker's defaults list neither: a bind of the empty file over each that the spec
+// does not list (nor mount something at, nor bind the host's /dev for) makes gVisor's /dev
+// docker's. They matter where a process gets capabilities in a user namespace of its own (an
+// exec, with no seccomp filter on gVisor): FUSE mounts and tun devices are more Sentry code.
+inline constexpr const char* kSentryOnlyDevices[] = {"/dev/fuse", "/dev/net/tun"};
+
+// The mounts that hide kSentryOnlyDevices the spec does not ask for (pure).
+std::vector<boost::json::object> SentryDeviceMasks(const bundle::Spec& spec, const std::string& empty_file);
+
 // What a container path is on the host before the container runs.
 struct HostPath {
   // kSpecial: a device node, FIFO or socket, which runsc's gofer cannot bind over (its open

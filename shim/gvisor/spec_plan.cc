@@ -62,8 +62,9 @@ SpecPlan PlanSpec(const bundle::Spec& spec, const SpecPlanInput& in, const SpecF
   if (auto* root = doc.if_contains("root") ? doc["root"].if_object() : nullptr) (*root)["path"] = rootfs.string();
   if (!MountsTmp(doc) && !UsesOverlay(in.flags) && facts.image_tmp_is_dir) BindImageTmp(doc, rootfs / "tmp");
   AbsoluteSources(doc, in.bundle, facts);
-  auto masks = PathMaskMounts(spec, facts.lookup, (in.out_dir / "masked-file").string(),
-                              (in.out_dir / "masked-dir").string());
+  auto empty_file = (in.out_dir / "masked-file").string();
+  auto masks = PathMaskMounts(spec, facts.lookup, empty_file, (in.out_dir / "masked-dir").string());
+  for (auto& m : SentryDeviceMasks(spec, empty_file)) masks.push_back(std::move(m));
   if (!masks.empty()) {
     plan.needs_mask_sources = true;
     if (!doc.if_contains("mounts") || !doc["mounts"].is_array()) doc["mounts"] = json::array{};

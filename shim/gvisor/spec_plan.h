@@ -15,6 +15,7 @@
 //  7. the image's own /tmp bound instead of runsc's tmpfs (spec_fixups.h)
 //  8. relative bind sources made absolute against the bundle
 //  9. masked and read-only paths as mounts runsc makes (gvisor_path_masks.h)
+// 10. the devices the Sentry adds to /dev that the spec does not list, masked (gvisor_path_masks.h)
 #pragma once
 
 #include <filesystem>

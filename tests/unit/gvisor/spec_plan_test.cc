@@ -40,7 +40,7 @@ TEST_CASE("spec plan: root made absolute, the caller's spec left as it was") {
   CHECK(plan.doc.at("root").as_object().at("path").as_string() == "/b/rootfs");
   CHECK(spec.doc.at("root").as_object().at("path").as_string() == "rootfs");
   CHECK(plan.blkio_weights.empty());
-  CHECK_FALSE(plan.needs_mask_sources);
+  CHECK(plan.needs_mask_sources);  // the Sentry's devices are masked in every spec (below)
 }
 
 TEST_CASE("spec plan: the image's own /tmp is bound only when it is a directory and no overlay keeps writes") {
@@ -51,7 +51,8 @@ TEST_CASE("spec plan: the image's own /tmp is bound only when it is a directory 
   CHECK_FALSE(HasMountAt(PlanSpec(spec, Input({"--overlay2=root:memory"}), dir), "/tmp"));
   CHECK(HasMountAt(PlanSpec(spec, Input({"--overlay2=none"}), dir), "/tmp"));
   auto own = Parse(R"(,"mounts":[{"destination":"/tmp","type":"tmpfs","source":"tmpfs"}])");
-  CHECK(Mounts(PlanSpec(own, Input(), dir)).size() == 1);  // the spec's own /tmp wins
+  CHECK(Mounts(PlanSpec(own, Input(), dir)).size() == 3);  // the spec's own /tmp wins (+ 2 device masks)
+  CHECK(Mounts(PlanSpec(own, Input(), dir))[0].as_object().at("type").as_string() == "tmpfs");
 }
 
 TEST_CASE("spec plan: --network=host without a namespace joins sandshim's by path") {
@@ -109,11 +110,30 @@ TEST_CASE("spec plan: masked and read-only paths become mounts after the spec's 
                                        {"/data", {HostPath::Kind::kDir, "/host/data"}}};
   SpecFacts f{.lookup = [host](const std::string& p) { return host.contains(p) ? host.at(p) : HostPath{}; }};
   auto plan = PlanSpec(spec, Input(), f);
-  REQUIRE(Mounts(plan).size() == 3);
+  REQUIRE(Mounts(plan).size() == 5);  // + the Sentry's two devices (next case)
   CHECK(plan.needs_mask_sources);
   CHECK(Mounts(plan)[1].as_object().at("destination").as_string() == "/data");  // read-only first
   CHECK(Mounts(plan)[1].as_object().at("source").as_string() == "/host/data");
   CHECK(Mounts(plan)[2].as_object().at("source").as_string() == "/state/c/bundle/masked-file");
+}
+
+TEST_CASE("spec plan: the Sentry's /dev/fuse and /dev/net/tun are masked unless the spec lists or mounts them") {
+  auto plain = PlanSpec(Parse(R"(,"mounts":[{"destination":"/dev","type":"tmpfs","source":"tmpfs"}])"), Input(), {});
+  CHECK(plain.needs_mask_sources);
+  CHECK(HasMountAt(plain, "/dev/fuse"));
+  CHECK(HasMountAt(plain, "/dev/net/tun"));
+  for (const auto& m : Mounts(plain))
+    if (m.as_object().at("destination").as_string() == "/dev/fuse")
+      CHECK(m.as_object().at("source").as_string() == "/state/c/bundle/masked-file");
+  // docker run --device /dev/fuse (a devices entry); a bind at /dev/net (the spec's own)
+  auto asked = PlanSpec(Parse(R"(,"mounts":[{"destination":"/dev/net/","type":"bind","source":"/h/net"}],
+    "linux":{"devices":[{"path":"/dev/fuse","type":"c","major":10,"minor":229}]})"), Input(), {});
+  CHECK_FALSE(HasMountAt(asked, "/dev/fuse"));
+  CHECK_FALSE(HasMountAt(asked, "/dev/net/tun"));
+  // the host's /dev bound whole (-v /dev:/dev): its nodes are what was asked for
+  auto host_dev = PlanSpec(Parse(R"(,"mounts":[{"destination":"/dev","type":"none","source":"/dev","options":["rbind"]}])"),
+                           Input(), {});
+  CHECK_FALSE(HasMountAt(host_dev, "/dev/fuse"));
 }
 
 TEST_CASE("spec plan: a pod's app container names its sandbox by runsc id and gets a pid namespace of its own") {
