@@ -84,6 +84,22 @@ void LoopbackUp() {
   ::close(s);
 }
 
+// Whether this process runs under a seccomp filter (/proc/self/status "Seccomp:" not 0): the
+// spec's, which runsc gives the init and the init's children inherit.
+bool UnderSeccompFilter() {
+  char buf[4096];
+  int fd = ::open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+  ssize_t n = fd < 0 ? -1 : ::read(fd, buf, sizeof(buf) - 1);
+  if (fd >= 0) ::close(fd);
+  if (n <= 0) return true;  // unknown: as if filtered (the broker's path loses nothing)
+  buf[n] = 0;
+  const char* line = strstr(buf, "\nSeccomp:");
+  if (!line) return true;
+  line += 9;
+  while (*line == ' ' || *line == '\t') ++line;
+  return *line != '0';
+}
+
 // The exec socket: a root-only directory (made before any user code runs here; one that is
 // not ours is refused) and a 0600 socket.
 int ExecListener() {
@@ -93,11 +109,17 @@ int ExecListener() {
   if (::chmod(kBrokerDir, 0700) != 0) Die("chmod /tmp/.sshim");
   // Where its namespace is (run.cc's direct path): written before the socket is there, so a
   // client that finds the socket finds it too. The first client the Sentry refuses setns
-  // removes it (run/direct.h): the later ones then try nothing.
-  std::string pid = std::to_string(::getpid());
-  int f = ::open(kBrokerPidFile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (f < 0 || !WriteAll(f, pid.data(), pid.size())) Die("the pid file");
-  ::close(f);
+  // removes it (run/direct.h): the later ones then try nothing. Not offered where this broker
+  // runs under the spec's seccomp filter: a command the client starts itself would have none
+  // (a process the control server starts has no filter: docs/EXEC_SECCOMP.md), one the
+  // broker forks inherits it.
+  ::unlink(kBrokerPidFile);
+  if (!UnderSeccompFilter()) {
+    std::string pid = std::to_string(::getpid());
+    int f = ::open(kBrokerPidFile, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (f < 0 || !WriteAll(f, pid.data(), pid.size())) Die("the pid file");
+    ::close(f);
+  }
   ::unlink(kBrokerSocket);
   int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_un a{};
