@@ -171,7 +171,9 @@ Result<pid_t> Launch(const LaunchPlan& plan, const LaunchOptions& o) {
   if (sealed >= 0) ::close(sealed);
   if (pid == 0) {
     parent_end.release();
-    RunInit(plan, InitFds{child_end.get(), fifo.valid() ? fifo.get() : -1, console.valid() ? console.get() : -1},
+    RunInit(plan,
+            InitFds{child_end.get(), fifo.valid() ? fifo.get() : -1, console.valid() ? console.get() : -1,
+                    o.early_setup ? o.self_join : std::vector<int>{}},
             o.preserve_fds);
   }
   child_end.Reset();

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <optional>
+#include <vector>
 
 #include "shim/native/plan.h"
 
@@ -26,6 +27,9 @@ struct LaunchOptions {
   // before_go runs no hooks (they must see the namespaces before any setup, as they always
   // have) and the cgroup dirs exist before the clone (the cgroup mount binds them).
   bool early_setup = false;
+  // With early_setup: descriptors the init moves itself into its v1 cgroups with, right
+  // after 'P' (cgroups.h, OpenSelfJoin); before_go joins the rest. Owned by the caller.
+  std::vector<int> self_join;
 };
 
 Result<pid_t> Launch(const LaunchPlan& plan, const LaunchOptions& o);
