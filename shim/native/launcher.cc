@@ -297,8 +297,14 @@ Result<int> ExecInto(const ProcessPlan& p, const SeccompPlan& seccomp, const Exe
   if (mid < 0) return ErrnoError("fork");
   if (mid == 0) {
     ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    // We are one thread moving itself: "0" into a v1 `tasks` file takes no global lock and
+    // waits for no RCU grace period (cgroups.h, OpenSelfJoin); cgroup2 has no such file.
     std::string self = std::to_string(::getpid());
     for (const auto& dir : o.own_cgroups.empty() ? o.cgroups : o.own_cgroups) {
+      if (UniqueFd t(::open((dir / "tasks").c_str(), O_WRONLY | O_CLOEXEC)); t.valid()) {
+        (void)!::write(t.get(), "0", 1);
+        continue;
+      }
       UniqueFd f(::open((dir / "cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC));
       if (f.valid()) (void)!::write(f.get(), self.data(), self.size());
     }
