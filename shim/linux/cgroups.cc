@@ -302,7 +302,12 @@ Result<SelfJoin> OpenSelfJoin(const std::vector<Hierarchy>& hs, const std::vecto
   // v1 only: a cgroup2 domain cgroup takes no single thread (cgroup.threads is for threaded
   // subtrees); the runtime writes the init's pid there.
   for (size_t i = 0; i < dirs.size() && i < hs.size(); ++i) {
-    if (hs[i].v2 || !HierarchyMade(hs[i], resources)) continue;
+    if (!HierarchyMade(hs[i], resources)) continue;
+    if (hs[i].v2) {
+      j.cgroup2_dir.Reset(::open(dirs[i].c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+      j.cgroup2_index = i;
+      continue;
+    }
     UniqueFd fd(::open((dirs[i] / "tasks").c_str(), O_WRONLY | O_CLOEXEC));
     if (!fd.valid()) return ErrnoError("open " + (dirs[i] / "tasks").string());
     j.fds.push_back(std::move(fd));

@@ -56,9 +56,13 @@ Status JoinCgroups(const std::vector<std::filesystem::path>& dirs, const boost::
 // with it the RCU grace period the first such write after a quiet spell sleeps through (5-15
 // ms here; kernel 6.0's "cgroup: Optimize single thread migration"; older kernels take the
 // lock, same result). `self[i]`: dirs[i] is joined that way; JoinCgroups' skip leaves it out.
+// cgroup2 (a domain cgroup takes no single thread) has clone3's CLONE_INTO_CGROUP instead:
+// cgroup2_dir (O_PATH) is the made cgroup2 directory, dirs[cgroup2_index], or -1.
 struct SelfJoin {
   std::vector<UniqueFd> fds;
   std::vector<bool> self;
+  UniqueFd cgroup2_dir;
+  size_t cgroup2_index = 0;
 };
 Result<SelfJoin> OpenSelfJoin(const std::vector<std::filesystem::path>& dirs, const boost::json::object* resources);
 Status JoinSelf(const std::vector<int>& fds);

@@ -93,10 +93,13 @@ Result<Created> NativeBackend::CreateContainer(const CreateRequest& r, Container
   native::SelfJoin self;
   if (o.early_setup) self = TRY(native::OpenSelfJoin(dirs, resources));
   for (const auto& fd : self.fds) o.self_join.push_back(fd.get());
-  o.before_go = [&](pid_t pid) -> Status {
+  o.cgroup2_dir = self.cgroup2_dir.valid() ? self.cgroup2_dir.get() : -1;
+  o.before_go = [&](pid_t pid, bool in_cgroup2) -> Status {
     auto start = proc::StartTime(pid);
     TRY(j.Append(step::Process{.pid = pid, .start = start ? *start : 0}));
-    TRY(native::JoinCgroups(dirs, resources, pid, self.self));
+    auto skip = self.self;
+    if (in_cgroup2 && self.cgroup2_index < skip.size()) skip[self.cgroup2_index] = true;
+    TRY(native::JoinCgroups(dirs, resources, pid, skip));
     auto state = HookState(r, pid, "creating");
     TRY(native::RunLifecycleHooks(r.spec, "prestart", state));
     return native::RunLifecycleHooks(r.spec, "createRuntime", state);
