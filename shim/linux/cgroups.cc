@@ -1,5 +1,6 @@
 #include "shim/linux/cgroups.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -285,6 +286,42 @@ Status JoinCgroups(const std::vector<std::filesystem::path>& dirs, const json::o
   return JoinCgroups(Hierarchies(), dirs, resources, pid);
 }
 
+Status JoinCgroups(const std::vector<std::filesystem::path>& dirs, const json::object* resources, pid_t pid,
+                   const std::vector<bool>& skip) {
+  return JoinCgroups(Hierarchies(), dirs, resources, pid, skip);
+}
+
+Result<SelfJoin> OpenSelfJoin(const std::vector<std::filesystem::path>& dirs, const json::object* resources) {
+  return OpenSelfJoin(Hierarchies(), dirs, resources);
+}
+
+Result<SelfJoin> OpenSelfJoin(const std::vector<Hierarchy>& hs, const std::vector<std::filesystem::path>& dirs,
+                              const json::object* resources) {
+  SelfJoin j;
+  j.self.assign(dirs.size(), false);
+  // v1 only: a cgroup2 domain cgroup takes no single thread (cgroup.threads is for threaded
+  // subtrees); the runtime writes the init's pid there.
+  for (size_t i = 0; i < dirs.size() && i < hs.size(); ++i) {
+    if (!HierarchyMade(hs[i], resources)) continue;
+    if (hs[i].v2) {
+      j.cgroup2_dir.Reset(::open(dirs[i].c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+      j.cgroup2_index = i;
+      continue;
+    }
+    UniqueFd fd(::open((dirs[i] / "tasks").c_str(), O_WRONLY | O_CLOEXEC));
+    if (!fd.valid()) return ErrnoError("open " + (dirs[i] / "tasks").string());
+    j.fds.push_back(std::move(fd));
+    j.self[i] = true;
+  }
+  return j;
+}
+
+Status JoinSelf(const std::vector<int>& fds) {
+  for (int fd : fds)
+    if (::write(fd, "0", 1) != 1) return ErrnoError("move the container init into its cgroups");
+  return Ok();
+}
+
 Status SetupCgroups(const std::vector<Hierarchy>& hs, const std::vector<std::filesystem::path>& dirs,
                     const json::object* resources, pid_t pid) {
   TRY(MakeCgroups(hs, dirs, resources));
@@ -311,12 +348,12 @@ Status MakeCgroups(const std::vector<Hierarchy>& hs, const std::vector<std::file
 }
 
 Status JoinCgroups(const std::vector<Hierarchy>& hs, const std::vector<std::filesystem::path>& dirs,
-                   const json::object* resources, pid_t pid) {
+                   const json::object* resources, pid_t pid, const std::vector<bool>& skip) {
   // Back to back: a v1 migration waits out an RCU grace period unless one just ended (the
   // kernel keeps cgroup_threadgroup_rwsem on its slow path for a grace period after a write);
   // spread between mkdirs and limit writes, a loaded host paid it for several hierarchies.
   for (size_t i = 0; i < dirs.size() && i < hs.size(); ++i)
-    if (HierarchyMade(hs[i], resources)) TRY(Join(dirs[i], pid));
+    if (HierarchyMade(hs[i], resources) && !(i < skip.size() && skip[i])) TRY(Join(dirs[i], pid));
   return Ok();
 }
 

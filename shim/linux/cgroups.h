@@ -16,6 +16,7 @@
 
 #include "shim/core/cgroupfs.h"
 #include "shim/core/result.h"
+#include "shim/core/unique_fd.h"
 
 namespace sandshim::native {
 
@@ -48,6 +49,25 @@ Status CheckControllersFor(const std::vector<Hierarchy>& hs, const boost::json::
 // pid in (the native runtime makes them before its clone, and joins the init after it).
 Status MakeCgroups(const std::vector<std::filesystem::path>& dirs, const boost::json::object* resources);
 Status JoinCgroups(const std::vector<std::filesystem::path>& dirs, const boost::json::object* resources, pid_t pid);
+// A single-threaded process moving itself: each made v1 hierarchy's `tasks` file, opened for
+// writing here (by the runtime: the kernel judges the opener's credentials, so a user-
+// namespaced init may use it), for the init to write "0" into (JoinSelf). A thread that moves
+// itself skips the global cgroup_threadgroup_rwsem a cgroup.procs write takes for writing, and
+// with it the RCU grace period the first such write after a quiet spell sleeps through (5-15
+// ms here; kernel 6.0's "cgroup: Optimize single thread migration"; older kernels take the
+// lock, same result). `self[i]`: dirs[i] is joined that way; JoinCgroups' skip leaves it out.
+// cgroup2 (a domain cgroup takes no single thread) has clone3's CLONE_INTO_CGROUP instead:
+// cgroup2_dir (O_PATH) is the made cgroup2 directory, dirs[cgroup2_index], or -1.
+struct SelfJoin {
+  std::vector<UniqueFd> fds;
+  std::vector<bool> self;
+  UniqueFd cgroup2_dir;
+  size_t cgroup2_index = 0;
+};
+Result<SelfJoin> OpenSelfJoin(const std::vector<std::filesystem::path>& dirs, const boost::json::object* resources);
+Status JoinSelf(const std::vector<int>& fds);
+Status JoinCgroups(const std::vector<std::filesystem::path>& dirs, const boost::json::object* resources, pid_t pid,
+                   const std::vector<bool>& skip);
 // Applies resources; makes (and moves every process into) a hierarchy's cgroup that they
 // newly need.
 Status UpdateCgroups(const std::vector<std::filesystem::path>& dirs, const boost::json::object& resources);
@@ -59,7 +79,9 @@ Status SetupCgroups(const std::vector<Hierarchy>& hs, const std::vector<std::fil
 Status MakeCgroups(const std::vector<Hierarchy>& hs, const std::vector<std::filesystem::path>& dirs,
                    const boost::json::object* resources);
 Status JoinCgroups(const std::vector<Hierarchy>& hs, const std::vector<std::filesystem::path>& dirs,
-                   const boost::json::object* resources, pid_t pid);
+                   const boost::json::object* resources, pid_t pid, const std::vector<bool>& skip = {});
+Result<SelfJoin> OpenSelfJoin(const std::vector<Hierarchy>& hs, const std::vector<std::filesystem::path>& dirs,
+                              const boost::json::object* resources);
 Status UpdateCgroups(const std::vector<Hierarchy>& hs, const std::vector<std::filesystem::path>& dirs,
                      const boost::json::object& resources);
 // Every pid in the container's cgroup (read from the first hierarchy that lists any).

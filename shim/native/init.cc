@@ -17,6 +17,7 @@
 #include "shim/core/fs.h"
 #include "shim/core/look_path.h"
 #include "shim/native/caps.h"
+#include "shim/linux/cgroups.h"
 #include "shim/linux/console.h"
 #include "shim/linux/hooks.h"
 #include "shim/native/keyring.h"
@@ -194,7 +195,9 @@ static Status NullStdio() {
 }
 
 void RunInit(const LaunchPlan& plan, const InitFds& fds, int preserve_fds) {
-  CloseAllBut({fds.sync, fds.fifo, fds.console}, preserve_fds);
+  std::vector<int> keep{fds.sync, fds.fifo, fds.console};
+  keep.insert(keep.end(), fds.self_join.begin(), fds.self_join.end());
+  CloseAllBut(keep, preserve_fds);
   // Nothing in the container may open /proc/<us>/exe (the runc CVE-2019-5736 class) or
   // ptrace us while we still run sandshim's code.
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
@@ -204,6 +207,10 @@ void RunInit(const LaunchPlan& plan, const InitFds& fds, int preserve_fds) {
   // period, ~10 ms); its 'G' follows.
   char go = 0;
   if (::recv(fds.sync, &go, 1, 0) != 1 || (go != 'G' && go != 'P')) ::_exit(1);  // the parent gave up
+  // Into the v1 cgroups by our own hand, first (limits and the device policy hold from here
+  // on): a thread moving itself waits for no RCU grace period (cgroups.h, OpenSelfJoin).
+  if (auto s = JoinSelf(fds.self_join); !s) Die(fds.sync, s.error().msg);
+  for (int fd : fds.self_join) ::close(fd);
   auto in_cgroups = [&]() -> Status {
     if (go == 'G') return Ok();
     if (::recv(fds.sync, &go, 1, 0) != 1 || go != 'G') ::_exit(1);

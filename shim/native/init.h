@@ -13,6 +13,7 @@
 #pragma once
 
 #include <functional>
+#include <vector>
 
 #include "shim/native/plan.h"
 #include "shim/linux/sys.h"
@@ -23,6 +24,8 @@ struct InitFds {
   int sync = -1;     // SOCK_SEQPACKET to the parent
   int fifo = -1;     // exec.fifo opened O_RDWR: a read blocks until `start` writes; -1: exec at once
   int console = -1;  // connected console socket, or -1
+  // The cgroups' v1 `tasks` files (OpenSelfJoin): after 'P' the init writes "0" to each.
+  std::vector<int> self_join;
 };
 
 // Everything from joining namespaces to the console, through sys (tests pass a fake).

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstring>
 #include <optional>
 
@@ -28,11 +29,31 @@
 namespace sandshim::native {
 namespace {
 
-pid_t CloneInto(int flags) {
+// clone3's argument block (linux/sched.h's struct clone_args, which clashes with <sched.h>).
+struct CloneArgs {
+  uint64_t flags = 0, pidfd = 0, child_tid = 0, parent_tid = 0, exit_signal = 0, stack = 0, stack_size = 0, tls = 0,
+           set_tid = 0, set_tid_size = 0, cgroup = 0;
+};
+constexpr uint64_t kCloneIntoCgroup = 0x200000000ULL;
+
+pid_t CloneInto(int flags, int cgroup2_dir, bool* in_cgroup2) {
   // Like fork(), but the child starts in the new namespaces (and as pid 1 of a new pid ns).
   // Not process::Spawn: the child does not exec at once but runs the container's setup in
   // our memory image (init.cc), and needs namespace flags; the exec path below forks twice
   // for the same reason (setns, then a child that lands in the joined pid namespace).
+  *in_cgroup2 = false;
+  if (cgroup2_dir >= 0) {
+    CloneArgs a;
+    a.flags = static_cast<uint64_t>(static_cast<unsigned>(flags)) | kCloneIntoCgroup;
+    a.exit_signal = SIGCHLD;
+    a.cgroup = static_cast<uint64_t>(cgroup2_dir);
+    long pid = ::syscall(SYS_clone3, &a, sizeof a);
+    if (pid >= 0) {
+      *in_cgroup2 = true;
+      return static_cast<pid_t>(pid);
+    }
+    // Refused (an old kernel, a cgroup that takes no process): the plain clone, moved later.
+  }
   return static_cast<pid_t>(::syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr, 0));
 }
 
@@ -71,7 +92,7 @@ const char* OwnNamespaceFile(int flag) {
   }
 }
 
-Result<pid_t> CloneInit(const LaunchPlan& plan) {
+Result<pid_t> CloneInit(const LaunchPlan& plan, int cgroup2_dir, bool* in_cgroup2) {
   // The cgroup namespace is made by the init once it is in its cgroups (after before_go),
   // so its root is the container's cgroup, not ours (as runc does).
   int flags = plan.clone_flags & ~CLONE_NEWCGROUP;
@@ -81,7 +102,7 @@ Result<pid_t> CloneInit(const LaunchPlan& plan) {
     TRY(joined.Join(ns.flag, ns.path, OwnNamespaceFile(ns.flag)));
     flags &= ~ns.flag;
   }
-  pid_t pid = CloneInto(flags);
+  pid_t pid = CloneInto(flags, cgroup2_dir, in_cgroup2);
   if (pid == 0) return pid;  // the init: it lives in those namespaces, nothing to switch back
   int clone_errno = errno;
   if (auto s = joined.Restore(); !s) {
@@ -167,11 +188,14 @@ Result<pid_t> Launch(const LaunchPlan& plan, const LaunchOptions& o) {
   // clone, the init's last, so the RCU grace period its close waits for passes in the init
   // while we set up the cgroups, instead of in the runtime before the re-exec.
   int sealed = TakeSealedMountFd();
-  pid_t pid = TRY(CloneInit(plan));
+  bool in_cgroup2 = false;
+  pid_t pid = TRY(CloneInit(plan, o.early_setup ? o.cgroup2_dir : -1, &in_cgroup2));
   if (sealed >= 0) ::close(sealed);
   if (pid == 0) {
     parent_end.release();
-    RunInit(plan, InitFds{child_end.get(), fifo.valid() ? fifo.get() : -1, console.valid() ? console.get() : -1},
+    RunInit(plan,
+            InitFds{child_end.get(), fifo.valid() ? fifo.get() : -1, console.valid() ? console.get() : -1,
+                    o.early_setup ? o.self_join : std::vector<int>{}},
             o.preserve_fds);
   }
   child_end.Reset();
@@ -188,7 +212,7 @@ Result<pid_t> Launch(const LaunchPlan& plan, const LaunchOptions& o) {
   if (o.early_setup && ::send(parent_end.get(), "P", 1, MSG_NOSIGNAL) != 1)
     return fail(ErrnoError("signal the container init"));
   if (o.before_go)
-    if (auto s = o.before_go(pid); !s) return fail(InitsWord(parent_end.get()).value_or(s.error()));
+    if (auto s = o.before_go(pid, in_cgroup2); !s) return fail(InitsWord(parent_end.get()).value_or(s.error()));
   int go_errno = ::send(parent_end.get(), "G", 1, MSG_NOSIGNAL) == 1 ? 0 : errno;
   // An init whose early setup failed has said why and gone: its word, not our EPIPE.
   auto answer = AwaitReady(parent_end.get(), pid);
@@ -295,8 +319,14 @@ Result<int> ExecInto(const ProcessPlan& p, const SeccompPlan& seccomp, const Exe
   if (mid < 0) return ErrnoError("fork");
   if (mid == 0) {
     ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    // We are one thread moving itself: "0" into a v1 `tasks` file takes no global lock and
+    // waits for no RCU grace period (cgroups.h, OpenSelfJoin); cgroup2 has no such file.
     std::string self = std::to_string(::getpid());
     for (const auto& dir : o.own_cgroups.empty() ? o.cgroups : o.own_cgroups) {
+      if (UniqueFd t(::open((dir / "tasks").c_str(), O_WRONLY | O_CLOEXEC)); t.valid()) {
+        (void)!::write(t.get(), "0", 1);
+        continue;
+      }
       UniqueFd f(::open((dir / "cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC));
       if (f.valid()) (void)!::write(f.get(), self.data(), self.size());
     }

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <optional>
+#include <vector>
 
 #include "shim/native/plan.h"
 
@@ -21,11 +22,19 @@ struct LaunchOptions {
   std::optional<std::string> console_socket;
   int preserve_fds = 0;
   // Runs once the init exists (pid known) and before it may go on: journal, cgroups, hooks.
-  std::function<Status(pid_t)> before_go;
+  // in_cgroup2: the init was cloned into cgroup2_dir (nothing to move there).
+  std::function<Status(pid_t, bool in_cgroup2)> before_go;
+  // A cgroup2 directory (O_PATH) to clone the init straight into (clone3 CLONE_INTO_CGROUP:
+  // no migration, no cgroup.procs write, no RCU grace period); -1: none. Where clone3
+  // refuses, a plain clone, and before_go moves the init as before.
+  int cgroup2_dir = -1;
   // The init makes its mounts while before_go runs (init.h), instead of after it: only when
   // before_go runs no hooks (they must see the namespaces before any setup, as they always
   // have) and the cgroup dirs exist before the clone (the cgroup mount binds them).
   bool early_setup = false;
+  // With early_setup: descriptors the init moves itself into its v1 cgroups with, right
+  // after 'P' (cgroups.h, OpenSelfJoin); before_go joins the rest. Owned by the caller.
+  std::vector<int> self_join;
 };
 
 Result<pid_t> Launch(const LaunchPlan& plan, const LaunchOptions& o);

@@ -88,10 +88,18 @@ Result<Created> NativeBackend::CreateContainer(const CreateRequest& r, Container
   if (r.console_socket) o.console_socket = r.console_socket->string();
   o.preserve_fds = r.preserve_fds;
   o.early_setup = native::HooksOf(r.spec.doc, "prestart").empty() && native::HooksOf(r.spec.doc, "createRuntime").empty();
-  o.before_go = [&](pid_t pid) -> Status {
+  // With early setup the init moves itself into the v1 cgroups (no RCU grace period for
+  // anyone: cgroups.h); with those hooks we move it before they run, as before.
+  native::SelfJoin self;
+  if (o.early_setup) self = TRY(native::OpenSelfJoin(dirs, resources));
+  for (const auto& fd : self.fds) o.self_join.push_back(fd.get());
+  o.cgroup2_dir = self.cgroup2_dir.valid() ? self.cgroup2_dir.get() : -1;
+  o.before_go = [&](pid_t pid, bool in_cgroup2) -> Status {
     auto start = proc::StartTime(pid);
     TRY(j.Append(step::Process{.pid = pid, .start = start ? *start : 0}));
-    TRY(native::JoinCgroups(dirs, resources, pid));
+    auto skip = self.self;
+    if (in_cgroup2 && self.cgroup2_index < skip.size()) skip[self.cgroup2_index] = true;
+    TRY(native::JoinCgroups(dirs, resources, pid, skip));
     auto state = HookState(r, pid, "creating");
     TRY(native::RunLifecycleHooks(r.spec, "prestart", state));
     return native::RunLifecycleHooks(r.spec, "createRuntime", state);

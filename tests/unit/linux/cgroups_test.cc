@@ -85,3 +85,40 @@ TEST_CASE("native cgroups: update rewrites limits; -1 pids is max; v2 converts s
   CHECK(fs::ReadFile(dirs[0] / "cpu.max").value_or("") == "20000 100000");
   CHECK(fs::ReadFile(dirs[0] / "memory.max").value_or("") == "4096");
 }
+
+TEST_CASE("native cgroups: the init's own move: v1 tasks fds, the cgroup2 dir for clone3, the rest skipped") {
+  Tree t;
+  auto v2 = t.dir.path() / "unified";
+  t.hs.push_back(Hierarchy{.mount = v2, .controllers = {}, .v2 = true});
+  t.dirs.push_back(v2 / "ctr");
+  for (const auto& d : t.dirs) REQUIRE(fs::MkdirAll(d, 0755).ok());
+  for (size_t i = 0; i < 3; ++i) REQUIRE(fs::WriteFileAtomic(t.dirs[i] / "tasks", "").ok());
+  auto r = Resources(R"({"pids":{"limit":64}})");
+  auto j = OpenSelfJoin(t.hs, t.dirs, &r);
+  REQUIRE(j.ok());
+  CHECK(j->fds.size() == 3);
+  CHECK(j->self == std::vector<bool>{true, true, true, false});
+  CHECK(j->cgroup2_dir.valid());
+  CHECK(j->cgroup2_index == 3);
+  std::vector<int> fds;
+  for (const auto& fd : j->fds) fds.push_back(fd.get());
+  REQUIRE(JoinSelf(fds).ok());
+  for (const char* c : {"memory", "cpu", "pids"}) CHECK(t.Read(c, "tasks") == "0");
+  // The runtime's join leaves out what the init did (and, cloned into it, the cgroup2 one).
+  auto skip = j->self;
+  skip[3] = true;
+  REQUIRE(JoinCgroups(t.hs, t.dirs, &r, 4242, skip).ok());
+  for (const char* c : {"memory", "cpu", "pids"}) CHECK(t.Read(c, "cgroup.procs") == "<none>");
+  CHECK(fs::ReadFile(t.dirs[3] / "cgroup.procs").value_or("<none>") == "<none>");
+  skip[3] = false;  // a plain clone: the runtime writes the pid there
+  REQUIRE(JoinCgroups(t.hs, t.dirs, &r, 4242, skip).ok());
+  CHECK(fs::ReadFile(t.dirs[3] / "cgroup.procs").value_or("<none>") == "4242");
+}
+
+TEST_CASE("native cgroups: a v1 cgroup without a tasks file fails the init's move, naming it") {
+  Tree t;
+  for (const auto& d : t.dirs) REQUIRE(fs::MkdirAll(d, 0755).ok());
+  auto j = OpenSelfJoin(t.hs, t.dirs, nullptr);
+  REQUIRE_FALSE(j.ok());
+  CHECK(j.error().msg.find((t.dirs[0] / "tasks").string()) != std::string::npos);
+}
