@@ -547,12 +547,12 @@ check_exec_not_started() {
   # process exists), which docker reports as 126 for a missing and a non-executable one alike.
   dstart "$IMG" sleep 300 || return 1
   capture dk exec "$CN" no-such-command-xyz
-  local m_rc=$RC m_err=$ERR
+  local m_rc=$RC m_msg="$OUT$ERR"
   capture dk exec "$CN" /etc/passwd
-  local p_rc=$RC p_err=$ERR
+  local p_rc=$RC p_msg="$OUT$ERR"
   drm "$CN"
-  assert_eq 126 "$m_rc" "missing command ($m_err)" && assert_contains "$m_err" "OCI runtime exec failed" "docker's words" &&
-    assert_eq 126 "$p_rc" "not executable ($p_err)"
+  assert_eq 126 "$m_rc" "missing command ($m_msg)" && assert_contains "$m_msg" "OCI runtime exec failed" "docker's words" &&
+    assert_eq 126 "$p_rc" "not executable ($p_msg)"
 }
 
 # --- with SANDSHIM_BROKEN_RUNSC: gVisor cannot run, so `auto` must have used native.
