@@ -225,13 +225,14 @@ def driver_checks(e):
     written after the id, a path that is not executable, output that is not UTF-8."""
     b = e.backend
 
-    def reader_goes_away():
+    def reader_goes_away(*tty):
         # `session exec ID -- loop | head -1`: the command must end, as it would writing into
-        # the pipe itself (the Sentry raises no SIGPIPE for a host pipe whose reader left).
+        # the pipe itself (the Sentry raises no SIGPIPE for a host pipe whose reader left);
+        # with -t too (sandshim relays the terminal: it must not go on relaying forever).
         r = subprocess.run(["bash", "-c", " ".join(f"'{a}'" for a in e.argv(
-            "exec", "drv1", "--", "sh", "-c", "while :; do echo pipe-loop; done")) +
-            " 2>/dev/null | head -1; echo ${PIPESTATUS[0]}"], capture_output=True, text=True, timeout=TIMEOUT,
-            env=e.env())
+            "exec", *tty, "drv1", "--", "sh", "-c", "while :; do echo pipe-loop; done")) +
+            " 2>/dev/null </dev/null | head -1; echo ${PIPESTATUS[0]}"], capture_output=True, text=True,
+            timeout=TIMEOUT, env=e.env())
         expect(r.stdout.split() == ["pipe-loop", "141"], f"output and status: {r.stdout!r} {r.stderr[-200:]!r}")
         deadline = time.monotonic() + 5
         while True:
@@ -267,6 +268,7 @@ def driver_checks(e):
     r = e.create("drv1")
     check(f"{b}: create for the driver checks", lambda: expect(r.returncode == 0, r.stderr[-300:]))
     for name, fn in [("a reader that goes away ends the command", reader_goes_away),
+                     ("a reader that goes away ends a -t command", lambda: reader_goes_away("-t")),
                      ("flags after the id, before --", flags_after_id),
                      ("a path that is not executable is 126", not_executable_126),
                      ("--json with output that is not UTF-8", json_binary_output)]:
