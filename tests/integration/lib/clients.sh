@@ -64,9 +64,11 @@ check_not_executable() {
 check_home() {
   # The process gets no HOME from docker or ctr: the runtime sets the user's from the
   # image's /etc/passwd (runc's setupUser), "/" for a uid it does not list.
+  # shellcheck disable=SC2016 # expanded in the container
   client_run sh -c 'echo "$HOME"'
   assert_eq /root "$OUT" "root's HOME ($ERR)" || return
   declare -F client_run_as >/dev/null || return 0  # ctr run has no --user
+  # shellcheck disable=SC2016
   client_run_as 1000 sh -c 'echo "$HOME"'
   assert_eq /home/user "$OUT" "uid 1000's HOME ($ERR)"
 }
