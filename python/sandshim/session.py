@@ -1,4 +1,5 @@
 """Session: one sandbox around a workspace (docs/CLIENT.md, docs/SESSIONS.md)."""
+import base64
 import json
 import os
 import selectors
@@ -303,7 +304,7 @@ class Session:
                 doc = json.loads(p.stdout)
                 if "policy" in doc:
                     raise _refusal(doc, self.client.argv(opts + tail))
-                return Result(doc["exit"], doc["stdout"].encode(), doc["stderr"].encode(), doc.get("timed_out", False),
+                return Result(doc["exit"], _output(doc, "stdout"), _output(doc, "stderr"), doc.get("timed_out", False),
                               doc.get("duration_ms", 0))
             return self._stream(opts + tail, timeout, on_stdout, on_stderr, input, fds)
         finally:
@@ -404,6 +405,14 @@ class Session:
 
     def reject(self, approval):
         return self.client.json(["session", "reject", "--json", self.id, approval])
+
+
+def _output(doc, name):
+    """A stream of `session exec --json` as bytes: exact from NAME_base64 when the output was
+    not UTF-8 (NAME then has U+FFFD in its place)."""
+    if name + "_base64" in doc:
+        return base64.b64decode(doc[name + "_base64"])
+    return doc[name].encode()
 
 
 def _env_fd(env):

@@ -94,6 +94,9 @@ def t_run(env, be):
         expect(r.ok, "the session's user writes a root-made workspace: %r" % r)
         st = os.stat(os.path.join(s.ws, "out.txt"))
         expect((st.st_uid, st.st_gid) == (0, 0), "owned by the workspace's owner, not uid 1000")
+        # Bytes that are not UTF-8 come back exact (the CLI's --json carries them as base64).
+        r = s.run(["sh", "-c", r"printf 'a\000b\377\n'; printf '\376' >&2"])
+        expect(r.stdout == b"a\0b\xff\n" and r.stderr == b"\xfe", "binary output: %r" % r)
 
 
 def host_argv_holding(value):

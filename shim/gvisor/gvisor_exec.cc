@@ -233,11 +233,15 @@ Result<std::unique_ptr<proc::Running>> GvisorBackend::ExecThroughControl(const C
     // The Sentry's words for a command that is not there (what a shell reports as 127): by
     // name ("error finding executable") or by path ("failed to load /x: no such file or
     // directory"), on 2022's and 2024's runsc alike.
+    // One that is there but cannot be run ("failed to load /x: permission denied": a file
+    // without x bits, a directory) is 126, as a shell and runc report it.
     const auto& msg = answer.error().msg;
+    bool load = msg.find("failed to load") != std::string::npos;
     bool missing = msg.find("error finding executable") != std::string::npos ||
-                   (msg.find("failed to load") != std::string::npos &&
-                    msg.find("no such file or directory") != std::string::npos);
-    return MakeError(answer.error().msg, missing ? ENOENT : answer.error().err_no);
+                   (load && msg.find("no such file or directory") != std::string::npos);
+    bool denied = load && (msg.find("permission denied") != std::string::npos ||
+                           msg.find("is a directory") != std::string::npos);
+    return MakeError(answer.error().msg, missing ? ENOENT : denied ? EACCES : answer.error().err_no);
   }
   boost::system::error_code ec;
   auto p = answer->to_number<int32_t>(ec);

@@ -16,6 +16,7 @@
 
 #include "shim/core/fs.h"
 #include "shim/core/look_path.h"
+#include "shim/core/passwd_home.h"
 #include "shim/native/caps.h"
 #include "shim/linux/cgroups.h"
 #include "shim/linux/console.h"
@@ -156,7 +157,10 @@ Error ExecProcess(const ProcessPlan& p, const std::string& exe, int preserve_fds
   std::vector<char*> argv, envp;
   for (const auto& a : p.args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
-  for (const auto& e : p.env) envp.push_back(const_cast<char*>(e.c_str()));
+  // HOME as runc sets it when the process has none (docker gives none): from the passwd of
+  // the container's root, which is ours by now (the init has pivoted, an exec has chrooted).
+  auto env = EnvWithHome(p.env, p.uid);
+  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
   ::execve(exe.c_str(), argv.data(), envp.data());
   return ErrnoError("exec " + exe);

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -277,6 +278,58 @@ void EndForCaller(const ExecOptions& o, pid_t child) {
   ::_exit(code);
 }
 
+// The exec's command failed before its execve: its errno (negated, where the pid would go)
+// and message, for the runtime to report as the exec's error.
+static void ReportStartFailure(int fd, const Error& e) {
+  pid_t code = -(e.err_no > 0 ? e.err_no : EIO);
+  std::string m(reinterpret_cast<const char*>(&code), sizeof code);
+  m += e.msg;
+  (void)!::write(fd, m.data(), m.size());  // one write below PIPE_BUF: nothing is waited for
+  ::close(fd);
+}
+
+// Copies a failure from `fail` (closed by a successful execve: nothing) to `to`; whether one came.
+static bool ForwardStartFailure(int fail, int to) {
+  std::array<char, 4096> buf;
+  ssize_t n;
+  while ((n = ::read(fail, buf.data(), buf.size())) < 0 && errno == EINTR) {
+  }
+  if (n <= 0) return false;
+  (void)!::write(to, buf.data(), static_cast<size_t>(n));
+  return true;
+}
+
+static int ReapQuietly(pid_t pid) {
+  while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  return 126;
+}
+
+// The exec's command (forked in the container's namespaces and root): its own session (no
+// controlling terminal of the caller's: /dev/tty is ENXIO, TIOCSTI has no target) and the
+// container's keyring, as runc's exec does; a failure before the execve goes to `fail`.
+[[noreturn]] static void StartCommand(const ProcessPlan& p, const SeccompPlan& seccomp, const ExecOptions& o,
+                                      int console, const sigset_t& mask, int fail) {
+  ::setsid();
+  ::sigprocmask(SIG_SETMASK, &mask, nullptr);
+  if (!o.keyring.empty())
+    if (auto s = JoinSessionKeyring(o.keyring); !s) ExecChildFail(s.error().msg);
+  if (console >= 0)
+    if (auto s = SetupConsole(console); !s) ExecChildFail(s.error().msg);
+  Error e = FinalizeAndExec(p, seccomp, o.preserve_fds);
+  ReportStartFailure(fail, e);
+  ::_exit(e.err_no == ENOENT ? 127 : 126);
+}
+
+static std::string ReadAll(int fd) {
+  std::string out;
+  std::array<char, 4096> buf;
+  ssize_t n;
+  while ((n = ::read(fd, buf.data(), buf.size())) > 0 || (n < 0 && errno == EINTR))
+    if (n > 0) out.append(buf.data(), static_cast<size_t>(n));
+  return out;
+}
+
 // The container init's namespaces to join, as fds from the host's view, in kExecJoinOrder:
 // the user namespace last, so a netns owned by the host's userns (a session's proxy or host
 // network) is still ours to join. One we share is skipped; our own mount namespace (a spec
@@ -334,19 +387,17 @@ Result<int> ExecInto(const ProcessPlan& p, const SeccompPlan& seccomp, const Exe
       if (::setns(fd.get(), flag) != 0) ExecChildFail("setns: " + std::string(std::strerror(errno)));
     if (root.valid() && (::fchdir(root.get()) != 0 || ::chroot(".") != 0 || ::chdir("/") != 0))
       ExecChildFail("enter the container's root: " + std::string(std::strerror(errno)));
+    int fail[2];  // the command's start failure, as runc's exec reports it: an error, not a status
+    if (::pipe2(fail, O_CLOEXEC) != 0) ExecChildFail("pipe: " + std::string(std::strerror(errno)));
     pid_t child = ::fork();  // only a child of ours enters the joined pid namespace
     if (child == 0) {
-      // Its own session (no controlling terminal of the caller's: /dev/tty is ENXIO,
-      // TIOCSTI has no target) and the container's keyring, as runc's exec does.
-      ::setsid();
-      ::sigprocmask(SIG_SETMASK, &held.before(), nullptr);
-      if (!o.keyring.empty())
-        if (auto s = JoinSessionKeyring(o.keyring); !s) ExecChildFail(s.error().msg);
-      if (console.valid())
-        if (auto s = SetupConsole(console.get()); !s) ExecChildFail(s.error().msg);
-      Error e = FinalizeAndExec(p, seccomp, o.preserve_fds);
-      ExecChildFail(e.msg, e.err_no == ENOENT ? 127 : 126);
+      ::close(fail[0]);
+      StartCommand(p, seccomp, o, console.get(), held.before(), fail[1]);
     }
+    ::close(fail[1]);
+    // Nothing comes before the execve closes it; a failure goes up in place of the pid.
+    if (ForwardStartFailure(fail[0], wr.get())) ::_exit(ReapQuietly(child));
+    ::close(fail[0]);
     (void)!::write(wr.get(), &child, sizeof child);
     if (o.detach) ::_exit(0);
     int status = 0;
@@ -357,6 +408,11 @@ Result<int> ExecInto(const ProcessPlan& p, const SeccompPlan& seccomp, const Exe
   wr.Reset();
   pid_t child = 0;
   if (::read(rd.get(), &child, sizeof child) != sizeof child) child = 0;
+  if (child < 0) {  // the command could not start (not there, not executable): runc's exec error
+    std::string msg = ReadAll(rd.get());
+    ReapQuietly(mid);
+    return MakeError(msg, -child);
+  }
   if (o.detach) {
     int status = 0;
     ::waitpid(mid, &status, 0);

@@ -174,7 +174,9 @@ Result<std::unique_ptr<proc::Running>> NativeBackend::StartExec(const ContainerR
     auto status = native::ExecInto(p, plan.seccomp, o);
     if (status) ::_exit(*status);
     std::cerr << "sandshim: exec " << c.id << ": " << status.error().msg << "\n";
-    ::_exit(125);
+    // The command did not start: a shell's statuses (not there 127, not executable 126).
+    int err = status.error().err_no;
+    ::_exit(err == ENOENT ? 127 : err == EACCES ? 126 : 125);
   }
   auto child = TRY(proc::HostChild(pid));
   UniqueFd master;

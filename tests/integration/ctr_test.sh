@@ -442,6 +442,8 @@ run_check "stdin is passed" check_stdin
 run_check "run -d, task exec, kill, delete" check_exec_kill_delete
 run_check "SIGTERM to trapping task stops it < 5s" check_sigterm_trap
 run_check "missing command fails with a clear error" check_missing_command
+run_check "a path that is not executable: permission denied" check_not_executable
+run_check "HOME from the image's passwd when none is given" check_home
 run_check "task pause/resume, ps, metrics" check_pause_resume_ps_metrics
 run_check "task kill -s USR1 reaches the trap" check_kill_signal_reaches_trap
 run_check "task exec --cwd --user, exec -d, kill --exec-id" check_task_exec_flags

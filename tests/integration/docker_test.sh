@@ -98,6 +98,7 @@ dk() { timeout "${T:-60}" "${DOCKER_CMD[@]}" "$@"; }
 
 drun() { capture dk run --rm --runtime "$RT" "$@"; }
 client_run() { drun "$IMG" "$@"; }
+client_run_as() { drun --user "$1" "$IMG" "${@:2}"; }
 
 # Starts a detached container; its name is left in CN.
 dstart() {
@@ -541,6 +542,19 @@ check_top() {
   assert_contains "$OUT" "sleep 301" "first process" && assert_contains "$OUT" "sleep 302" "second process"
 }
 
+check_exec_not_started() {
+  # docker exec of a command that cannot start is an exec error (runc's exec fails before the
+  # process exists), which docker reports as 126 for a missing and a non-executable one alike.
+  dstart "$IMG" sleep 300 || return 1
+  capture dk exec "$CN" no-such-command-xyz
+  local m_rc=$RC m_msg="$OUT$ERR"
+  capture dk exec "$CN" /etc/passwd
+  local p_rc=$RC p_msg="$OUT$ERR"
+  drm "$CN"
+  assert_eq 126 "$m_rc" "missing command ($m_msg)" && assert_contains "$m_msg" "OCI runtime exec failed" "docker's words" &&
+    assert_eq 126 "$p_rc" "not executable ($p_msg)"
+}
+
 # --- with SANDSHIM_BROKEN_RUNSC: gVisor cannot run, so `auto` must have used native.
 
 check_fell_back_to_native() {
@@ -590,6 +604,9 @@ run_check "run echo: stdout and exit 0" check_echo
 run_check "exit 3 propagates" check_exit_code
 run_check "docker kill gives 137" check_kill_137
 run_check "missing command gives 127" check_missing_command
+run_check "a path that is not executable gives 126" check_not_executable
+run_check "docker exec of a command that cannot start: 126" check_exec_not_started
+run_check "HOME from the image's passwd when none is given" check_home
 run_check "--init runs docker-init as pid 1" check_init
 run_check "-e sets env" check_env
 run_check "-w sets and creates workdir" check_workdir

@@ -73,6 +73,7 @@ pm() { timeout "${T:-60}" "${PODMAN[@]}" "$@"; }
 
 prun() { capture pm run --rm --pull never --cgroup-parent "$CGROUP_PARENT" "$@"; }
 client_run() { prun "$IMG" "$@"; }
+client_run_as() { prun --user "$1" "$IMG" "${@:2}"; }
 
 pstart() {
   CN=$(uniq_name it)
@@ -382,6 +383,8 @@ ULIMIT_EXTRA=(--ulimit "nproc=$(ulimit -Hu):$(ulimit -Hu)")
 run_check "podman run: stdout and exit 0" check_echo
 run_check "exit 3 propagates" check_exit_code
 run_check "missing command gives 127" check_missing_command
+run_check "a path that is not executable gives 126" check_not_executable
+run_check "HOME from the image's passwd when none is given" check_home
 run_check "-e/-w/--user" check_env_workdir_user
 run_check "-i passes stdin" check_stdin
 run_check "run -d, exec, stop (TERM trap), rm" check_detached_exec_stop_rm

@@ -10,6 +10,7 @@ that group (Ctrl-C, a service manager, timeout(1)) would kill the sandbox with i
 Usage: session_from_code_test.py (SANDSHIM_BIN names the binary). Root; exits 77 otherwise.
 Prints `ok - …` / `not ok - …` and a closing `N passed, N failed`.
 """
+import base64
 import json
 import os
 import shutil
@@ -219,6 +220,61 @@ def session_checks(e):
                      ("delete from code leaves nothing", delete_all_from_code)]:
         check(f"{b}: {name}", fn)
 
+def driver_checks(e):
+    """What a program driving `session exec` meets every day: a reader that stops early, flags
+    written after the id, a path that is not executable, output that is not UTF-8."""
+    b = e.backend
+
+    def reader_goes_away(*tty):
+        # `session exec ID -- loop | head -1`: the command must end, as it would writing into
+        # the pipe itself (the Sentry raises no SIGPIPE for a host pipe whose reader left);
+        # with -t too (sandshim relays the terminal: it must not go on relaying forever).
+        r = subprocess.run(["bash", "-c", " ".join(f"'{a}'" for a in e.argv(
+            "exec", *tty, "drv1", "--", "sh", "-c", "while :; do echo pipe-loop; done")) +
+            " 2>/dev/null </dev/null | head -1; echo ${PIPESTATUS[0]}"], capture_output=True, text=True,
+            timeout=TIMEOUT, env=e.env())
+        expect(r.stdout.split() == ["pipe-loop", "141"], f"output and status: {r.stdout!r} {r.stderr[-200:]!r}")
+        deadline = time.monotonic() + 5
+        while True:
+            left = e.run("exec", "drv1", "--", "sh", "-c", 'ps -o args | grep -c "[p]ipe-loop"').stdout.strip()
+            if left == "0" or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        expect(left == "0", f"the command outlived its reader: {left} left")
+
+    def flags_after_id():
+        r = e.run("exec", "drv1", "--timeout", "2s", "--cwd", "/tmp", "--", "sh", "-c", "pwd; sleep 30")
+        expect(r.returncode == 124 and r.stdout == "/tmp\n", f"rc={r.returncode} out={r.stdout!r} err={r.stderr[-200:]!r}")
+        r = e.run("exec", "drv1", "--no-such-flag", "--", "true")
+        expect(r.returncode != 0 and r.returncode != 127 and r.stderr.count("\n") == 1, f"unknown flag: rc={r.returncode} {r.stderr!r}")
+        r = e.run("exec", "drv1", "sh", "-c", "echo no-dashes")  # no `--`: all after the id is the command
+        expect(r.stdout == "no-dashes\n", f"without --: {r.stdout!r} {r.stderr[-200:]!r}")
+
+    def not_executable_126():
+        for path in ("/etc/passwd", "/etc"):
+            r = e.run("exec", "drv1", "--", path)
+            expect(r.returncode == 126 and "permission denied" in r.stderr, f"{path}: rc={r.returncode} {r.stderr!r}")
+        r = e.run("exec", "drv1", "--", "/no/such/file")
+        expect(r.returncode == 127, f"missing: rc={r.returncode} {r.stderr!r}")
+
+    def json_binary_output():
+        raw = subprocess.run(e.argv("exec", "--json", "drv1", "--", "sh", "-c", r"printf 'a\000b\377\n'; printf '\342\202\254' >&2"),
+                             capture_output=True, timeout=TIMEOUT, env=e.env())
+        doc = json.loads(raw.stdout)  # bytes: must be UTF-8
+        got = base64.b64decode(doc["stdout_base64"])
+        expect(got == b"a\0b\xff\n" and doc["stdout"] == "a\0b\ufffd\n", f"stdout: {doc}")
+        expect(doc["stderr"] == "\u20ac" and "stderr_base64" not in doc, f"stderr (UTF-8): {doc}")
+
+    r = e.create("drv1")
+    check(f"{b}: create for the driver checks", lambda: expect(r.returncode == 0, r.stderr[-300:]))
+    for name, fn in [("a reader that goes away ends the command", reader_goes_away),
+                     ("a reader that goes away ends a -t command", lambda: reader_goes_away("-t")),
+                     ("flags after the id, before --", flags_after_id),
+                     ("a path that is not executable is 126", not_executable_126),
+                     ("--json with output that is not UTF-8", json_binary_output)]:
+        check(f"{b}: {name}", fn)
+    e.run("delete", "drv1")
+
 
 def main():
     if os.geteuid() != 0:
@@ -230,6 +286,7 @@ def main():
     for backend in ("gvisor", "native"):
         e = Env(backend)
         try:
+            driver_checks(e)
             session_checks(e)
         finally:
             e.cleanup()

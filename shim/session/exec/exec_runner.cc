@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
 
 #include "shim/core/unique_fd.h"
 #include "shim/session/exec/supervise.h"
@@ -44,8 +45,14 @@ class PipeStreams : public Streams {
   // The channel is not waited for: its writer is done when the command exits (Finish).
   bool Open() const override { return out_open_ || err_open_; }
   Status Ready(const pollfd* fds, RunnerOutcome& r) override {
-    if (fds[0].revents) out_open_ = Pump(out_r_.get(), 1, &r.bytes_out, &r.out, limit_);
-    if (fds[1].revents) err_open_ = Pump(err_r_.get(), 2, &r.bytes_err, &r.err, limit_);
+    bool out_broken = false, err_broken = false;
+    if (fds[0].revents) out_open_ = Pump(out_r_.get(), 1, &r.bytes_out, &r.out, limit_, &out_broken);
+    if (fds[1].revents) err_open_ = Pump(err_r_.get(), 2, &r.bytes_err, &r.err, limit_, &err_broken);
+    // Nobody reads what comes next: our end closes, so the command's writes fail as they
+    // would into the caller's pipe itself.
+    if (out_broken) Close(out_r_, out_open_);
+    if (err_broken) Close(err_r_, err_open_);
+    broken_ = broken_ || out_broken || err_broken;
     if (fds[2].revents) chan_open_ = ReadChannel(r);
     return Ok();
   }
@@ -54,8 +61,13 @@ class PipeStreams : public Streams {
   void Finish(RunnerOutcome& r) override {
     while (chan_open_ && ReadChannel(r) && !chan_dry_) {}
   }
+  bool TakeBrokenPipe() override { return std::exchange(broken_, false); }
 
  private:
+  static void Close(UniqueFd& fd, bool& open) {
+    fd.Reset();
+    open = false;
+  }
   static Status OpenPipe(UniqueFd& r, UniqueFd& w, int read_flags) {
     int p[2];
     if (::pipe2(p, O_CLOEXEC) != 0) return ErrnoError("pipe");
@@ -79,7 +91,7 @@ class PipeStreams : public Streams {
 
   size_t limit_;
   UniqueFd out_r_, out_w_, err_r_, err_w_, chan_r_, chan_w_;
-  bool out_open_ = true, err_open_ = true, chan_open_ = false, chan_dry_ = false;
+  bool out_open_ = true, err_open_ = true, chan_open_ = false, chan_dry_ = false, broken_ = false;
 };
 
 bool WriteAll(int fd, const std::string& s) {
@@ -114,13 +126,15 @@ Result<std::unique_ptr<ExecRunner>> ExecRunner::Terminal(const RunnerOptions& o)
 runtime::ExecStdio ExecRunner::Stdio() const { return io_->Stdio(); }
 
 Result<RunnerOutcome> ExecRunner::Run(Result<std::unique_ptr<proc::Running>> started) {
-  // Two failures to start are the command's outcome, as a shell reports them: not there
-  // (127), and the deadline passed before the sandbox answered (124: a stopped sandbox).
+  // Three failures to start are the command's outcome, as a shell reports them: not there
+  // (127), there but not executable (126), and the deadline passed before the sandbox
+  // answered (124: a stopped sandbox).
   bool missing = !started && started.error().err_no == ENOENT;
+  bool denied = !started && started.error().err_no == EACCES;
   bool late = !started && started.error().err_no == ETIMEDOUT && o_.timeout.count() > 0;
-  if (missing || late) {
+  if (missing || denied || late) {
     RunnerOutcome r;
-    r.status = missing ? 127 : 124;
+    r.status = missing ? 127 : denied ? 126 : 124;
     r.timed_out = late;
     std::string line = started.error().msg + "\n";
     r.bytes_err = line.size();

@@ -35,7 +35,7 @@ CaughtSignals::CaughtSignals(const std::vector<int>& extra) {
 
 CaughtSignals::~CaughtSignals() { ::sigprocmask(SIG_SETMASK, &old_, nullptr); }
 
-bool Pump(int from, int to, uint64_t* count, std::string* keep, size_t limit) {
+bool Pump(int from, int to, uint64_t* count, std::string* keep, size_t limit, bool* broken) {
   std::array<char, 65536> buf;
   ssize_t n = ::read(from, buf.data(), buf.size());
   if (n < 0 && (errno == EINTR || errno == EAGAIN)) return true;
@@ -45,14 +45,39 @@ bool Pump(int from, int to, uint64_t* count, std::string* keep, size_t limit) {
     if (keep->size() < limit) keep->append(buf.data(), std::min(static_cast<size_t>(n), limit - keep->size()));
     return true;
   }
-  WriteAll(to, buf.data(), static_cast<size_t>(n));  // a closed stdout of ours must not stop the command
+  // A closed stdout of ours (EBADF) must not stop the command; a reader that left (EPIPE)
+  // is the caller's `| head`: the supervisor passes that on (Supervise).
+  if (!WriteAll(to, buf.data(), static_cast<size_t>(n)) && errno == EPIPE && broken) *broken = true;
   return true;
 }
+
+namespace {
+
+// SIGPIPE ignored while the loop runs (the command has started: nothing of ours inherits it),
+// so a reader of ours that goes away is an EPIPE we act on, not our death with the command
+// left writing into a pipe nobody reads (the Sentry does not raise SIGPIPE for it).
+class PipeSignalIgnored {
+ public:
+  PipeSignalIgnored() {
+    struct sigaction ign {};
+    ign.sa_handler = SIG_IGN;
+    ::sigaction(SIGPIPE, &ign, &old_);
+  }
+  ~PipeSignalIgnored() { ::sigaction(SIGPIPE, &old_, nullptr); }
+  PipeSignalIgnored(const PipeSignalIgnored&) = delete;
+  PipeSignalIgnored& operator=(const PipeSignalIgnored&) = delete;
+
+ private:
+  struct sigaction old_ {};
+};
+
+}  // namespace
 
 Result<RunnerOutcome> Supervise(proc::Running& cmd, Streams& io, const CaughtSignals& sigs, const RunnerOptions& o,
                                 Clock::time_point start) {
   RunnerOutcome r;
-  bool exited = false;
+  PipeSignalIgnored no_sigpipe;
+  bool exited = false, piped = false;
   int wstatus = 0;
   // Clock::time_point::max() stands for "not set" (GCC misreads optionals here).
   constexpr auto kNever = Clock::time_point::max();
@@ -76,6 +101,12 @@ Result<RunnerOutcome> Supervise(proc::Running& cmd, Streams& io, const CaughtSig
     if (n < 0 && errno != EINTR) return ErrnoError("poll");
     if (n <= 0) continue;
     TRY(io.Ready(fds.data() + 2, r));
+    if (io.TakeBrokenPipe() && !exited && !piped) {
+      // Our reader left: every process of the command gets the SIGPIPE it would get writing
+      // into that pipe itself (a shell pipeline's status: 141); one that ignores it goes on.
+      piped = true;
+      (void)cmd.KillTree(SIGPIPE);
+    }
     if (fds[1].revents) {
       signalfd_siginfo si;
       if (::read(sigs.fd(), &si, sizeof si) == sizeof si) {

@@ -36,6 +36,8 @@ class Streams {
   // Extra signals this kind of I/O wants (SIGWINCH for a terminal), and their handling.
   virtual std::vector<int> Signals() const { return {}; }
   virtual void OnSignal(int) {}
+  // Whether a reader of ours went away (EPIPE on our stdout or stderr) since the last ask.
+  virtual bool TakeBrokenPipe() { return false; }
 };
 
 // INT/TERM/HUP/QUIT (and the streams' own) blocked and readable from a signalfd while alive:
@@ -57,7 +59,8 @@ Result<RunnerOutcome> Supervise(proc::Running& cmd, Streams& io, const CaughtSig
                                 std::chrono::steady_clock::time_point start);
 
 // Copies what is readable from `from` to `to`, or into keep up to limit (limit 0: copy);
-// false at EOF or error (EIO on a pty master: its last holder is gone).
-bool Pump(int from, int to, uint64_t* count, std::string* keep = nullptr, size_t limit = 0);
+// false at EOF or error (EIO on a pty master: its last holder is gone). *broken is set when
+// `to` is a pipe or socket whose reader has gone (EPIPE); other write errors are ignored.
+bool Pump(int from, int to, uint64_t* count, std::string* keep = nullptr, size_t limit = 0, bool* broken = nullptr);
 
 }  // namespace sandshim::session

@@ -4,6 +4,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <utility>
+
 namespace sandshim::session {
 namespace {
 
@@ -26,10 +28,13 @@ class TtyStreams : public Streams {
   }
   bool Open() const override { return master_ >= 0 && master_open_; }
   Status Ready(const pollfd* fds, RunnerOutcome& r) override {
-    if (fds[0].revents) master_open_ = Pump(master_, 1, &r.bytes_out);
+    bool broken = false;  // our reader left: Supervise passes SIGPIPE on, as with pipes
+    if (fds[0].revents) master_open_ = Pump(master_, 1, &r.bytes_out, nullptr, 0, &broken);
+    broken_ = broken_ || broken;
     if (fds[1].revents) stdin_open_ = Pump(0, master_, nullptr);
     return Ok();
   }
+  bool TakeBrokenPipe() override { return std::exchange(broken_, false); }
   std::vector<int> Signals() const override { return {SIGWINCH}; }
   void OnSignal(int) override {
     if (master_ >= 0) CopyWindowSize(0, master_);
@@ -37,7 +42,7 @@ class TtyStreams : public Streams {
 
  private:
   int master_ = -1;
-  bool master_open_ = true, stdin_open_ = true;
+  bool master_open_ = true, stdin_open_ = true, broken_ = false;
 };
 
 }  // namespace

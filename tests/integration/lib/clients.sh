@@ -6,6 +6,7 @@
 #                            leaves OUT, ERR and RC (see capture in common.sh)
 #   client_leftovers         prints the ids of the containers still there
 #   client_remove ID...      removes them, quietly and idempotently
+#   client_run_as UID CMD... (optional) client_run as that user
 # and sets CLIENT (a word for messages, e.g. "docker") and MISSING_COMMAND_STATUS: 127
 # where the client reports a command that is not there as exit 127 (docker, podman), or
 # "error" where the task fails to start and the client prints the runtime's error (ctr).
@@ -45,4 +46,29 @@ check_missing_command() {
   assert_eq 127 "$RC" "absolute path: exit status ($ERR)" || return
   client_run no-such-command-xyz
   assert_eq 127 "$RC" "PATH lookup: exit status ($ERR)"
+}
+
+check_not_executable() {
+  # A path that is there but cannot be run (no x bit, a directory): runc says "permission
+  # denied" at create, which docker and podman report as 126 (not 127: it is not missing).
+  client_run /etc/passwd
+  if [ "${MISSING_COMMAND_STATUS:-127}" = error ]; then
+    assert_ne 0 "$RC" "exit status" && assert_contains "$ERR" "permission denied" "error message"
+    return
+  fi
+  assert_eq 126 "$RC" "a file without x bits: exit status ($ERR)" || return
+  client_run /etc
+  assert_eq 126 "$RC" "a directory: exit status ($ERR)"
+}
+
+check_home() {
+  # The process gets no HOME from docker or ctr: the runtime sets the user's from the
+  # image's /etc/passwd (runc's setupUser), "/" for a uid it does not list.
+  # shellcheck disable=SC2016 # expanded in the container
+  client_run sh -c 'echo "$HOME"'
+  assert_eq /root "$OUT" "root's HOME ($ERR)" || return
+  declare -F client_run_as >/dev/null || return 0  # ctr run has no --user
+  # shellcheck disable=SC2016
+  client_run_as 1000 sh -c 'echo "$HOME"'
+  assert_eq /home/user "$OUT" "uid 1000's HOME ($ERR)"
 }
