@@ -1,0 +1,96 @@
+// The parser fails closed (#33), fourth red-team round (polred 2026-11-29 #2,
+// /tmp/polred/REPORT.md): each class of attempts that bash really ran although the parser
+// allowed them, under the policies of the third round's tests (p1 = the docs' example, p2 a
+// developer's, p3 a reviewer's). Each must ask or deny; the ordinary spellings next to them
+// must stay allowed.
+#include <doctest/doctest.h>
+
+#include "tests/unit/policy/parse_policy.h"
+#include "shim/policy/decide.h"
+
+using namespace sandshim;
+using policy::Decision;
+
+namespace {
+
+policy::Policy Parse(const char* doc) { return testing::ParsePolicyDoc(doc); }
+
+constexpr const char* kP1 = R"J({"permissions": {
+   "allow": ["shell(grep:*)", "shell(git status:*)", "shell(pip install:*)",
+             "file(read:${WORKSPACE}/**)", "file(write:${WORKSPACE}/**)"],
+   "deny":  ["shell(sudo:*)", "shell(curl:*)", "shell(rm -rf /:*)", "file(read:/etc/shadow:*)", "shell(nsenter:*)"]}})J";
+constexpr const char* kP2 = R"J({"permissions": {
+   "allow": ["shell(ls:*)", "shell(cat:*)", "shell(grep:*)", "shell(head:*)", "shell(sed:*)", "shell(awk:*)",
+             "shell(git:*)", "shell(make:*)", "shell(python3:*)", "shell(echo:*)", "shell(env:*)", "shell(timeout:*)",
+             "shell(nice:*)", "shell(nohup:*)", "shell(setsid:*)", "shell(stdbuf:*)", "shell(time:*)", "shell(true:*)"],
+   "ask":   ["shell(git push:*)"],
+   "deny":  ["shell(rm:*)", "shell(curl:*)", "shell(wget:*)", "shell(sudo:*)", "shell(git push:*)"]}})J";
+constexpr const char* kP3 = R"J({"permissions": {
+   "allow": ["shell(ls:*)", "shell(cat:*)", "shell(grep:*)", "shell(head:*)", "shell(tail:*)", "shell(wc:*)",
+             "shell(find:*)", "shell(sort:*)", "shell(git status:*)", "shell(git log:*)", "shell(git diff:*)",
+             "shell(echo:*)", "shell(sed:*)", "shell(awk:*)", "shell(bash:*)", "shell(sh:*)",
+             "file(read:${WORKSPACE}/**)", "file(write:${WORKSPACE}/**)"],
+   "ask":   ["shell(git push:*)"],
+   "deny":  ["shell(curl:*)", "file(read:${WORKSPACE}/secret*)", "file(write:${WORKSPACE}/.git/**)"]}})J";
+constexpr const char* kP4 = R"J({"permissions": {
+   "allow": ["shell(git log:*)", "shell(git show:*)", "shell(git diff:*)", "shell(grep:*)", "shell(cat:*)",
+             "file(read:${WORKSPACE}/**)", "file(write:${WORKSPACE}/**)"],
+   "deny":  ["shell(curl:*)", "file(read:${WORKSPACE}/.env)"]}})J";
+
+policy::ExecContext Ws() {
+  policy::ExecContext c;
+  c.cwd = policy::CwdSet("/workspace");
+  return c;
+}
+
+// Each script under each policy, as a --shell script and as `bash -c SCRIPT`: never allowed.
+void NeverAllowed(std::initializer_list<const char*> policies, std::initializer_list<const char*> scripts) {
+  for (const char* doc : policies) {
+    auto p = Parse(doc);
+    for (const char* script : scripts) {
+      auto v = policy::DecideScript(p, script, Ws());
+      INFO(std::string(script) << " -> " << std::string(policy::Name(v.decision)) << " " << v.reason);
+      CHECK(v.decision != Decision::kAllow);
+      auto b = policy::DecideArgv(p, {"bash", "-c", script}, Ws());
+      INFO("bash -c: " << std::string(policy::Name(b.decision)) << " " << b.reason);
+      CHECK(b.decision != Decision::kAllow);
+    }
+  }
+}
+
+void Allowed(const char* doc, std::initializer_list<const char*> scripts) {
+  auto p = Parse(doc);
+  for (const char* script : scripts) {
+    auto v = policy::DecideScript(p, script, Ws());
+    INFO(std::string(script) << " -> " << std::string(policy::Name(v.decision)) << " " << v.reason);
+    CHECK(v.decision == Decision::kAllow);
+  }
+}
+
+constexpr auto kAll = {kP1, kP2, kP3};
+
+}  // namespace
+
+TEST_CASE("polred r4 R1: readonly/local/export options that make bash read the value as code ask") {
+  // bash's declare family reads a value as a compound array assignment under -a/-A and
+  // expands what it holds: readonly -a a='($(id))' runs id, though the parser sees one
+  // quoted word.
+  NeverAllowed(kAll, {"readonly -a a='($(curl x))'", "readonly -a a='(`curl x`)'", "x='$(curl x)'; readonly -a a=\"($x)\"",
+                      "readonly -A a='([k]=$(curl x))'", "readonly -ai a='(1)'", "readonly -i n=x", "readonly -n r=x",
+                      "export -a a='($(curl x))'", "builtin readonly -a a='($(curl x))'", "readonly -p -a a='(1)'"});
+  Allowed(kP3, {"readonly x=1; echo \"$x\"", "readonly -p", "export -p", "export -n x", "unset -v x", "unset -f f",
+                "readonly x; echo $x", "export CI=1 -- ; echo", "unset -- x"});
+}
+
+TEST_CASE("polred r4 R2: a subscript of anything but digits asks where bash evaluates it") {
+  // bash evaluates an indexed subscript as arithmetic, and a name in it recursively, with the
+  // $( ) its value holds: x='b[$(id)]'; printf -v 'a[x]' 1 runs id, with no $ in sight.
+  NeverAllowed(kAll, {"x='b[$(curl x)]'; printf -v 'a[x]' 1", "x='b[$(curl x)]'; test -v 'a[x]'",
+                      "x='b[$(curl x)]'; [ -v 'a[x]' ]", "x='b[$(curl x)]'; test -R 'a[x]'",
+                      "x='b[$(curl x)]'; read -a a <<< 1; unset 'a[x]'", "x='b[$(curl x)]'; read -a a <<< 1; unset -v 'a[x]'",
+                      "x='b[$(curl x)]'; read 'a[x]' <<< 1", "x='b[$(curl x)]'; read -r 'a[x+1]' <<< 1",
+                      "x='b[$(curl x)]'; readonly 'a[x]=1'", "x='b[$(curl x)]'; export 'a[x]=1'",
+                      "x='b[$(curl x)]'; printf -v 'a[1+x]' 1", "x='b[$(curl x)]'; test ! -v 'a[x]'"});
+  Allowed(kP3, {"printf -v 'a[1]' 1; echo", "read -a a <<< 1; unset 'a[0]'", "unset 'a[@]'", "test -v x && echo",
+                "[ -v 'a[2]' ] || echo", "printf '[%s]\\n' x", "test x = '[ab]'", "[ \"$x\" = '[a-z]' ] && echo"});
+}
