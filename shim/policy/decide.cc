@@ -55,6 +55,43 @@ std::string GitIndirection(const std::vector<Word>& words) {
   return "";
 }
 
+// git options and subcommands whose value is a command git runs through sh (polred r4 R3):
+// as visible as `find -exec` or sed's `e`, but what they run is not unwrapped, so under
+// `shell(git:*)` they ran whatever no rule allows. git reads clusters (`-yx CMD`) and long
+// options by any unambiguous prefix (`--upload=CMD`): any spelling that may be one asks.
+std::string GitRunsCommand(const std::vector<Word>& words) {
+  size_t i = 1;
+  for (; i < words.size(); ++i) {  // git's own options, as GitIndirection skips them
+    const auto& t = words[i].text;
+    if (t == "-C" || t == "-c" || t == "--git-dir" || t == "--work-tree" || t == "--namespace") { ++i; continue; }
+    if (t.empty() || t[0] != '-') break;
+  }
+  if (i >= words.size()) return "";
+  const std::string& sub = words[i].text;
+  if (sub == "filter-branch") return "git filter-branch runs its filters through sh";
+  auto short_has = [](const std::string& t, std::string_view letters) {
+    return t.size() > 1 && t[0] == '-' && t[1] != '-' && t.find_first_of(letters, 1) != std::string::npos;
+  };
+  auto long_is = [](const std::string& t, std::initializer_list<std::string_view> names) {
+    if (t.rfind("--", 0) != 0 || t.size() < 4) return false;
+    auto n = std::string_view(t).substr(2, t.find('=') == std::string::npos ? std::string::npos : t.find('=') - 2);
+    return std::any_of(names.begin(), names.end(), [&](std::string_view o) { return o.rfind(n, 0) == 0; });
+  };
+  for (size_t k = i + 1; k < words.size(); ++k) {
+    const auto& t = words[k].text;
+    if (t == "--") break;
+    if (words[k].dynamic && (sub == "submodule" || sub == "bisect")) return "a git subcommand known only at run time";
+    bool runs = long_is(t, {"upload-pack", "receive-pack"}) ||
+                (sub == "rebase" && (short_has(t, "x") || long_is(t, {"exec"}))) ||
+                (sub == "difftool" && (short_has(t, "x") || long_is(t, {"extcmd"}))) ||
+                (sub == "grep" && (short_has(t, "O") || long_is(t, {"open-files-in-pager"}))) ||
+                (sub == "clone" && short_has(t, "u")) || ((sub == "archive" || sub == "push") && long_is(t, {"exec"})) ||
+                (sub == "submodule" && t == "foreach") || (sub == "bisect" && t == "run");
+    if (runs) return "git runs a command given here through sh: " + words[k].raw;
+  }
+  return "";
+}
+
 class Judge {
  public:
   Judge(const Policy& p, ExecContext& ctx) : p_(p), ctx_(ctx) {}
@@ -151,6 +188,7 @@ class Judge {
     for (const auto& r : p_.ask.shell)
       if (MatchRefusal(r, words) != Match::kNo) Raise(Decision::kAsk, r.text, text, "");
     if (words[0].text != "git") return;
+    if (auto why = GitRunsCommand(words); !why.empty()) return Raise(Decision::kAsk, "", text, why);
     for (const auto* rules : {&p_.deny.shell, &p_.ask.shell})
       for (const auto& r : *rules)
         if (r.words.size() > 1 && r.words[0] == "git")

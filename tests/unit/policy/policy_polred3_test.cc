@@ -94,3 +94,20 @@ TEST_CASE("polred r4 R2: a subscript of anything but digits asks where bash eval
   Allowed(kP3, {"printf -v 'a[1]' 1; echo", "read -a a <<< 1; unset 'a[0]'", "unset 'a[@]'", "test -v x && echo",
                 "[ -v 'a[2]' ] || echo", "printf '[%s]\\n' x", "test x = '[ab]'", "[ \"$x\" = '[a-z]' ] && echo"});
 }
+
+TEST_CASE("polred r4 R3: git options and subcommands that run a command through sh ask under an allowed git") {
+  // kP2 allows shell(git:*): each ran `touch pwn` in a real repository (grep -O, fetch and
+  // ls-remote --upload-pack, clone -u, difftool -x/--extcmd, archive --exec), or does by its
+  // manual (rebase -x, submodule foreach, bisect run, filter-branch).
+  NeverAllowed({kP2}, {"git grep -O'curl x' y", "git grep --open-files='curl x' y", "git grep -iO'curl x' y",
+                       "git fetch --upload-pack='curl x' .", "git fetch --upload='curl x' .",
+                       "git ls-remote --upload-pack='curl x' .", "git clone -u 'curl x' . c", "git clone -qu 'curl x' . c",
+                       "git difftool -y -x 'curl x' HEAD", "git difftool -yx 'curl x' HEAD",
+                       "git difftool --extcmd='curl x' HEAD", "git archive --exec='curl x' --remote=. HEAD",
+                       "git rebase -x 'curl x' HEAD~1", "git rebase --exec='curl x' HEAD~1", "git rebase --exe 'curl x' HEAD",
+                       "git -C . submodule foreach 'curl x'", "git bisect run curl x", "git filter-branch --tree-filter 'curl x'",
+                       "git push --receive-pack='curl x' origin", "git --no-pager submodule foreach 'curl x'"});
+  Allowed(kP2, {"git grep -n TODO", "git fetch origin", "git clone https://example.com/r.git", "git rebase -i HEAD~2",
+                "git difftool --tool-help", "git log -p", "git submodule update --init", "git bisect start",
+                "git archive --format=tar HEAD", "git diff -- x", "git grep -e exec -- '*.c'"});
+}
