@@ -111,3 +111,17 @@ TEST_CASE("polred r4 R3: git options and subcommands that run a command through 
                 "git difftool --tool-help", "git log -p", "git submodule update --init", "git bisect start",
                 "git archive --format=tar HEAD", "git diff -- x", "git grep -e exec -- '*.c'"});
 }
+
+TEST_CASE("polred r4 R4: tar options that run a program ask under an allowed tar") {
+  constexpr const char* kTar = R"J({"permissions": {"allow": ["shell(tar:*)", "shell(grep:*)"],
+     "deny": ["shell(curl:*)"]}})J";
+  NeverAllowed({kTar}, {"tar -cf /dev/null --to-command='./x.sh' .", "tar -xf a.tar --to-com=./x.sh",
+                        "tar -cf a.tar -I ./x.sh .", "tar -cIf ./x.sh a.tar .", "tar cIf ./x.sh a.tar .",
+                        "tar -cf a.tar --use-compress-program=./x.sh .", "tar -cf a.tar --use=./x.sh .",
+                        "tar -cf a.tar -F ./x.sh -M -L1 .", "tar -cf a.tar --info-script=./x.sh .",
+                        "tar -cf a.tar --new-volume-script=./x.sh .", "tar -cf a.tar --rsh-command=./x.sh h:a.tar .",
+                        "tar -cf a.tar --rmt-command=./x.sh h:a.tar .",
+                        "tar -cf a.tar --checkpoint=1 --checkpoint-action=exec=./x.sh .", "tar -cf a.tar --checkpoint-a=exec=./x.sh ."});
+  Allowed(kTar, {"tar -czf /workspace/a.tgz /workspace/src", "tar xzf /workspace/a.tgz", "tar -xf /workspace/a.tar -C /workspace/out",
+                 "tar -tvf /workspace/a.tar", "tar cjf /workspace/a.tbz /workspace/src", "tar --exclude=.git -cf /workspace/a.tar /workspace/src"});
+}
