@@ -125,3 +125,13 @@ TEST_CASE("polred r4 R4: tar options that run a program ask under an allowed tar
   Allowed(kTar, {"tar -czf /workspace/a.tgz /workspace/src", "tar xzf /workspace/a.tgz", "tar -xf /workspace/a.tar -C /workspace/out",
                  "tar -tvf /workspace/a.tar", "tar cjf /workspace/a.tbz /workspace/src", "tar --exclude=.git -cf /workspace/a.tar /workspace/src"});
 }
+
+TEST_CASE("polred r4 R5: a file: URL's path is checked like the path") {
+  // kP1 denies reading /etc/shadow and allows pip install: pip reads what a file: URL names.
+  NeverAllowed({kP1}, {"pip install file:///etc/shadow", "pip install file://localhost/etc/shadow",
+                       "pip install file:/etc/shadow", "pip install file:///etc/sh%61dow", "pip install -i file:///etc x",
+                       "pip install --index-url=file:///etc/ x", "pip install --extra-index-url file:///etc x",
+                       "pip install git+file:///etc x", "pip install 'x @ file:///etc/shadow'", "grep x file:///etc/shadow"});
+  Allowed(kP1, {"pip install requests", "pip install -i https://pypi.org/simple x", "pip install file:///workspace/dist/x.whl",
+                "pip install 'x @ file:///workspace/x'", "grep file: /workspace/a"});
+}
