@@ -135,3 +135,13 @@ TEST_CASE("polred r4 R5: a file: URL's path is checked like the path") {
   Allowed(kP1, {"pip install requests", "pip install -i https://pypi.org/simple x", "pip install file:///workspace/dist/x.whl",
                 "pip install 'x @ file:///workspace/x'", "grep file: /workspace/a"});
 }
+
+TEST_CASE("polred r4 R6: an awk program that sets ARGV/ARGC or calls through gawk's @ asks") {
+  // kP3 denies reading /workspace/secret* and allows awk: ARGV chooses the files awk reads.
+  NeverAllowed({kP3}, {"awk 'BEGIN{ARGV[1]=\"/workspace/secret.txt\";ARGC=2}{print}'",
+                       "awk 'BEGIN{ARGV[ARGC++]=\"/workspace/secret.txt\"}1'",
+                       "awk 'BEGIN{f=\"/workspace/sec\" \"ret.txt\"; ARGV[1]=f; ARGC=2} 1'",
+                       "awk 'BEGIN{f=\"sys\" \"tem\"; @f(\"curl x\")}'", "awk '@namespace \"x\"; BEGIN{print 1}'"});
+  Allowed(kP3, {"awk '{print $1}' /workspace/a", "awk -F: '{print $2}' /workspace/a", "awk 'NR>1{s+=$3} END{print s}' /workspace/a",
+                "awk '/@/ {print}' /workspace/a", "awk '$1 == \"x\" || $2 {print}' /workspace/a"});
+}
