@@ -5,6 +5,7 @@
 #include "shim/policy/builtin_names.h"
 #include "shim/policy/file_access.h"
 #include "shim/policy/packages.h"
+#include "shim/policy/runs_command.h"
 #include "shim/policy/shell_match.h"
 #include "shim/policy/shell_parse.h"
 #include "shim/policy/wrappers.h"
@@ -88,27 +89,6 @@ std::string GitRunsCommand(const std::vector<Word>& words) {
                 (sub == "clone" && short_has(t, "u")) || ((sub == "archive" || sub == "push") && long_is(t, {"exec"})) ||
                 (sub == "submodule" && t == "foreach") || (sub == "bisect" && t == "run");
     if (runs) return "git runs a command given here through sh: " + words[k].raw;
-  }
-  return "";
-}
-
-// tar options that run a program or a shell command (polred r4 R4): --to-command,
-// -I/--use-compress-program, -F/--info-script/--new-volume-script, --rsh-command,
-// --rmt-command, --checkpoint-action=exec. tar takes long options by any unambiguous prefix
-// and old-style letters in its first word (`tar cIf ...`): any spelling that may be one asks.
-std::string TarRunsCommand(const std::vector<Word>& words) {
-  static constexpr std::string_view kLong[] = {"to-command", "use-compress-program", "info-script", "new-volume-script",
-                                               "rsh-command", "rmt-command", "checkpoint-action"};
-  for (size_t k = 1; k < words.size(); ++k) {
-    const auto& t = words[k].text;
-    if (t == "--") break;
-    bool old_style = k == 1 && !t.empty() && t[0] != '-';
-    bool runs = (old_style || (t.size() > 1 && t[0] == '-' && t[1] != '-')) && t.find_first_of("IF") != std::string::npos;
-    if (t.rfind("--", 0) == 0 && t.size() > 3) {
-      auto n = std::string_view(t).substr(2, t.find('=') == std::string::npos ? std::string::npos : t.find('=') - 2);
-      runs = runs || std::any_of(std::begin(kLong), std::end(kLong), [&](std::string_view o) { return o.rfind(n, 0) == 0; });
-    }
-    if (runs) return "tar runs a program given here: " + words[k].raw;
   }
   return "";
 }
@@ -208,8 +188,7 @@ class Judge {
     }
     for (const auto& r : p_.ask.shell)
       if (MatchRefusal(r, words) != Match::kNo) Raise(Decision::kAsk, r.text, text, "");
-    if (words[0].text == "tar")
-      if (auto why = TarRunsCommand(words); !why.empty()) return Raise(Decision::kAsk, "", text, why);
+    if (auto why = RunsCommandOption(words); !why.empty()) return Raise(Decision::kAsk, "", text, why);
     if (words[0].text != "git") return;
     if (auto why = GitRunsCommand(words); !why.empty()) return Raise(Decision::kAsk, "", text, why);
     for (const auto* rules : {&p_.deny.shell, &p_.ask.shell})

@@ -145,3 +145,16 @@ TEST_CASE("polred r4 R6: an awk program that sets ARGV/ARGC or calls through gaw
   Allowed(kP3, {"awk '{print $1}' /workspace/a", "awk -F: '{print $2}' /workspace/a", "awk 'NR>1{s+=$3} END{print s}' /workspace/a",
                 "awk '/@/ {print}' /workspace/a", "awk '$1 == \"x\" || $2 {print}' /workspace/a"});
 }
+
+TEST_CASE("polred r4 R7: rsync, zip, man, scp and vim options that run a program ask under an allowed program") {
+  constexpr const char* kTools = R"J({"permissions": {"allow": ["shell(rsync:*)", "shell(zip:*)", "shell(man:*)",
+     "shell(scp:*)", "shell(vim:*)", "shell(grep:*)"], "deny": ["shell(curl:*)"]}})J";
+  NeverAllowed({kTools}, {"rsync -e './x.sh' a h:b", "rsync -avze ./x.sh a h:b", "rsync --rsh=./x.sh a h:b",
+                          "rsync --rs=./x.sh a h:b", "rsync --rsync-path=./x.sh a h:b", "zip -T -TT ./x.sh z.zip a",
+                          "zip z.zip a -T --unzip-command ./x.sh", "man -P ./x.sh ls", "man --pager=./x.sh ls",
+                          "man -H./x.sh ls", "scp -S ./x.sh a h:b", "scp -o ProxyCommand=./x.sh a h:b", "scp -rS ./x.sh a h:b",
+                          "vim -c '!./x.sh' -c q", "vim --cmd '!./x.sh'", "vim '+!./x.sh' +q", "vim -S s.vim", "vim -es < s.vim"});
+  Allowed(kTools, {"rsync -avz /workspace/a/ /workspace/b/", "rsync -a --delete /workspace/a/ /workspace/b/",
+                   "zip -r /workspace/z.zip /workspace/a", "zip -T /workspace/z.zip", "man ls", "man 5 crontab",
+                   "scp -r /workspace/a /workspace/b", "vim /workspace/notes.md"});
+}
