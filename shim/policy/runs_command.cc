@@ -31,6 +31,43 @@ const std::map<std::string_view, CommandOptions>& Table() {
 
 bool IsVim(std::string_view n) { return n == "vim" || n == "vi" || n == "ex" || n == "view" || n == "nvim" || n == "rvim"; }
 
+// tar -I / --use-compress-program with a compressor known to run nothing else, given alone or
+// with options (`-I zstd`, `-I 'xz -T0'`, `--use-compress-program=pigz`): what people write
+// for archives tar has no letter for. tar splits the value into words and execs it, no shell.
+bool KnownCompressor(std::string_view v) {
+  static constexpr std::string_view kNames[] = {"zstd", "xz", "gzip", "bzip2", "lz4", "lzip", "lzma", "lzop",
+                                                "pigz", "pbzip2", "pixz", "plzip", "unpigz", "brotli", "unzstd"};
+  auto space = v.find(' ');
+  auto name = v.substr(0, space);
+  if (std::find(std::begin(kNames), std::end(kNames), name) == std::end(kNames)) return false;
+  for (size_t at = space; at != std::string_view::npos && at < v.size();) {  // the rest: options only
+    auto start = v.find_first_not_of(' ', at);
+    if (start == std::string_view::npos) break;
+    auto end = v.find(' ', start);
+    auto w = v.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    if (w[0] != '-' || w.find_first_not_of("-=0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") != std::string_view::npos)
+      return false;
+    at = end;
+  }
+  return true;
+}
+
+// The compressor tar's word k names, if it is -I/--use-compress-program with a known one;
+// `skip` is set to the words it takes.
+bool TarKnownCompressor(const std::vector<Word>& words, size_t k, size_t& skip) {
+  const auto& t = words[k].text;
+  skip = 0;
+  auto next = [&]() { skip = 1; return k + 1 < words.size() && !words[k + 1].dynamic && KnownCompressor(words[k + 1].text); };
+  if (words[k].dynamic) return false;
+  if (t == "-I") return next();
+  if (t.rfind("-I", 0) == 0 && t.size() > 2) return KnownCompressor(std::string_view(t).substr(2));
+  if (t.rfind("--use-compress-program", 0) == 0 || (t.rfind("--use-c", 0) == 0 && t.find('=') == std::string::npos && std::string_view("--use-compress-program").rfind(t, 0) == 0)) {
+    auto eq = t.find('=');
+    return eq == std::string::npos ? next() : KnownCompressor(std::string_view(t).substr(eq + 1));
+  }
+  return false;
+}
+
 bool LongIs(const std::string& t, const std::vector<std::string_view>& names) {
   if (t.rfind("--", 0) != 0 || t.size() < 4) return false;
   auto eq = t.find('=');
@@ -58,6 +95,7 @@ std::string RunsCommandOption(const std::vector<Word>& words) {
   for (size_t k = 1; k < words.size(); ++k) {
     const auto& t = words[k].text;
     if (t == "--") break;
+    if (size_t skip; name == "tar" && TarKnownCompressor(words, k, skip)) { k += skip; continue; }
     bool single = t.size() > 1 && t[0] == '-' && t[1] != '-';
     bool old_style = o.old_style_first && k == 1 && !t.empty() && t[0] != '-';
     bool runs = ((single || old_style) && !o.short_letters.empty() && t.find_first_of(o.short_letters, 1 - (old_style ? 1 : 0)) != std::string::npos) ||

@@ -121,9 +121,13 @@ TEST_CASE("polred r4 R4: tar options that run a program ask under an allowed tar
                         "tar -cf a.tar -F ./x.sh -M -L1 .", "tar -cf a.tar --info-script=./x.sh .",
                         "tar -cf a.tar --new-volume-script=./x.sh .", "tar -cf a.tar --rsh-command=./x.sh h:a.tar .",
                         "tar -cf a.tar --rmt-command=./x.sh h:a.tar .",
-                        "tar -cf a.tar --checkpoint=1 --checkpoint-action=exec=./x.sh .", "tar -cf a.tar --checkpoint-a=exec=./x.sh ."});
+                        "tar -cf a.tar --checkpoint=1 --checkpoint-action=exec=./x.sh .", "tar -cf a.tar --checkpoint-a=exec=./x.sh .",
+                        "tar -cf a.tar -I 'zstd ./x.sh' .", "tar -cf a.tar -I 'zstd;./x.sh' .", "tar -cf a.tar -I zstd -I ./x.sh .",
+                        "tar -cf a.tar -Izstd --to-command=./x.sh .", "tar -cf a.tar -I \"$c\" ."});
   Allowed(kTar, {"tar -czf /workspace/a.tgz /workspace/src", "tar xzf /workspace/a.tgz", "tar -xf /workspace/a.tar -C /workspace/out",
-                 "tar -tvf /workspace/a.tar", "tar cjf /workspace/a.tbz /workspace/src", "tar --exclude=.git -cf /workspace/a.tar /workspace/src"});
+                 "tar -tvf /workspace/a.tar", "tar cjf /workspace/a.tbz /workspace/src", "tar --exclude=.git -cf /workspace/a.tar /workspace/src",
+                 "tar -I zstd -xf /workspace/a.tar.zst", "tar -I 'zstd -T0 -19' -cf /workspace/a.tar.zst /workspace/src",
+                 "tar --use-compress-program=pigz -cf /workspace/a.tgz /workspace/src", "tar -Ixz -xf /workspace/a.txz"});
 }
 
 TEST_CASE("polred r4 R5: a file: URL's path is checked like the path") {
