@@ -1,6 +1,7 @@
 #include "shim/policy/decide.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "shim/policy/builtin_names.h"
 #include "shim/policy/file_access.h"
@@ -60,11 +61,35 @@ std::string GitIndirection(const std::vector<Word>& words) {
 // as visible as `find -exec` or sed's `e`, but what they run is not unwrapped, so under
 // `shell(git:*)` they ran whatever no rule allows. git reads clusters (`-yx CMD`) and long
 // options by any unambiguous prefix (`--upload=CMD`): any spelling that may be one asks.
+// A configuration key that makes git run nothing and read no file, whatever its value: what
+// `git -c` is used for in scripts. Any other key may be a command (core.pager, core.sshCommand,
+// core.fsmonitor, diff.external, alias.x='!cmd', filter.*, credential.helper, gpg.program...)
+// or a file of more keys (include.path): under shell(git:*) `git -c core.pager=CMD log` ran CMD.
+bool InertGitKey(std::string key) {
+  std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  static constexpr std::string_view kKeys[] = {"user.name", "user.email", "core.quotepath", "core.autocrlf", "core.safecrlf",
+                                               "core.filemode", "init.defaultbranch", "pull.rebase", "pull.ff",
+                                               "diff.renames", "diff.noprefix", "merge.conflictstyle", "column.ui",
+                                               "fetch.prune", "rebase.autosquash", "commit.gpgsign", "tag.gpgsign"};
+  if (key.rfind("color.", 0) == 0 || key.rfind("advice.", 0) == 0) return true;
+  return std::find(std::begin(kKeys), std::end(kKeys), key) != std::end(kKeys);
+}
+
 std::string GitRunsCommand(const std::vector<Word>& words) {
   size_t i = 1;
   for (; i < words.size(); ++i) {  // git's own options, as GitIndirection skips them
     const auto& t = words[i].text;
-    if (t == "-C" || t == "-c" || t == "--git-dir" || t == "--work-tree" || t == "--namespace") { ++i; continue; }
+    if (words[i].dynamic) return "a git option known only at run time: " + words[i].raw;
+    std::string config;  // -c KEY=V, -cKEY=V, --config-env=KEY=ENV
+    if ((t == "-c" || t == "--config-env") && i + 1 < words.size()) config = words[++i].dynamic ? "?" : words[i].text;
+    else if (t.rfind("-c", 0) == 0 && t.size() > 2) config = t.substr(2);
+    else if (t.rfind("--config-env=", 0) == 0) config = t.substr(13);
+    else if (t.rfind("--exec-path", 0) == 0 && t.size() > 11) return "git runs its helpers from another path: " + t;
+    if (!config.empty()) {
+      if (!InertGitKey(config.substr(0, config.find('=')))) return "git configuration that may run a command: " + config;
+      continue;
+    }
+    if (t == "-C" || t == "--git-dir" || t == "--work-tree" || t == "--namespace") { ++i; continue; }
     if (t.empty() || t[0] != '-') break;
   }
   if (i >= words.size()) return "";

@@ -162,3 +162,14 @@ TEST_CASE("polred r4 R7: rsync, zip, man, scp and vim options that run a program
                    "zip -r /workspace/z.zip /workspace/a", "zip -T /workspace/z.zip", "man ls", "man 5 crontab",
                    "scp -r /workspace/a /workspace/b", "vim /workspace/notes.md"});
 }
+
+TEST_CASE("polred r4 R8: git -c with a key that may run a command asks under an allowed git, with no git rule") {
+  constexpr const char* kGit = R"J({"permissions": {"allow": ["shell(git:*)", "shell(grep:*)"], "deny": ["shell(curl:*)"]}})J";
+  NeverAllowed({kGit}, {"git -c core.pager='./x.sh' log", "git -c core.fsmonitor=./x.sh status", "git -c core.sshCommand=./x.sh fetch",
+                        "git -c alias.x='!./x.sh' x", "git -c diff.external=./x.sh diff", "git -ccore.pager=./x.sh log",
+                        "git -c include.path=/workspace/c status", "git --config-env=core.pager=P log",
+                        "git -c CORE.PAGER=./x.sh log", "git -c user.name=x -c core.editor=./x.sh commit",
+                        "git --exec-path=/workspace/x status", "git -c \"$k\" log"});
+  Allowed(kGit, {"git -c user.name=x -c user.email=y commit -m m", "git -c color.ui=always log", "git -c advice.detachedHead=false checkout x",
+                 "git -c core.quotepath=off status", "git -c init.defaultBranch=main init", "git --no-pager log", "git -C /workspace status"});
+}
