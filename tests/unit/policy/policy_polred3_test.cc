@@ -173,3 +173,12 @@ TEST_CASE("polred r4 R8: git -c with a key that may run a command asks under an 
   Allowed(kGit, {"git -c user.name=x -c user.email=y commit -m m", "git -c color.ui=always log", "git -c advice.detachedHead=false checkout x",
                  "git -c core.quotepath=off status", "git -c init.defaultBranch=main init", "git --no-pager log", "git -C /workspace status"});
 }
+
+TEST_CASE("polred r4 R9: a deny rule's path operand reached through a /proc magic link asks") {
+  // kP2 allows nothing named rm (denies rm); the docs' example denies rm -rf / and a
+  // platform allowing rm relies on that rule: busybox rm has no --preserve-root.
+  constexpr const char* kRm = R"J({"permissions": {"allow": ["shell(rm:*)"], "deny": ["shell(rm -rf /:*)"]}})J";
+  NeverAllowed({kRm}, {"rm -rf /proc/self/root", "rm -rf /proc/1/root/", "rm -rf /proc/self/cwd/..", "rm -rf /proc/thread-self/root/.",
+                       "rm -rf /proc/self/task/1/root", "rm -rf /dev/fd/3 3</"});
+  Allowed(kRm, {"rm -rf /workspace/build", "rm -f /workspace/x.o", "rm -rf /tmp/x", "rm -rf /workspace/proc/self/root"});
+}
