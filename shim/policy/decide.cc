@@ -33,7 +33,7 @@ std::optional<std::string> CdTarget(const std::vector<Word>& words) {
 // git's own ways to run a subcommand under another name: an alias or autocorrect from -c /
 // --config-env, another exec path, or a name git does not have (an alias in a config file,
 // a helper on PATH, send-pack). A rule naming `git X` cannot see through them: they ask.
-std::string GitIndirection(const std::vector<Word>& words) {
+bool KnownGitSubcommand(std::string_view t) {
   static constexpr std::string_view kKnown[] = {
       "add", "am", "annotate", "apply", "archive", "bisect", "blame", "branch", "bundle", "cat-file", "check-attr",
       "check-ignore", "checkout", "cherry", "cherry-pick", "clean", "clone", "commit", "config", "count-objects",
@@ -43,6 +43,10 @@ std::string GitIndirection(const std::vector<Word>& words) {
       "reset", "restore", "rev-list", "rev-parse", "revert", "rm", "shortlog", "show", "show-ref", "sparse-checkout",
       "stash", "status", "submodule", "switch", "symbolic-ref", "tag", "update-index", "update-ref", "var",
       "version", "whatchanged", "worktree", "write-tree"};
+  return std::find(std::begin(kKnown), std::end(kKnown), t) != std::end(kKnown);
+}
+
+std::string GitIndirection(const std::vector<Word>& words) {
   for (size_t i = 1; i < words.size(); ++i) {
     const auto& t = words[i].text;
     if (words[i].dynamic) return "";  // a deny rule's kMaybe already asks
@@ -50,8 +54,7 @@ std::string GitIndirection(const std::vector<Word>& words) {
       return "git -c / --config-env / --exec-path may run a subcommand under another name: " + t;
     if (t == "-C" || t == "--git-dir" || t == "--work-tree" || t == "--namespace") { ++i; continue; }
     if (!t.empty() && t[0] == '-') continue;
-    if (std::find(std::begin(kKnown), std::end(kKnown), t) == std::end(kKnown))
-      return "a git subcommand we do not know (an alias, a helper, send-pack): " + t;
+    if (!KnownGitSubcommand(t)) return "a git subcommand we do not know (an alias, a helper, send-pack): " + t;
     return "";
   }
   return "";
@@ -75,6 +78,26 @@ bool InertGitKey(std::string key) {
   return std::find(std::begin(kKeys), std::end(kKeys), key) != std::end(kKeys);
 }
 
+// `git config` that sets a key which may run a command later (core.fsmonitor, alias.x='!cmd':
+// the next plain `git status` runs it) or opens an editor (-e). Reading (`--get`, `-l`, one
+// operand) and keys known inert pass.
+std::string GitConfigWrites(const std::vector<Word>& words, size_t sub) {
+  std::vector<const Word*> operands;
+  for (size_t k = sub + 1; k < words.size(); ++k) {
+    const auto& t = words[k].text;
+    if (words[k].dynamic) return "git config with a word known only at run time: " + words[k].raw;
+    if (t == "-e" || t.rfind("--edit", 0) == 0) return "git config --edit runs an editor";
+    if (t == "-l" || t.rfind("--get", 0) == 0 || t.rfind("--list", 0) == 0 || t.rfind("--show", 0) == 0 || t == "--unset" ||
+        t == "--unset-all" || t == "--remove-section" || t == "list" || t == "get" || t == "unset")
+      return "";
+    if (t == "-f" || t == "--file" || t == "--blob" || t == "--type" || t == "--default" || t == "--comment") { ++k; continue; }
+    if (t.empty() || t[0] != '-') operands.push_back(&words[k]);
+  }
+  if (!operands.empty() && operands[0]->text == "set") operands.erase(operands.begin());
+  if (operands.size() < 2) return "";
+  return InertGitKey(operands[0]->text) ? "" : "git config sets a key that may run a command: " + operands[0]->text;
+}
+
 std::string GitRunsCommand(const std::vector<Word>& words) {
   size_t i = 1;
   for (; i < words.size(); ++i) {  // git's own options, as GitIndirection skips them
@@ -95,6 +118,10 @@ std::string GitRunsCommand(const std::vector<Word>& words) {
   if (i >= words.size()) return "";
   const std::string& sub = words[i].text;
   if (sub == "filter-branch") return "git filter-branch runs its filters through sh";
+  // An alias (`git config alias.x '!cmd'` earlier) or a git-NAME helper on PATH runs what
+  // configuration says: only the subcommands git has pass.
+  if (!KnownGitSubcommand(sub)) return "a git subcommand we do not know (an alias, a helper): " + sub;
+  if (sub == "config") return GitConfigWrites(words, i);
   auto short_has = [](const std::string& t, std::string_view letters) {
     return t.size() > 1 && t[0] == '-' && t[1] != '-' && t.find_first_of(letters, 1) != std::string::npos;
   };

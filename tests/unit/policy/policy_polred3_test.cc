@@ -182,3 +182,16 @@ TEST_CASE("polred r4 R9: a deny rule's path operand reached through a /proc magi
                        "rm -rf /proc/self/task/1/root", "rm -rf /dev/fd/3 3</"});
   Allowed(kRm, {"rm -rf /workspace/build", "rm -f /workspace/x.o", "rm -rf /tmp/x", "rm -rf /workspace/proc/self/root"});
 }
+
+TEST_CASE("polred r4 R10: git config that sets a command, and subcommands git does not have, ask under an allowed git") {
+  // Two steps under shell(git:*) with no git rule: the alias or fsmonitor set first runs on
+  // the next plain git command.
+  constexpr const char* kGit = R"J({"permissions": {"allow": ["shell(git:*)", "shell(grep:*)"], "deny": ["shell(curl:*)"]}})J";
+  NeverAllowed({kGit}, {"git config alias.x '!./x.sh'; git x", "git config core.fsmonitor ./x.sh", "git config --local core.pager ./x.sh",
+                        "git config set core.sshCommand ./x.sh", "git config --global --add include.path /workspace/c",
+                        "git config -e", "git config --file .gitmodules submodule.x.update '!./x.sh'", "git x", "git lfs push",
+                        "git config \"$k\" v"});
+  Allowed(kGit, {"git config user.name x", "git config --global user.email a@b", "git config --get core.pager", "git config -l",
+                 "git config core.pager", "git config --list --show-origin", "git config --unset core.pager", "git status",
+                 "git --version", "git help log", "git config color.ui auto"});
+}
