@@ -75,11 +75,32 @@ bool LongIs(const std::string& t, const std::vector<std::string_view>& names) {
   return std::any_of(names.begin(), names.end(), [&](std::string_view o) { return o.rfind(n, 0) == 0; });
 }
 
+// Database shells whose command words reach a shell: sqlite3's dot commands (`.shell`,
+// `.system`, `.output |cmd`, `.read`: any word starting with `.`, and -cmd/-init), psql's and
+// mysql's backslash commands (`\! cmd`, `\o |cmd`; mysql's `system`) in -c/-e/--command/
+// --execute, and a script from -f/--file/-init. What they read from stdin is beyond this.
+std::string DatabaseShellEscape(const std::string& name, const std::vector<Word>& words) {
+  bool sqlite = name == "sqlite3" || name == "sqlite";
+  bool sql = name == "psql" || name == "mysql" || name == "mariadb";
+  if (!sqlite && !sql) return "";
+  for (size_t k = 1; k < words.size(); ++k) {
+    const auto& t = words[k].text;
+    if (words[k].dynamic) return name + " with a word known only at run time: " + words[k].raw;
+    if (sqlite && (t[0] == '.' || t.find("-cmd") == 0 || t.find("-init") == 0 || t.find("--cmd") == 0 || t.find("--init") == 0))
+      return name + " with a dot command or a script: " + words[k].raw;
+    if (sql && (t.find('\\') != std::string::npos || t.find("system") != std::string::npos || t == "-f" ||
+                t.rfind("--file", 0) == 0 || t.rfind("-f", 0) == 0 || t.rfind("--init-command", 0) == 0 || t.rfind("--pager", 0) == 0))
+      return name + " with a command that may reach a shell or a script: " + words[k].raw;
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string RunsCommandOption(const std::vector<Word>& words) {
   if (words.empty()) return "";
   const auto& name = words[0].text;
+  if (auto why = DatabaseShellEscape(name, words); !why.empty()) return why;
   if (IsVim(name)) {  // -c CMD, --cmd CMD, +CMD, -S/-s/-u files of commands: an editor run by a script
     for (size_t k = 1; k < words.size(); ++k) {
       const auto& t = words[k].text;

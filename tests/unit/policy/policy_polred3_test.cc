@@ -195,3 +195,14 @@ TEST_CASE("polred r4 R10: git config that sets a command, and subcommands git do
                  "git config core.pager", "git config --list --show-origin", "git config --unset core.pager", "git status",
                  "git --version", "git help log", "git config color.ui auto"});
 }
+
+TEST_CASE("polred r4 R11: database shells' escapes to a shell ask under an allowed sqlite3/psql/mysql") {
+  constexpr const char* kDb = R"J({"permissions": {"allow": ["shell(sqlite3:*)", "shell(psql:*)", "shell(mysql:*)"],
+     "deny": ["shell(curl:*)"]}})J";
+  NeverAllowed({kDb}, {"sqlite3 db '.shell ./x.sh'", "sqlite3 db '.system ./x.sh'", "sqlite3 db '.output |./x.sh' 'select 1'",
+                       "sqlite3 -cmd '.shell ./x.sh' db", "sqlite3 -init s.sql db", "sqlite3 db .read s.sql",
+                       "psql -c '\\! ./x.sh'", "psql --command='\\o |./x.sh' db", "psql -f s.sql", "psql -X -c \"$q\"",
+                       "mysql -e 'system ./x.sh'", "mysql -e '\\! ./x.sh'", "mysql --pager=./x.sh", "mysql --init-command='x'"});
+  Allowed(kDb, {"sqlite3 /workspace/db 'select count(*) from t'", "psql -c 'select 1' app", "mysql -e 'show tables' app",
+                "psql -h localhost -U app -d app -c 'select now()'"});
+}
