@@ -36,7 +36,17 @@ bool ScriptOwnName(std::string_view n) {
 
 }  // namespace
 
+bool LiteralSubscript(std::string_view kv) {
+  auto open = kv.find('[');
+  if (open == std::string_view::npos || open > kv.find('=')) return true;
+  auto close = kv.find(']', open);
+  if (close == std::string_view::npos || close == open + 1) return false;
+  auto sub = kv.substr(open + 1, close - open - 1);
+  return sub == "@" || sub == "*" || std::all_of(sub.begin(), sub.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 bool IsInertAssignment(std::string_view kv, bool value_known) {
+  if (!LiteralSubscript(kv)) return false;
   auto eq = kv.find('=');
   auto name = kv.substr(0, std::min(eq, kv.find('[')));
   if (!name.empty() && name.back() == '+') name.remove_suffix(1);

@@ -14,6 +14,11 @@
 
 namespace sandshim::policy {
 
+// bash evaluates an indexed array's subscript as arithmetic, and a name in it recursively,
+// with the $( ) that name's value holds: x='b[$(id)]'; printf -v 'a[x]' 1 runs id with no $
+// in sight (polred r4 R2). True when `kv` (NAME, NAME=V, NAME[K]=V) has no subscript or one of
+// digits only (or @ and *, the whole array); an assignment with any other is not inert.
+bool LiteralSubscript(std::string_view kv);
 // `kv` is NAME=VALUE (NAME+=VALUE and NAME[KEY]=VALUE too); `value_known`: false when the
 // value is known only at run time (then only names inert whatever their value pass).
 bool IsInertAssignment(std::string_view kv, bool value_known = true);

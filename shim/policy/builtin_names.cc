@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "shim/policy/assignments.h"
 #include "shim/policy/shell_options.h"
 
 namespace sandshim::policy {
@@ -45,6 +46,10 @@ NamesSet Getopt(const std::vector<Word>& words, std::string_view flags, std::str
 // or three with a binary operator in the middle. A word that may split has no fixed place.
 NamesSet Test(const std::vector<Word>& words, bool bracket) {
   std::vector<Word> args(words.begin() + 1, words.end() - (bracket && words.size() > 1 ? 1 : 0));
+  // -v a[x]: bash evaluates the subscript, and the name x in it recursively (polred r4 R2).
+  for (size_t i = 0; i + 1 < args.size(); ++i)
+    if (!args[i].dynamic && (args[i].text == "-v" || args[i].text == "-R") && !LiteralSubscript(args[i + 1].text))
+      return Unknown("a subscript bash evaluates as arithmetic: " + args[i + 1].raw);
   bool dynamic = false;
   for (size_t i = 0; i < args.size(); ++i) {
     if (!args[i].dynamic) continue;
@@ -57,6 +62,18 @@ NamesSet Test(const std::vector<Word>& words, bool bracket) {
     return {};
   if (args.size() == 2 && !args[0].dynamic && args[0].text != "-v" && args[0].text != "-R" && args[0].text != "!") return {};
   return Unknown("a word known only at run time where test may read a name (bash -v)");
+}
+
+// export/readonly/local/unset: bash's declare family reads a value as a compound array
+// assignment under -a/-A and expands what it holds (`readonly -a a='($(id))'` runs id though
+// the parser sees one quoted word), -i evaluates it as arithmetic, -n makes a name refer to
+// another. Only the options known to do none of that pass (polred r4 R1).
+std::string NameOptionsUnknown(std::string_view name, const Word& w) {
+  std::string_view known = name == "export" ? "fnp" : name == "unset" ? "fvn" : name == "readonly" ? "fp" : "p";
+  if (w.dynamic) return "an option known only at run time: " + w.raw;
+  for (size_t k = 1; k < w.text.size(); ++k)
+    if (known.find(w.text[k]) == std::string_view::npos) return std::string(name) + " option we do not model: " + w.raw;
+  return "";
 }
 
 // set: options from the one table of those known not to change how the shell reads what
@@ -106,9 +123,14 @@ NamesSet NamesSetBy(std::string_view name, const std::vector<Word>& words) {
   if (name == "set") return Set(words);
   if (!In(name, {"export", "readonly", "local", "unset"})) return {};
   NamesSet out;
+  bool options = true;
   for (i = 1; i < words.size(); ++i) {
     const auto& w = words[i];
-    if (IsOptionWord(w)) continue;
+    if (options && w.text == "--" && !w.dynamic) { options = false; continue; }
+    if (options && IsOptionWord(w)) {
+      if (auto why = NameOptionsUnknown(name, w); !why.empty()) return Unknown(why);
+      continue;
+    }
     // NAME=$value is known by its name; "$v" (v=PATH=/x) or $n=1 is not.
     auto eq = w.raw.find('=');
     bool literal_name = eq != std::string::npos && eq > 0 &&

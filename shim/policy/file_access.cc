@@ -93,11 +93,43 @@ bool ReadsCwd(std::string_view name, const std::vector<Word>& argv) {
   return false;
 }
 
+// A file: URL names a path as plainly as the path does (`pip install file:///etc/x`,
+// `-i file:///etc`, `git+file://localhost/x`, `x @ file:/x`, percent-escapes decoded as the
+// tools decode them): its path, checked whole (a URL may name a directory read as an index).
+// polred r4 R5. Empty when the word holds no such URL.
+std::string FileUrlPath(const std::string& t) {
+  auto at = t.find("file:");
+  if (at == std::string::npos) return "";
+  std::string_view rest = std::string_view(t).substr(at + 5);
+  if (rest.rfind("//", 0) == 0) {
+    rest.remove_prefix(2);
+    auto slash = rest.find('/');  // the host part, usually empty or localhost
+    if (slash == std::string_view::npos) return "";
+    rest.remove_prefix(slash);
+  }
+  if (rest.empty() || rest[0] != '/') return "";
+  std::string out;
+  auto hex = [](char c) { return c >= '0' && c <= '9' ? c - '0' : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10 : -1; };
+  for (size_t i = 0; i < rest.size(); ++i) {
+    if (rest[i] == '%' && i + 2 < rest.size() && hex(rest[i + 1]) >= 0 && hex(rest[i + 2]) >= 0) {
+      out += static_cast<char>(hex(rest[i + 1]) * 16 + hex(rest[i + 2]));
+      i += 2;
+    } else if (rest[i] == '?' || rest[i] == '#') {
+      break;
+    } else {
+      out += rest[i];
+    }
+  }
+  return out;
+}
+
 class Collector {
  public:
   void Add(const Word& w, std::optional<Access> a, bool recursive = false) {
     // A word known only at run time may be an option that turns any access into another.
     found.uses.push_back({w, w.expanded ? std::nullopt : a, recursive});
+    if (auto path = FileUrlPath(w.text); !w.dynamic && !path.empty())
+      found.uses.push_back({Word{.text = path, .raw = w.raw}, a, true});
   }
   void AddAll(const std::vector<Word>& ws, std::optional<Access> a, bool recursive = false) {
     for (const auto& w : ws) Add(w, a, recursive);

@@ -135,11 +135,16 @@ constexpr OptionGrammar kSed{"nrEszub", "efl", "i",
                              false};
 
 // awk programs that open or run something: getline (from a file or a command), print/printf
-// with `>` or `|`, system(), and gawk's @include/@load. `||` is only logic.
+// with `>` or `|`, system(), gawk's @include/@load and its indirect calls (`@f("id")` with
+// f = "system"), and ARGV/ARGC, which choose the files awk reads after BEGIN
+// (`BEGIN{ARGV[1]="/etc/shadow"; ARGC=2} 1`: polred r4 R6). `||` is only logic.
 std::string AwkUnsafe(std::string text) {
   for (size_t at; (at = text.find("||")) != std::string::npos;) text.replace(at, 2, "  ");
-  for (std::string_view w : {"getline", "system", "@include", "@load", "|"})
+  for (std::string_view w : {"getline", "system", "|", "ARGV", "ARGC"})
     if (text.find(w) != std::string::npos) return std::string(w);
+  for (size_t at = 0; (at = text.find('@', at)) != std::string::npos; ++at)
+    if (at + 1 < text.size() && (std::isalpha(static_cast<unsigned char>(text[at + 1])) || text[at + 1] == '_'))
+      return "gawk's @" + text.substr(at + 1, 8);
   for (size_t at = 0; (at = text.find("print", at)) != std::string::npos; at += 5) {
     auto end = text.find_first_of(";}\n", at);
     if (text.substr(at, end == std::string::npos ? std::string::npos : end - at).find('>') != std::string::npos)

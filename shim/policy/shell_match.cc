@@ -51,6 +51,24 @@ bool IsLongPrefix(const std::string& w, const std::string& rule_word) {
 // An operand as the rule would name it: "//" and "/." are "/".
 std::string Canon(const std::string& w) { return !w.empty() && w[0] == '/' ? NormalizePath(w) : w; }
 
+// A path through a /proc magic link (/proc/self/root, /proc/1/cwd/.., /proc/self/fd/3,
+// /dev/fd/3) may be any path, the rule's too: `rm -rf /proc/1/root/` is `rm -rf /` for a
+// program that does not check (busybox rm has no --preserve-root). polred r4 R9.
+// Read on the word as written: `..` after a magic link is the link target's parent, which a
+// lexical resolution (`/proc/self/cwd/..` -> `/proc/self`) would hide.
+bool ThroughMagicLink(const std::string& w) {
+  if (w.empty() || w[0] != '/') return false;
+  size_t start = 0;  // past leading "/", "//", "/./"
+  while (start < w.size() && (w[start] == '/' || (w[start] == '.' && (start + 1 == w.size() || w[start + 1] == '/')))) ++start;
+  std::string_view rest = std::string_view(w).substr(start);
+  if (rest.rfind("dev/fd", 0) == 0) return true;
+  if (rest.rfind("proc/", 0) != 0) return false;
+  for (std::string_view link : {"/root", "/cwd", "/fd"})
+    for (size_t at = w.find(link); at != std::string::npos; at = w.find(link, at + 1))
+      if (at + link.size() == w.size() || w[at + link.size()] == '/') return true;
+  return false;
+}
+
 Match Covered(const std::string& rule_word, const std::vector<Word>& argv) {
   bool maybe = false;
   bool options = true;
@@ -76,6 +94,7 @@ Match Covered(const std::string& rule_word, const std::vector<Word>& argv) {
     if (options && w.text == "--") { options = false; continue; }
     if (rule_word.rfind("--", 0) == 0 ? options && IsLongPrefix(w.text, rule_word) : Canon(w.text) == Canon(rule_word))
       return Match::kYes;
+    if (!rule_word.empty() && rule_word[0] == '/' && ThroughMagicLink(w.text)) maybe = true;
   }
   return maybe ? Match::kMaybe : Match::kNo;
 }
