@@ -282,10 +282,6 @@ Status MakeCgroups(const std::vector<std::filesystem::path>& dirs, const json::o
   return MakeCgroups(Hierarchies(), dirs, resources);
 }
 
-Status JoinCgroups(const std::vector<std::filesystem::path>& dirs, const json::object* resources, pid_t pid) {
-  return JoinCgroups(Hierarchies(), dirs, resources, pid);
-}
-
 Status JoinCgroups(const std::vector<std::filesystem::path>& dirs, const json::object* resources, pid_t pid,
                    const std::vector<bool>& skip) {
   return JoinCgroups(Hierarchies(), dirs, resources, pid, skip);

@@ -48,7 +48,6 @@ Status CheckControllersFor(const std::vector<Hierarchy>& hs, const boost::json::
 // MakeCgroups creates the needed directories and applies linux.resources; JoinCgroups moves
 // pid in (the native runtime makes them before its clone, and joins the init after it).
 Status MakeCgroups(const std::vector<std::filesystem::path>& dirs, const boost::json::object* resources);
-Status JoinCgroups(const std::vector<std::filesystem::path>& dirs, const boost::json::object* resources, pid_t pid);
 // A single-threaded process moving itself: each made v1 hierarchy's `tasks` file, opened for
 // writing here (by the runtime: the kernel judges the opener's credentials, so a user-
 // namespaced init may use it), for the init to write "0" into (JoinSelf). A thread that moves
@@ -67,7 +66,7 @@ struct SelfJoin {
 Result<SelfJoin> OpenSelfJoin(const std::vector<std::filesystem::path>& dirs, const boost::json::object* resources);
 Status JoinSelf(const std::vector<int>& fds);
 Status JoinCgroups(const std::vector<std::filesystem::path>& dirs, const boost::json::object* resources, pid_t pid,
-                   const std::vector<bool>& skip);
+                   const std::vector<bool>& skip = {});
 // Applies resources; makes (and moves every process into) a hierarchy's cgroup that they
 // newly need.
 Status UpdateCgroups(const std::vector<std::filesystem::path>& dirs, const boost::json::object& resources);
